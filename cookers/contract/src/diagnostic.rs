@@ -1,0 +1,117 @@
+//! Coded findings with a location, shared by every check of the contract.
+
+use std::fmt;
+
+/// How bad a finding is. Errors stop a cook or a publish; warnings are reported and kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// One finding. `code` is stable: tools and tests match on it, so a code is never reused
+/// for a different rule.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Diagnostic {
+    pub code: &'static str,
+    pub severity: Severity,
+    /// The file the finding is about, as the user named it.
+    pub file: String,
+    /// RFC 6901 JSON pointer into `file`; empty for the whole document.
+    pub pointer: String,
+    /// 1-based line and column of the value at `pointer`, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+    pub message: String,
+}
+
+impl Diagnostic {
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let level = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        write!(f, "{level}[{}]: {}", self.code, self.file)?;
+        if let (Some(line), Some(column)) = (self.line, self.column) {
+            write!(f, ":{line}:{column}")?;
+        }
+        if !self.pointer.is_empty() {
+            write!(f, " at {}", self.pointer)?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// Collects findings for one file, filling in line and column from the source text.
+pub struct Findings<'a> {
+    file: String,
+    text: &'a str,
+    pub(crate) list: Vec<Diagnostic>,
+}
+
+impl<'a> Findings<'a> {
+    pub fn new(file: impl Into<String>, text: &'a str) -> Self {
+        Findings {
+            file: file.into(),
+            text,
+            list: Vec::new(),
+        }
+    }
+
+    pub fn error(&mut self, code: &'static str, pointer: &str, message: impl Into<String>) {
+        self.push(code, Severity::Error, pointer, message.into());
+    }
+
+    pub fn warning(&mut self, code: &'static str, pointer: &str, message: impl Into<String>) {
+        self.push(code, Severity::Warning, pointer, message.into());
+    }
+
+    fn push(&mut self, code: &'static str, severity: Severity, pointer: &str, message: String) {
+        let position = crate::json_position::locate(self.text, pointer);
+        self.list.push(Diagnostic {
+            code,
+            severity,
+            file: self.file.clone(),
+            pointer: pointer.to_string(),
+            line: position.map(|p| p.0),
+            column: position.map(|p| p.1),
+            message,
+        });
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.list.iter().any(Diagnostic::is_error)
+    }
+
+    pub fn into_vec(self) -> Vec<Diagnostic> {
+        self.list
+    }
+}
+
+/// The finding for text that is not JSON at all, with serde_json's line and column.
+pub fn syntax_error(file: &str, error: &serde_json::Error) -> Diagnostic {
+    Diagnostic {
+        code: "not_json",
+        severity: Severity::Error,
+        file: file.to_string(),
+        pointer: String::new(),
+        line: Some(error.line()),
+        column: Some(error.column()),
+        message: format!("this is not valid JSON: {error}"),
+    }
+}
+
+/// Appends a pointer token, escaping `~` and `/` as RFC 6901 requires.
+pub fn child(pointer: &str, token: impl fmt::Display) -> String {
+    let token = token.to_string().replace('~', "~0").replace('/', "~1");
+    format!("{pointer}/{token}")
+}

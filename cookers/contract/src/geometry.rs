@@ -1,0 +1,622 @@
+//! `source/geometry.json`: the collision source of a pack.
+//!
+//! Per block it holds the origin convention, the named convex hulls (kept separate so
+//! apertures stay open), and what the checks must prove: apertures, walkable supports,
+//! joins and, for road pieces, connector frames. The schema is in
+//! `schemas/geometry.schema.json` and `docs/geometry-source.md`.
+
+use serde_json::Value;
+
+use crate::diagnostic::{child, syntax_error, Findings};
+use crate::fields::{self, bounded, Range};
+use crate::ids;
+use crate::manifest::{Catalog, Checked, SCHEMA_VERSION};
+
+/// Hulls become Havok polyhedra, which hold at most 255 vertices.
+pub const MAX_HULL_POINTS: usize = 255;
+pub const MAX_HULLS: usize = 64;
+/// No piece reaches further than this from its origin.
+pub const COORDINATE: Range = Range::closed(-1000.0, 1000.0, "m");
+pub const EXTENT: Range = Range::positive_up_to(1000.0, "m");
+pub const HEADING: Range = Range::closed(-360.0, 360.0, "degrees");
+pub const GRADE: Range = Range::closed(-10.0, 10.0, "m per m");
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct GeometrySource {
+    pub schema_version: u32,
+    pub pack: String,
+    pub blocks: Vec<BlockGeometry>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// Foundry: the origin is the centre of the piece's footprint at its lowest point.
+    BottomCentre,
+    /// Roadworks: the origin is on the road surface at the entry connector.
+    EntryFloor,
+}
+
+impl Origin {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::BottomCentre => "bottom_centre",
+            Origin::EntryFloor => "entry_floor",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct BlockGeometry {
+    pub id: String,
+    pub origin: Origin,
+    pub hulls: Vec<Hull>,
+    pub apertures: Vec<Aperture>,
+    pub supports: Vec<Support>,
+    pub joins: Vec<Join>,
+    pub connectors: Option<Connectors>,
+    pub waivers: Vec<Waiver>,
+}
+
+/// A convex hull given by its points, in pack space (right-handed, Z up, metres).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hull {
+    pub name: String,
+    pub material: String,
+    pub points: Vec<[f64; 3]>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApertureKind {
+    Door,
+    Window,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Axis {
+    X,
+    Y,
+}
+
+/// A rectangular opening in a vertical plane. Rays travel along `axis` through it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Aperture {
+    pub name: String,
+    pub kind: ApertureKind,
+    pub centre_m: [f64; 3],
+    pub axis: Axis,
+    pub width_m: f64,
+    pub height_m: f64,
+}
+
+/// A walkable area: over the rectangle `min_m..max_m` (x, y), the top surface is at
+/// `height_m + grade[0] * (x - min_m[0]) + grade[1] * (y - min_m[1])`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Support {
+    pub name: String,
+    pub min_m: [f64; 2],
+    pub max_m: [f64; 2],
+    pub height_m: f64,
+    pub grade: [f64; 2],
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edge {
+    PlusX,
+    MinusX,
+    PlusY,
+    MinusY,
+}
+
+impl Edge {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Edge::PlusX => "+x",
+            Edge::MinusX => "-x",
+            Edge::PlusY => "+y",
+            Edge::MinusY => "-y",
+        }
+    }
+}
+
+/// Where the piece meets a neighbour: the walkable top at that edge is at `height_m`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Join {
+    pub name: String,
+    pub edge: Edge,
+    pub height_m: f64,
+}
+
+/// A connector frame: a point on the road surface and the heading of travel, in degrees
+/// counter-clockwise from +X.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Frame {
+    pub position_m: [f64; 3],
+    pub heading_deg: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Connectors {
+    pub entry: Frame,
+    pub exit: Frame,
+    /// Extra exits (a junction's side road).
+    pub branches: Vec<Frame>,
+}
+
+/// A reviewed exception to one automatic check of this block.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Waiver {
+    pub check: String,
+    pub reason: String,
+    pub reviewed_by: String,
+}
+
+impl GeometrySource {
+    pub fn block(&self, id: &str) -> Option<&BlockGeometry> {
+        self.blocks.iter().find(|b| b.id == id)
+    }
+}
+
+/// Parses and validates `geometry.json` against the pack's catalog.
+pub fn parse_geometry(file: &str, text: &str, catalog: &Catalog) -> Checked<GeometrySource> {
+    let value: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => return Err(vec![syntax_error(file, &e)]),
+    };
+    let mut f = Findings::new(file, text);
+    let source = read_source(&mut f, &value, catalog);
+    match source {
+        Some(s) if !f.has_errors() => Ok((s, f.into_vec())),
+        _ => Err(f.into_vec()),
+    }
+}
+
+fn read_source(f: &mut Findings, value: &Value, catalog: &Catalog) -> Option<GeometrySource> {
+    let map = fields::object(f, value, "")?;
+    fields::refuse_unknown(f, map, "", &["$schema", "schema_version", "pack", "blocks"]);
+    let schema_version = fields::required(f, map, "", "schema_version").and_then(|v| {
+        let n = fields::integer(f, v, "/schema_version")?;
+        if n == SCHEMA_VERSION {
+            Some(n as u32)
+        } else {
+            f.error(
+                if n > SCHEMA_VERSION {
+                    "schema_too_new"
+                } else {
+                    "bad_schema_version"
+                },
+                "/schema_version",
+                format!("geometry schema_version must be {SCHEMA_VERSION}, found {n}"),
+            );
+            None
+        }
+    });
+    let pack = fields::required(f, map, "", "pack").and_then(|v| fields::string(f, v, "/pack"));
+    if let Some(pack) = pack {
+        if pack != catalog.id {
+            f.error(
+                "geometry_pack_mismatch",
+                "/pack",
+                format!(
+                    "geometry is for pack {pack:?} but the catalog is {:?}",
+                    catalog.id
+                ),
+            );
+        }
+    }
+    let items =
+        fields::required(f, map, "", "blocks").and_then(|v| fields::array(f, v, "/blocks"))?;
+    let mut blocks: Vec<BlockGeometry> = Vec::new();
+    let mut complete = true;
+    for (i, item) in items.iter().enumerate() {
+        let at = child("/blocks", i);
+        match read_block(f, item, &at) {
+            Some(block) => {
+                if blocks.iter().any(|b| b.id == block.id) {
+                    f.error(
+                        "duplicate_id",
+                        &child(&at, "id"),
+                        format!("block {:?} has geometry twice", block.id),
+                    );
+                } else if catalog.entry(&block.id).is_none() {
+                    f.error(
+                        "unknown_block",
+                        &child(&at, "id"),
+                        format!(
+                            "block {:?} is not in the catalog of {:?}",
+                            block.id, catalog.id
+                        ),
+                    );
+                }
+                if let Some(entry) = catalog.entry(&block.id) {
+                    if let Some(door) = &entry.door {
+                        if !block.apertures.iter().any(|a| a.name == door.aperture) {
+                            f.error(
+                                "door_aperture_missing",
+                                &child(&at, "apertures"),
+                                format!("the catalog's door uses aperture {:?}, which this block does not declare", door.aperture),
+                            );
+                        }
+                    }
+                }
+                blocks.push(block);
+            }
+            None => complete = false,
+        }
+    }
+    for entry in &catalog.blocks {
+        if complete && !blocks.iter().any(|b| b.id == entry.id) {
+            f.error(
+                "missing_geometry",
+                "/blocks",
+                format!("catalog block {:?} has no geometry", entry.id),
+            );
+        }
+    }
+    Some(GeometrySource {
+        schema_version: schema_version?,
+        pack: pack?.to_string(),
+        blocks: complete.then_some(blocks)?,
+    })
+}
+
+fn read_id(
+    f: &mut Findings,
+    map: &serde_json::Map<String, Value>,
+    at: &str,
+    key: &str,
+) -> Option<String> {
+    let p = child(at, key);
+    let s = fields::required(f, map, at, key).and_then(|v| fields::string(f, v, &p))?;
+    if ids::is_entry_id(s) {
+        Some(s.to_string())
+    } else {
+        f.error(
+            "bad_id",
+            &p,
+            format!("{s:?} is not a valid {key}: {}", ids::ENTRY_ID_RULE),
+        );
+        None
+    }
+}
+
+fn read_number(
+    f: &mut Findings,
+    map: &serde_json::Map<String, Value>,
+    at: &str,
+    key: &str,
+    range: Range,
+) -> Option<f64> {
+    let p = child(at, key);
+    let v = fields::required(f, map, at, key)?;
+    let n = fields::number(f, v, &p)?;
+    bounded(f, "bad_geometry_value", &p, n, range)
+}
+
+fn read_point<const N: usize>(
+    f: &mut Findings,
+    value: &Value,
+    p: &str,
+    range: Range,
+) -> Option<[f64; N]> {
+    let xyz = fields::numbers::<N>(f, value, p)?;
+    let mut ok = true;
+    for (i, n) in xyz.iter().enumerate() {
+        ok &= bounded(f, "bad_geometry_value", &child(p, i), *n, range).is_some();
+    }
+    ok.then_some(xyz)
+}
+
+fn read_list<T>(
+    f: &mut Findings,
+    map: &serde_json::Map<String, Value>,
+    at: &str,
+    key: &str,
+    mut read: impl FnMut(&mut Findings, &serde_json::Map<String, Value>, &str) -> Option<T>,
+    name_of: impl Fn(&T) -> &str,
+) -> Option<Vec<T>> {
+    let Some(value) = fields::optional(map, key) else {
+        return Some(Vec::new());
+    };
+    let p = child(at, key);
+    let items = fields::array(f, value, &p)?;
+    let mut out: Vec<T> = Vec::new();
+    let mut complete = true;
+    for (i, item) in items.iter().enumerate() {
+        let ip = child(&p, i);
+        match fields::object(f, item, &ip).and_then(|m| read(f, m, &ip)) {
+            Some(t) => {
+                if out.iter().any(|o| name_of(o) == name_of(&t)) {
+                    f.error(
+                        "duplicate_name",
+                        &child(&ip, "name"),
+                        format!("{:?} is used twice in {key}", name_of(&t)),
+                    );
+                }
+                out.push(t);
+            }
+            None => complete = false,
+        }
+    }
+    complete.then_some(out)
+}
+
+fn read_block(f: &mut Findings, value: &Value, at: &str) -> Option<BlockGeometry> {
+    let map = fields::object(f, value, at)?;
+    fields::refuse_unknown(
+        f,
+        map,
+        at,
+        &[
+            "id",
+            "origin",
+            "hulls",
+            "apertures",
+            "supports",
+            "joins",
+            "connectors",
+            "waivers",
+        ],
+    );
+    let id = read_id(f, map, at, "id");
+    let origin = fields::required(f, map, at, "origin")
+        .and_then(|v| fields::string(f, v, &child(at, "origin")))
+        .and_then(|o| match o {
+            "bottom_centre" => Some(Origin::BottomCentre),
+            "entry_floor" => Some(Origin::EntryFloor),
+            other => {
+                f.error(
+                    "bad_origin",
+                    &child(at, "origin"),
+                    format!(
+                        "origin {other:?} is unknown; use \"bottom_centre\" or \"entry_floor\""
+                    ),
+                );
+                None
+            }
+        });
+    let hulls = fields::required(f, map, at, "hulls")
+        .and_then(|_| read_list(f, map, at, "hulls", read_hull, |h| &h.name));
+    if let Some(h) = &hulls {
+        if h.is_empty() || h.len() > MAX_HULLS {
+            f.error(
+                "hull_count",
+                &child(at, "hulls"),
+                format!("a block has 1-{MAX_HULLS} hulls; found {}", h.len()),
+            );
+        }
+    }
+    let apertures = read_list(f, map, at, "apertures", read_aperture, |a| &a.name);
+    let supports = read_list(f, map, at, "supports", read_support, |s| &s.name);
+    let joins = read_list(f, map, at, "joins", read_join, |j| &j.name);
+    let waivers = read_list(f, map, at, "waivers", read_waiver, |w| &w.check);
+    let connectors = match fields::optional(map, "connectors") {
+        None => Some(None),
+        Some(v) => read_connectors(f, v, &child(at, "connectors")).map(Some),
+    };
+    if let (Some(Origin::EntryFloor), Some(None)) = (origin, &connectors) {
+        f.error(
+            "missing_connectors",
+            at,
+            "an entry_floor piece must declare its entry and exit connectors",
+        );
+    }
+    Some(BlockGeometry {
+        id: id?,
+        origin: origin?,
+        hulls: hulls?,
+        apertures: apertures?,
+        supports: supports?,
+        joins: joins?,
+        connectors: connectors?,
+        waivers: waivers?,
+    })
+}
+
+fn read_hull(f: &mut Findings, map: &serde_json::Map<String, Value>, at: &str) -> Option<Hull> {
+    fields::refuse_unknown(f, map, at, &["name", "material", "points"]);
+    let name = read_id(f, map, at, "name");
+    let material = read_id(f, map, at, "material");
+    let p = child(at, "points");
+    let items = fields::required(f, map, at, "points").and_then(|v| fields::array(f, v, &p))?;
+    if items.len() < 4 || items.len() > MAX_HULL_POINTS {
+        f.error(
+            "hull_points",
+            &p,
+            format!(
+                "a hull has 4-{MAX_HULL_POINTS} points; found {}",
+                items.len()
+            ),
+        );
+        return None;
+    }
+    let mut points = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        points.push(read_point::<3>(f, item, &child(&p, i), COORDINATE));
+    }
+    let points: Option<Vec<_>> = points.into_iter().collect();
+    Some(Hull {
+        name: name?,
+        material: material?,
+        points: points?,
+    })
+}
+
+fn read_aperture(
+    f: &mut Findings,
+    map: &serde_json::Map<String, Value>,
+    at: &str,
+) -> Option<Aperture> {
+    fields::refuse_unknown(
+        f,
+        map,
+        at,
+        &["name", "kind", "centre_m", "axis", "width_m", "height_m"],
+    );
+    let name = read_id(f, map, at, "name");
+    let kind = fields::required(f, map, at, "kind")
+        .and_then(|v| fields::string(f, v, &child(at, "kind")))
+        .and_then(|k| match k {
+            "door" => Some(ApertureKind::Door),
+            "window" => Some(ApertureKind::Window),
+            other => {
+                f.error(
+                    "bad_aperture",
+                    &child(at, "kind"),
+                    format!("aperture kind {other:?} is unknown; use \"door\" or \"window\""),
+                );
+                None
+            }
+        });
+    let axis = fields::required(f, map, at, "axis")
+        .and_then(|v| fields::string(f, v, &child(at, "axis")))
+        .and_then(|k| match k {
+            "x" => Some(Axis::X),
+            "y" => Some(Axis::Y),
+            other => {
+                f.error(
+                    "bad_aperture",
+                    &child(at, "axis"),
+                    format!("axis {other:?} is unknown; an opening faces \"x\" or \"y\""),
+                );
+                None
+            }
+        });
+    let centre = fields::required(f, map, at, "centre_m")
+        .and_then(|v| read_point::<3>(f, v, &child(at, "centre_m"), COORDINATE));
+    let width = read_number(f, map, at, "width_m", EXTENT);
+    let height = read_number(f, map, at, "height_m", EXTENT);
+    Some(Aperture {
+        name: name?,
+        kind: kind?,
+        centre_m: centre?,
+        axis: axis?,
+        width_m: width?,
+        height_m: height?,
+    })
+}
+
+fn read_support(
+    f: &mut Findings,
+    map: &serde_json::Map<String, Value>,
+    at: &str,
+) -> Option<Support> {
+    fields::refuse_unknown(f, map, at, &["name", "min_m", "max_m", "height_m", "grade"]);
+    let name = read_id(f, map, at, "name");
+    let min = fields::required(f, map, at, "min_m")
+        .and_then(|v| read_point::<2>(f, v, &child(at, "min_m"), COORDINATE));
+    let max = fields::required(f, map, at, "max_m")
+        .and_then(|v| read_point::<2>(f, v, &child(at, "max_m"), COORDINATE));
+    if let (Some(lo), Some(hi)) = (min, max) {
+        if lo[0] >= hi[0] || lo[1] >= hi[1] {
+            f.error(
+                "bad_support",
+                &child(at, "max_m"),
+                format!("max_m {hi:?} must be above min_m {lo:?} on both axes"),
+            );
+        }
+    }
+    let height = read_number(f, map, at, "height_m", COORDINATE);
+    let grade = match fields::optional(map, "grade") {
+        None => Some([0.0, 0.0]),
+        Some(v) => read_point::<2>(f, v, &child(at, "grade"), GRADE),
+    };
+    Some(Support {
+        name: name?,
+        min_m: min?,
+        max_m: max?,
+        height_m: height?,
+        grade: grade?,
+    })
+}
+
+fn read_join(f: &mut Findings, map: &serde_json::Map<String, Value>, at: &str) -> Option<Join> {
+    fields::refuse_unknown(f, map, at, &["name", "edge", "height_m"]);
+    let name = read_id(f, map, at, "name");
+    let edge = fields::required(f, map, at, "edge")
+        .and_then(|v| fields::string(f, v, &child(at, "edge")))
+        .and_then(|e| match e {
+            "+x" => Some(Edge::PlusX),
+            "-x" => Some(Edge::MinusX),
+            "+y" => Some(Edge::PlusY),
+            "-y" => Some(Edge::MinusY),
+            other => {
+                f.error(
+                    "bad_join",
+                    &child(at, "edge"),
+                    format!("edge {other:?} is unknown; use +x, -x, +y or -y"),
+                );
+                None
+            }
+        });
+    let height = read_number(f, map, at, "height_m", COORDINATE);
+    Some(Join {
+        name: name?,
+        edge: edge?,
+        height_m: height?,
+    })
+}
+
+fn read_waiver(f: &mut Findings, map: &serde_json::Map<String, Value>, at: &str) -> Option<Waiver> {
+    fields::refuse_unknown(f, map, at, &["check", "reason", "reviewed_by"]);
+    let mut text = |key: &str| {
+        let p = child(at, key);
+        let s = fields::required(f, map, at, key).and_then(|v| fields::string(f, v, &p))?;
+        if s.trim().is_empty() {
+            f.error(
+                "bad_waiver",
+                &p,
+                format!("a waiver's {key} cannot be blank"),
+            );
+            return None;
+        }
+        Some(s.to_string())
+    };
+    let check = text("check");
+    let reason = text("reason");
+    let reviewed_by = text("reviewed_by");
+    Some(Waiver {
+        check: check?,
+        reason: reason?,
+        reviewed_by: reviewed_by?,
+    })
+}
+
+fn read_frame(f: &mut Findings, value: &Value, at: &str) -> Option<Frame> {
+    let map = fields::object(f, value, at)?;
+    fields::refuse_unknown(f, map, at, &["position_m", "heading_deg"]);
+    let position = fields::required(f, map, at, "position_m")
+        .and_then(|v| read_point::<3>(f, v, &child(at, "position_m"), COORDINATE));
+    let heading = read_number(f, map, at, "heading_deg", HEADING);
+    Some(Frame {
+        position_m: position?,
+        heading_deg: heading?,
+    })
+}
+
+fn read_connectors(f: &mut Findings, value: &Value, at: &str) -> Option<Connectors> {
+    let map = fields::object(f, value, at)?;
+    fields::refuse_unknown(f, map, at, &["entry", "exit", "branches"]);
+    let entry =
+        fields::required(f, map, at, "entry").and_then(|v| read_frame(f, v, &child(at, "entry")));
+    let exit =
+        fields::required(f, map, at, "exit").and_then(|v| read_frame(f, v, &child(at, "exit")));
+    let branches = match fields::optional(map, "branches") {
+        None => Some(Vec::new()),
+        Some(v) => {
+            let p = child(at, "branches");
+            let items = fields::array(f, v, &p)?;
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| read_frame(f, item, &child(&p, i)))
+                .collect::<Vec<_>>()
+                .into_iter()
+                .collect()
+        }
+    };
+    Some(Connectors {
+        entry: entry?,
+        exit: exit?,
+        branches: branches?,
+    })
+}
