@@ -1,0 +1,29 @@
+//! Atomic file writes: the bytes go to a temporary file in the same folder, which is then
+//! renamed over the target, so a reader (or a killed cook) never sees half a file.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Prefix of temporary files; anything with it is debris from an interrupted write.
+pub const TEMP_PREFIX: &str = ".mjolnir-tmp-";
+
+pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let temp = dir.join(format!("{TEMP_PREFIX}{}-{n}", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_data()?;
+        drop(file);
+        std::fs::rename(&temp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}

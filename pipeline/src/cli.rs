@@ -1,0 +1,306 @@
+//! The command line. Exit codes: 0 success, 1 the inputs have errors (findings were
+//! printed), 2 the command could not run (bad usage, locked build folder, I/O failure).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Parser, Subcommand};
+use forge_contract::compat::{self, Release};
+use forge_contract::{parse_geometry, parse_manifest, Diagnostic, GeometrySource, Manifest};
+use serde_json::json;
+
+use crate::config::{Config, Overrides};
+use crate::cook::{self, Ending};
+
+#[derive(Parser)]
+#[command(
+    name = "mjolnir",
+    version,
+    about = "Builds MJOLNIR Forge packs from sources to releases"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Forge pack commands.
+    #[command(subcommand)]
+    Forge(Forge),
+}
+
+#[derive(Subcommand)]
+enum Forge {
+    /// Cook the configured packs: validate, import and assemble, with caching.
+    Cook(CookArgs),
+    /// Check pack folders against the Forge pack contract without cooking anything.
+    Validate {
+        /// Pack folders (holding mjolnir.json and source/geometry.json).
+        #[arg(default_value = ".")]
+        packs: Vec<PathBuf>,
+        /// The Hub slug the pack id must equal (defaults to the manifest's `slug`).
+        #[arg(long)]
+        slug: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check that NEW may follow OLD under the "Updating a pack" rules.
+    Compat {
+        /// A pack folder, a mjolnir.json or a .mjolnir archive.
+        old: PathBuf,
+        new: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print what a cooked file holds.
+    Inspect {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Args)]
+struct CookArgs {
+    #[arg(long, default_value = "pipeline.toml")]
+    config: PathBuf,
+    /// Build only this pack (repeatable).
+    #[arg(long = "pack", value_name = "ID")]
+    packs: Vec<String>,
+    /// Build a reduced diagnostic set of these blocks (repeatable).
+    #[arg(long = "only", value_name = "BLOCK")]
+    only: Vec<String>,
+    #[arg(long, short = 'j')]
+    jobs: Option<usize>,
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Print the summary and errors as JSON on stdout.
+    #[arg(long)]
+    json: bool,
+    /// Ignore the cache: run every step.
+    #[arg(long)]
+    no_cache: bool,
+    /// Keep running independent steps after a failure.
+    #[arg(long)]
+    keep_going: bool,
+    /// For each step that ran, print which input changed.
+    #[arg(long)]
+    explain: bool,
+}
+
+/// Runs the command line; returns the process exit code.
+pub fn run() -> i32 {
+    let cli = Cli::parse();
+    match dispatch(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("mjolnir: {e:#}");
+            2
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> Result<i32> {
+    let Command::Forge(forge) = cli.command;
+    match forge {
+        Forge::Cook(args) => {
+            let overrides = Overrides {
+                packs: args.packs,
+                jobs: args.jobs,
+                out: args.out,
+            };
+            let config = Config::load(&args.config, &overrides)?;
+            let options = cook::Options {
+                config,
+                only: args.only,
+                use_cache: !args.no_cache,
+                keep_going: args.keep_going,
+                explain: args.explain,
+                json: args.json,
+            };
+            Ok(match cook::cook(&options)? {
+                Ending::Cooked => 0,
+                Ending::Failed => 1,
+            })
+        }
+        Forge::Validate { packs, slug, json } => validate(&packs, slug.as_deref(), json),
+        Forge::Compat { old, new, json } => compare(&old, &new, json),
+        Forge::Inspect { file, json } => crate::inspect::inspect(&file, json),
+    }
+}
+
+fn print_findings(findings: &[Diagnostic], as_json: bool) {
+    if as_json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({"findings": findings})).expect("serializes")
+        );
+    } else {
+        for d in findings {
+            eprintln!("{d}");
+        }
+    }
+}
+
+fn exit_code(findings: &[Diagnostic]) -> i32 {
+    if findings.iter().any(Diagnostic::is_error) {
+        1
+    } else {
+        0
+    }
+}
+
+/// Reads a pack for checking: its manifest, and its geometry when present.
+struct LoadedPack {
+    label: String,
+    manifest: Option<Manifest>,
+    geometry: Option<GeometrySource>,
+    findings: Vec<Diagnostic>,
+}
+
+fn load_pack_dir(dir: &Path) -> Result<LoadedPack> {
+    let manifest_path = dir.join("mjolnir.json");
+    let label = manifest_path.display().to_string();
+    let text =
+        std::fs::read_to_string(&manifest_path).with_context(|| format!("cannot read {label}"))?;
+    let mut pack = load_manifest_text(&label, &text);
+    let geometry_path = dir.join("source/geometry.json");
+    if let (Some(catalog), true) = (
+        pack.manifest.as_ref().and_then(Manifest::catalog),
+        geometry_path.is_file(),
+    ) {
+        let file = geometry_path.display().to_string();
+        let text = std::fs::read_to_string(&geometry_path)
+            .with_context(|| format!("cannot read {file}"))?;
+        match parse_geometry(&file, &text, catalog) {
+            Ok((g, warnings)) => {
+                pack.geometry = Some(g);
+                pack.findings.extend(warnings);
+            }
+            Err(findings) => pack.findings.extend(findings),
+        }
+    }
+    Ok(pack)
+}
+
+fn load_manifest_text(label: &str, text: &str) -> LoadedPack {
+    match parse_manifest(label, text) {
+        Ok((m, warnings)) => LoadedPack {
+            label: label.to_string(),
+            manifest: Some(m),
+            geometry: None,
+            findings: warnings,
+        },
+        Err(findings) => LoadedPack {
+            label: label.to_string(),
+            manifest: None,
+            geometry: None,
+            findings,
+        },
+    }
+}
+
+/// A pack folder, a manifest file, or a `.mjolnir` archive (its `mjolnir.json`).
+fn load_release(path: &Path) -> Result<LoadedPack> {
+    if path.is_dir() {
+        return load_pack_dir(path);
+    }
+    let label = path.display().to_string();
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {label}"))?;
+    if bytes.starts_with(b"PK") {
+        let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+            .with_context(|| format!("{label} is not a readable archive"))?;
+        let mut text = String::new();
+        archive
+            .by_name("mjolnir.json")
+            .with_context(|| format!("{label} has no mjolnir.json"))?
+            .take(16 << 20)
+            .read_to_string(&mut text)
+            .with_context(|| format!("{label}: mjolnir.json is not UTF-8 text"))?;
+        return Ok(load_manifest_text(&format!("{label}!mjolnir.json"), &text));
+    }
+    let text = String::from_utf8(bytes).with_context(|| format!("{label} is not UTF-8 text"))?;
+    Ok(load_manifest_text(&label, &text))
+}
+
+fn validate(dirs: &[PathBuf], slug: Option<&str>, as_json: bool) -> Result<i32> {
+    let mut findings = Vec::new();
+    for dir in dirs {
+        let pack = load_pack_dir(dir)?;
+        findings.extend(pack.findings);
+        if let (Some(slug), Some(catalog)) =
+            (slug, pack.manifest.as_ref().and_then(Manifest::catalog))
+        {
+            if catalog.id != slug {
+                findings.push(crate::steps::finding(
+                    "pack_id_not_slug",
+                    &pack.label,
+                    format!(
+                        "the pack id {:?} must equal the Hub slug {slug:?}",
+                        catalog.id
+                    ),
+                ));
+            }
+        }
+        if pack
+            .manifest
+            .as_ref()
+            .is_some_and(|m| m.catalog().is_some())
+            && pack.geometry.is_none()
+            && !dir.join("source/geometry.json").is_file()
+        {
+            findings.push(crate::steps::finding(
+                "missing_geometry",
+                &pack.label,
+                "source/geometry.json is missing; every block needs collision hulls",
+            ));
+        }
+    }
+    print_findings(&findings, as_json);
+    let code = exit_code(&findings);
+    if !as_json && code == 0 {
+        println!(
+            "{} pack{} valid",
+            dirs.len(),
+            if dirs.len() == 1 { "" } else { "s" }
+        );
+    }
+    Ok(code)
+}
+
+fn compare(old: &Path, new: &Path, as_json: bool) -> Result<i32> {
+    let old_pack = load_release(old)?;
+    let new_pack = load_release(new)?;
+    for p in [&old_pack, &new_pack] {
+        if p.manifest.is_none() {
+            print_findings(&p.findings, as_json);
+            bail!(
+                "{} is not a valid release; fix it before comparing",
+                p.label
+            );
+        }
+    }
+    let (Some(om), Some(nm)) = (&old_pack.manifest, &new_pack.manifest) else {
+        unreachable!("checked above")
+    };
+    let findings = compat::compare(
+        &Release {
+            label: &old_pack.label,
+            manifest: om,
+            geometry: old_pack.geometry.as_ref(),
+        },
+        &Release {
+            label: &new_pack.label,
+            manifest: nm,
+            geometry: new_pack.geometry.as_ref(),
+        },
+    );
+    print_findings(&findings, as_json);
+    let code = exit_code(&findings);
+    if !as_json && code == 0 {
+        println!("{} {} may follow {}", nm.name, nm.version, om.version);
+    }
+    Ok(code)
+}

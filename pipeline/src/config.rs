@@ -1,0 +1,131 @@
+//! `pipeline.toml` and the command-line flags that override it.
+//!
+//! Relative paths in the file are relative to the file's folder, so the pipeline can be
+//! run from anywhere and a renamed checkout keeps working.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    build: BuildSection,
+    #[serde(default, rename = "pack")]
+    packs: Vec<PackSection>,
+    #[serde(default)]
+    render: RenderSettings,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BuildSection {
+    out: Option<PathBuf>,
+    cache: Option<PathBuf>,
+    jobs: Option<usize>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PackSection {
+    id: String,
+    path: PathBuf,
+}
+
+/// Preview rendering settings, read now so the file's shape is stable; renders are not
+/// part of the graph yet.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RenderSettings {
+    #[serde(default)]
+    pub enabled: bool,
+    #[serde(default)]
+    pub size: Option<u32>,
+    #[serde(default)]
+    pub overlays: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct PackSource {
+    pub id: String,
+    pub dir: PathBuf,
+}
+
+/// The settings of one run, after the file and the flags are merged.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub packs: Vec<PackSource>,
+    pub out: PathBuf,
+    pub cache: PathBuf,
+    pub jobs: usize,
+    pub render: RenderSettings,
+}
+
+/// Flags that override the file. `None` or empty leaves the file's value.
+#[derive(Debug, Default, Clone)]
+pub struct Overrides {
+    pub packs: Vec<String>,
+    pub jobs: Option<usize>,
+    pub out: Option<PathBuf>,
+}
+
+impl Config {
+    pub fn load(path: &Path, overrides: &Overrides) -> Result<Config> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read the configuration {}", path.display()))?;
+        let file: File = toml::from_str(&text)
+            .with_context(|| format!("{} is not a valid pipeline configuration", path.display()))?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let base = if base.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            base
+        };
+        let out = match &overrides.out {
+            Some(o) => o.clone(),
+            None => base.join(file.build.out.unwrap_or_else(|| "build".into())),
+        };
+        let cache = match (&overrides.out, file.build.cache) {
+            (None, Some(c)) => base.join(c),
+            _ => out.join("cache"),
+        };
+        let mut packs: Vec<PackSource> = file
+            .packs
+            .into_iter()
+            .map(|p| PackSource {
+                id: p.id,
+                dir: base.join(p.path),
+            })
+            .collect();
+        if !overrides.packs.is_empty() {
+            for wanted in &overrides.packs {
+                if !packs.iter().any(|p| &p.id == wanted) {
+                    let known: Vec<_> = packs.iter().map(|p| p.id.as_str()).collect();
+                    bail!(
+                        "--pack {wanted}: no such pack in {} (it lists {})",
+                        path.display(),
+                        known.join(", ")
+                    );
+                }
+            }
+            packs.retain(|p| overrides.packs.contains(&p.id));
+        }
+        if packs.is_empty() {
+            bail!("{} lists no packs to build", path.display());
+        }
+        let jobs = overrides
+            .jobs
+            .or(file.build.jobs)
+            .filter(|&j| j > 0)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        Ok(Config {
+            packs,
+            out,
+            cache,
+            jobs,
+            render: file.render,
+        })
+    }
+}

@@ -1,0 +1,382 @@
+//! `mjolnir forge cook`: plans the graph for the configured packs, runs it, materializes
+//! each set and writes the report.
+//!
+//! The graph grows in two stages. The first validates every pack's catalog and geometry,
+//! so contract errors arrive before any cooking starts; its outputs name the blocks, from
+//! which the second stage adds the per-block cooks and each set's assembly.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Result};
+use forge_contract::Diagnostic;
+use serde_json::{json, Value};
+
+use crate::config::{Config, PackSource};
+use crate::execute::{self, Finished, Outcome, Output, Settings};
+use crate::graph::{Graph, Input, Kind, Step, StepId};
+use crate::lock::{BuildLock, LockError};
+use crate::materialize;
+use crate::progress::Progress;
+use crate::report;
+use crate::stat_cache::StatCache;
+use crate::store::Store;
+
+pub struct Options {
+    pub config: Config,
+    pub only: Vec<String>,
+    pub use_cache: bool,
+    pub keep_going: bool,
+    pub explain: bool,
+    pub json: bool,
+}
+
+/// How a cook ended, for the exit code.
+pub enum Ending {
+    Cooked,
+    /// Some step failed; its findings were printed and reported.
+    Failed,
+}
+
+/// The name of a set folder: `all`, or the `--only` blocks joined by `+`.
+pub fn set_name(only: &[String]) -> String {
+    if only.is_empty() {
+        return "all".into();
+    }
+    let name = only.join("+");
+    // A block may be called `all`; its reduced set must not land in the full set's folder.
+    if name == "all" {
+        "only-all".into()
+    } else {
+        name
+    }
+}
+
+fn source(pack: &PackSource, rel: &str) -> Input {
+    Input::Source {
+        name: rel.to_string(),
+        path: pack.dir.join(rel),
+    }
+}
+
+fn upstream(name: impl Into<String>, step: StepId, output: impl Into<String>) -> Input {
+    Input::Upstream {
+        name: name.into(),
+        step,
+        output: output.into(),
+    }
+}
+
+struct PackSteps {
+    catalog: StepId,
+    geometry: StepId,
+}
+
+fn plan_validation(graph: &mut Graph, packs: &[PackSource]) -> Vec<PackSteps> {
+    packs
+        .iter()
+        .map(|pack| {
+            let catalog = graph.add(Step {
+                id: format!("{}/catalog", pack.id),
+                pack: pack.id.clone(),
+                kind: Kind::Catalog,
+                block: None,
+                params: String::new(),
+                inputs: vec![source(pack, "mjolnir.json")],
+            });
+            let geometry = graph.add(Step {
+                id: format!("{}/geometry", pack.id),
+                pack: pack.id.clone(),
+                kind: Kind::Geometry,
+                block: None,
+                params: String::new(),
+                inputs: vec![
+                    source(pack, "source/geometry.json"),
+                    upstream("mjolnir.json", catalog, "mjolnir.json"),
+                ],
+            });
+            PackSteps { catalog, geometry }
+        })
+        .collect()
+}
+
+/// The model file of a block and the external buffers it names, relative to the pack.
+fn model_inputs(pack: &PackSource, block: &str) -> (String, Vec<String>) {
+    let gltf = format!("source/models/{block}.gltf");
+    let glb = format!("source/models/{block}.glb");
+    if pack.dir.join(&glb).exists() && !pack.dir.join(&gltf).exists() {
+        return (glb, Vec::new());
+    }
+    let externals = std::fs::read(pack.dir.join(&gltf))
+        .ok()
+        .and_then(|bytes| forge_gltf::external_uris(&gltf, &bytes).ok())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|uri| forge_gltf::uri_to_relative_path(&uri))
+        .filter(|rel| is_plain_relative(rel))
+        .map(|rel| format!("source/models/{rel}"))
+        .collect();
+    (gltf, externals)
+}
+
+/// A buffer URI may only name a file beside the model or below it.
+fn is_plain_relative(rel: &str) -> bool {
+    !rel.is_empty()
+        && !rel.starts_with('/')
+        && !rel.contains('\\')
+        && !rel.contains(':')
+        && rel
+            .split('/')
+            .all(|c| !c.is_empty() && c != "." && c != "..")
+}
+
+fn output<'a>(results: &'a [Finished], step: StepId, name: &str) -> Option<&'a Output> {
+    results[step].outputs.iter().find(|o| o.name == name)
+}
+
+fn block_ids(results: &[Finished], catalog: StepId) -> Vec<String> {
+    let Some(manifest) = output(results, catalog, "mjolnir.json") else {
+        return Vec::new();
+    };
+    let value: Value = serde_json::from_slice(&manifest.bytes).unwrap_or_default();
+    value["forge_pack"]["blocks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| b["id"].as_str().map(str::to_string))
+        .collect()
+}
+
+struct SetPlan {
+    pack: usize,
+    blocks: Vec<String>,
+    imports: Vec<(String, StepId)>,
+    assemble: StepId,
+}
+
+fn plan_cook(
+    graph: &mut Graph,
+    packs: &[PackSource],
+    validation: &[PackSteps],
+    results: &[Finished],
+    only: &[String],
+) -> Result<Vec<SetPlan>> {
+    let mut sets = Vec::new();
+    let mut unmatched: Vec<&String> = only.iter().collect();
+    for (pi, pack) in packs.iter().enumerate() {
+        let all = block_ids(results, validation[pi].catalog);
+        let blocks: Vec<String> = if only.is_empty() {
+            all
+        } else {
+            all.into_iter().filter(|b| only.contains(b)).collect()
+        };
+        unmatched.retain(|o| !blocks.contains(o));
+        if blocks.is_empty() {
+            continue;
+        }
+        let mut imports = Vec::new();
+        for block in &blocks {
+            let (model, externals) = model_inputs(pack, block);
+            let mut inputs = vec![source(pack, &model)];
+            inputs.extend(externals.iter().map(|e| source(pack, e)));
+            let id = graph.add(Step {
+                id: format!("{}/import/{block}", pack.id),
+                pack: pack.id.clone(),
+                kind: Kind::Import,
+                block: Some(block.clone()),
+                params: model,
+                inputs,
+            });
+            imports.push((block.clone(), id));
+        }
+        let mut inputs = vec![upstream(
+            "mjolnir.json",
+            validation[pi].catalog,
+            "mjolnir.json",
+        )];
+        if pack.dir.join("changes.json").is_file() {
+            inputs.push(source(pack, "changes.json"));
+        }
+        for (block, import) in &imports {
+            inputs.push(upstream(format!("{block}/mesh.fgim"), *import, "mesh.fgim"));
+            inputs.push(upstream(
+                format!("{block}/geometry.json"),
+                validation[pi].geometry,
+                format!("block/{block}.json"),
+            ));
+        }
+        let params =
+            json!({"set": set_name(only), "blocks": blocks, "diagnostic": !only.is_empty()})
+                .to_string();
+        let assemble = graph.add(Step {
+            id: format!("{}/assemble/{}", pack.id, set_name(only)),
+            pack: pack.id.clone(),
+            kind: Kind::Assemble,
+            block: None,
+            params,
+            inputs,
+        });
+        sets.push(SetPlan {
+            pack: pi,
+            blocks,
+            imports,
+            assemble,
+        });
+    }
+    if !unmatched.is_empty() {
+        let names: Vec<&str> = unmatched.iter().map(|s| s.as_str()).collect();
+        bail!(
+            "--only {}: no such block in the selected packs",
+            names.join(", ")
+        );
+    }
+    Ok(sets)
+}
+
+fn print_failures(graph: &Graph, results: &[Finished]) {
+    for (step, r) in graph.steps.iter().zip(results) {
+        if let Outcome::Failed(diagnostics) = &r.outcome {
+            eprintln!("{} failed:", step.id);
+            for d in diagnostics {
+                eprintln!("  {d}");
+            }
+        }
+    }
+}
+
+fn print_explain(graph: &Graph, results: &[Finished], from: usize) {
+    for (step, r) in graph.steps.iter().zip(results).skip(from) {
+        if let Outcome::Ran(dirty) = &r.outcome {
+            eprintln!("ran {}: {}", step.id, dirty.describe());
+        }
+    }
+}
+
+pub fn cook(options: &Options) -> Result<Ending> {
+    let started = Instant::now();
+    let config = &options.config;
+    let _lock = match BuildLock::acquire(&config.out) {
+        Ok(lock) => lock,
+        Err(LockError::Busy) => bail!(
+            "error[build_locked]: another cook is using {}; wait for it to finish (nothing was changed)",
+            config.out.display()
+        ),
+        Err(LockError::Io(e)) => bail!("cannot lock {}: {e}", config.out.display()),
+    };
+    let store = Store::open(&config.cache)?;
+    let stat_cache = StatCache::open(config.cache.join("stat-cache.json"));
+    let settings = Settings {
+        store: &store,
+        stat_cache: &stat_cache,
+        use_cache: options.use_cache,
+        jobs: config.jobs,
+        keep_going: options.keep_going,
+    };
+    let pack_ids: Vec<String> = config.packs.iter().map(|p| p.id.clone()).collect();
+    let progress = Progress::new(&pack_ids);
+
+    let mut graph = Graph::default();
+    let validation = plan_validation(&mut graph, &config.packs);
+    progress.start(&graph);
+    let mut results = execute::run(&graph, Vec::new(), &settings, &progress);
+    let validated = results
+        .iter()
+        .all(|r| matches!(r.outcome, Outcome::Hit | Outcome::Ran(_)));
+    let mut sets = Vec::new();
+    if validated {
+        let first_cook_step = graph.steps.len();
+        sets = plan_cook(
+            &mut graph,
+            &config.packs,
+            &validation,
+            &results,
+            &options.only,
+        )?;
+        let mut stage = Graph::default();
+        stage.steps = graph.steps[first_cook_step..].to_vec();
+        progress.start(&stage);
+        results = execute::run(&graph, results, &settings, &progress);
+    }
+    progress.finish();
+    let counts = report::count(&results);
+    let ok = counts.failed == 0 && counts.skipped == 0;
+
+    let mut materialized = materialize::Changes::default();
+    if ok {
+        for set in &sets {
+            let pack = &config.packs[set.pack];
+            let mut files: BTreeMap<String, Output> = BTreeMap::new();
+            for o in &results[set.assemble].outputs {
+                files.insert(o.name.clone(), o.clone());
+            }
+            for (block, import) in &set.imports {
+                for o in &results[*import].outputs {
+                    files.insert(format!("cooked/{block}/{}", o.name), o.clone());
+                }
+                if let Some(g) = output(
+                    &results,
+                    validation[set.pack].geometry,
+                    &format!("block/{block}.json"),
+                ) {
+                    files.insert(format!("cooked/{block}/geometry.json"), g.clone());
+                }
+            }
+            debug_assert_eq!(set.blocks.len(), set.imports.len());
+            let dir = set_dir(&config.out, &pack.id, &options.only);
+            let c = materialize::set_folder(&dir, &files, &stat_cache)?;
+            materialized.written += c.written;
+            materialized.removed += c.removed;
+        }
+    } else {
+        print_failures(&graph, &results);
+    }
+    if options.explain {
+        print_explain(&graph, &results, 0);
+    }
+    stat_cache.save()?;
+    let elapsed = started.elapsed();
+    let errors: Vec<&Diagnostic> = results
+        .iter()
+        .flat_map(|r| match &r.outcome {
+            Outcome::Failed(d) => d.iter().collect(),
+            _ => Vec::new(),
+        })
+        .collect();
+    let line = report::summary_line(config.packs.len(), counts, elapsed);
+    let summary = json!({
+        "packs": pack_ids,
+        "set": set_name(&options.only),
+        "steps": counts.steps,
+        "cached": counts.cached,
+        "run": counts.run,
+        "failed": counts.failed,
+        "skipped": counts.skipped,
+        "hit_rate": if counts.steps == 0 { 0.0 } else { counts.cached as f64 / counts.steps as f64 },
+        "seconds": elapsed.as_secs_f64(),
+        "materialized": {"written": materialized.written, "removed": materialized.removed},
+        "line": line,
+    });
+    let full = json!({
+        "format": report::FORMAT,
+        "summary": summary,
+        "errors": errors,
+        "steps": report::step_json(&graph, &results),
+    });
+    report::write(&config.out.join("report.json"), &full)?;
+    if options.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({"summary": summary, "errors": errors}))
+                .expect("serializes")
+        );
+    } else {
+        println!("{line}");
+    }
+    Ok(if ok { Ending::Cooked } else { Ending::Failed })
+}
+
+/// Where a set is materialized: `<out>/game/<pack>/<set>/`.
+pub fn set_dir(out: &Path, pack: &str, only: &[String]) -> PathBuf {
+    out.join("game").join(pack).join(set_name(only))
+}

@@ -1,0 +1,206 @@
+//! A step's fingerprint: what decides whether its cached outputs are still right.
+//!
+//! The key is the BLAKE3 of the fingerprint's canonical bytes, and `--explain` diffs two
+//! fingerprints, so the hash and the explanation come from the same list and cannot drift.
+//!
+//! | goes in | why |
+//! |---|---|
+//! | step kind, cooker id and cooker version | a cooker change must rebuild its outputs |
+//! | canonical parameter bytes | e.g. the block list of an `--only` set |
+//! | each input's name and content hash | sources and upstream outputs, by content |
+//! | [`KEY_FORMAT`] | changing this encoding changes every key |
+//!
+//! Never in it: absolute paths (a renamed checkout keeps its cache), mtimes, the clock,
+//! the thread count, or hash-map order. Input names are relative to the pack folder or name
+//! an upstream output. Upstream outputs enter by content hash rather than by the upstream
+//! key, so an edit that leaves an upstream output unchanged stops there (early cutoff).
+//! Changing what goes in, or its encoding, needs a [`KEY_FORMAT`] bump.
+
+use serde::{Deserialize, Serialize};
+
+pub const KEY_FORMAT: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fingerprint {
+    pub cooker: String,
+    pub cooker_version: u32,
+    /// Canonical parameter text.
+    pub params: String,
+    /// `(name, content hash)`, sorted by name.
+    pub inputs: Vec<(String, String)>,
+}
+
+impl Fingerprint {
+    pub fn new(
+        cooker: &str,
+        cooker_version: u32,
+        params: String,
+        mut inputs: Vec<(String, String)>,
+    ) -> Self {
+        inputs.sort();
+        Fingerprint {
+            cooker: cooker.to_string(),
+            cooker_version,
+            params,
+            inputs,
+        }
+    }
+
+    pub fn key(&self) -> String {
+        let mut h = blake3::Hasher::new();
+        let mut field = |label: &str, value: &[u8]| {
+            h.update(label.as_bytes());
+            h.update(&(value.len() as u64).to_le_bytes());
+            h.update(value);
+        };
+        field("format", &KEY_FORMAT.to_le_bytes());
+        field("cooker", self.cooker.as_bytes());
+        field("version", &self.cooker_version.to_le_bytes());
+        field("params", self.params.as_bytes());
+        for (name, hash) in &self.inputs {
+            field("input", name.as_bytes());
+            field("hash", hash.as_bytes());
+        }
+        h.finalize().to_hex().to_string()
+    }
+}
+
+/// Why a step ran, with the old and new values.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum Dirty {
+    /// No earlier build of this step is recorded.
+    NeverBuilt,
+    /// `--no-cache` was given.
+    CacheDisabled,
+    CookerVersion {
+        old: u32,
+        new: u32,
+    },
+    Params {
+        old: String,
+        new: String,
+    },
+    InputChanged {
+        name: String,
+        old: String,
+        new: String,
+    },
+    InputAdded {
+        name: String,
+    },
+    InputRemoved {
+        name: String,
+    },
+    /// The fingerprint matches an earlier build, but its cached outputs were missing or
+    /// failed their hash check.
+    CacheEntryBad {
+        detail: String,
+    },
+}
+
+impl Dirty {
+    /// The first difference between the last recorded fingerprint and the current one.
+    pub fn between(old: Option<&Fingerprint>, new: &Fingerprint) -> Option<Dirty> {
+        let Some(old) = old else {
+            return Some(Dirty::NeverBuilt);
+        };
+        if old.cooker_version != new.cooker_version {
+            return Some(Dirty::CookerVersion {
+                old: old.cooker_version,
+                new: new.cooker_version,
+            });
+        }
+        if old.params != new.params {
+            return Some(Dirty::Params {
+                old: old.params.clone(),
+                new: new.params.clone(),
+            });
+        }
+        for (name, hash) in &new.inputs {
+            match old.inputs.iter().find(|(n, _)| n == name) {
+                None => return Some(Dirty::InputAdded { name: name.clone() }),
+                Some((_, h)) if h != hash => {
+                    return Some(Dirty::InputChanged {
+                        name: name.clone(),
+                        old: h.clone(),
+                        new: hash.clone(),
+                    })
+                }
+                _ => {}
+            }
+        }
+        old.inputs
+            .iter()
+            .find(|(n, _)| !new.inputs.iter().any(|(m, _)| m == n))
+            .map(|(name, _)| Dirty::InputRemoved { name: name.clone() })
+    }
+
+    pub fn describe(&self) -> String {
+        let short = |h: &str| h.chars().take(12).collect::<String>();
+        match self {
+            Dirty::NeverBuilt => "never built before".into(),
+            Dirty::CacheDisabled => "--no-cache".into(),
+            Dirty::CookerVersion { old, new } => format!("cooker version {old} -> {new}"),
+            Dirty::Params { old, new } => format!("parameters {old:?} -> {new:?}"),
+            Dirty::InputChanged { name, old, new } => {
+                format!("{name} changed ({} -> {})", short(old), short(new))
+            }
+            Dirty::InputAdded { name } => format!("{name} is a new input"),
+            Dirty::InputRemoved { name } => format!("{name} is no longer an input"),
+            Dirty::CacheEntryBad { detail } => format!("cached outputs unusable: {detail}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fp(version: u32, inputs: &[(&str, &str)]) -> Fingerprint {
+        Fingerprint::new(
+            "import",
+            version,
+            String::new(),
+            inputs
+                .iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn key_ignores_input_order_but_not_content() {
+        let a = fp(1, &[("a", "1"), ("b", "2")]);
+        let b = fp(1, &[("b", "2"), ("a", "1")]);
+        assert_eq!(a.key(), b.key());
+        assert_ne!(a.key(), fp(1, &[("a", "1"), ("b", "3")]).key());
+        assert_ne!(a.key(), fp(2, &[("a", "1"), ("b", "2")]).key());
+        // Field boundaries are length-prefixed: moving a byte between fields changes the key.
+        assert_ne!(fp(1, &[("ab", "c")]).key(), fp(1, &[("a", "bc")]).key());
+    }
+
+    #[test]
+    fn explain_names_the_change() {
+        let old = fp(1, &[("model", "aa"), ("bin", "bb")]);
+        assert_eq!(Dirty::between(Some(&old), &old), None);
+        assert_eq!(Dirty::between(None, &old), Some(Dirty::NeverBuilt));
+        let new = fp(1, &[("model", "cc"), ("bin", "bb")]);
+        assert_eq!(
+            Dirty::between(Some(&old), &new),
+            Some(Dirty::InputChanged {
+                name: "model".into(),
+                old: "aa".into(),
+                new: "cc".into()
+            })
+        );
+        assert_eq!(
+            Dirty::between(Some(&old), &fp(2, &[])),
+            Some(Dirty::CookerVersion { old: 1, new: 2 })
+        );
+        assert_eq!(
+            Dirty::between(Some(&old), &fp(1, &[("model", "aa")])),
+            Some(Dirty::InputRemoved { name: "bin".into() })
+        );
+    }
+}

@@ -1,0 +1,91 @@
+//! The build graph: steps, what each one reads, and which steps it waits for.
+//!
+//! Steps are stored densely and named by index ([`StepId`]); a step's dependencies always
+//! have smaller indices, so the list is already in topological order.
+
+use std::path::PathBuf;
+
+pub type StepId = usize;
+
+/// What a step does. Each kind is one pure cooker with an id and a version (see `steps`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    /// Validate `mjolnir.json`; split the catalog into one entry per block.
+    Catalog,
+    /// Validate `geometry.json` against the catalog; split it per block.
+    Geometry,
+    /// Import a block's glTF model into pack space.
+    Import,
+    /// Assemble a set (the full pack, or an `--only` subset): its manifest and inventory.
+    Assemble,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Catalog => "catalog",
+            Kind::Geometry => "geometry",
+            Kind::Import => "import",
+            Kind::Assemble => "assemble",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub enum Input {
+    /// A source file. `name` is its path relative to the pack folder: stable across
+    /// checkouts, and what the key and `--explain` use.
+    Source { name: String, path: PathBuf },
+    /// One output of an earlier step.
+    Upstream {
+        name: String,
+        step: StepId,
+        output: String,
+    },
+}
+
+impl Input {
+    pub fn name(&self) -> &str {
+        match self {
+            Input::Source { name, .. } | Input::Upstream { name, .. } => name,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// Unique and stable, e.g. `foundry/import/floor_2x2`.
+    pub id: String,
+    pub pack: String,
+    pub kind: Kind,
+    /// The block this step is about, for per-block steps.
+    pub block: Option<String>,
+    /// Canonical parameter text, part of the key.
+    pub params: String,
+    pub inputs: Vec<Input>,
+}
+
+impl Step {
+    pub fn deps(&self) -> impl Iterator<Item = StepId> + '_ {
+        self.inputs.iter().filter_map(|i| match i {
+            Input::Upstream { step, .. } => Some(*step),
+            Input::Source { .. } => None,
+        })
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct Graph {
+    pub steps: Vec<Step>,
+}
+
+impl Graph {
+    pub fn add(&mut self, step: Step) -> StepId {
+        debug_assert!(
+            step.deps().all(|d| d < self.steps.len()),
+            "dependencies come first"
+        );
+        self.steps.push(step);
+        self.steps.len() - 1
+    }
+}

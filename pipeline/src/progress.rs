@@ -1,0 +1,170 @@
+//! Progress on stderr: indicatif bars on a terminal, plain lines in CI logs.
+//!
+//! Bars show the whole cook and each pack: steps done of total, and cache hits. Plain
+//! output prints one line per finished stage (a step kind within a pack).
+
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::sync::Mutex;
+
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::execute::{Finished, Observer, Outcome};
+use crate::graph::{Graph, StepId};
+
+#[derive(Default, Clone, Copy)]
+struct Tally {
+    total: usize,
+    done: usize,
+    hits: usize,
+    failed: usize,
+}
+
+enum Display {
+    Bars {
+        _multi: MultiProgress,
+        overall: ProgressBar,
+        packs: BTreeMap<String, ProgressBar>,
+    },
+    Lines,
+}
+
+pub struct Progress {
+    display: Display,
+    stages: Mutex<BTreeMap<(String, &'static str), Tally>>,
+    overall: Mutex<Tally>,
+}
+
+fn style() -> ProgressStyle {
+    ProgressStyle::with_template("{prefix:>14} [{bar:30}] {pos}/{len} {msg}")
+        .expect("a valid template")
+        .progress_chars("=> ")
+}
+
+impl Progress {
+    /// Bars when stderr is a terminal, lines otherwise.
+    pub fn new(graph_packs: &[String]) -> Progress {
+        let display = if std::io::stderr().is_terminal() {
+            let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
+            let overall = multi.add(
+                ProgressBar::new(0)
+                    .with_style(style())
+                    .with_prefix("all packs"),
+            );
+            let packs = graph_packs
+                .iter()
+                .map(|p| {
+                    (
+                        p.clone(),
+                        multi.add(
+                            ProgressBar::new(0)
+                                .with_style(style())
+                                .with_prefix(p.clone()),
+                        ),
+                    )
+                })
+                .collect();
+            Display::Bars {
+                _multi: multi,
+                overall,
+                packs,
+            }
+        } else {
+            Display::Lines
+        };
+        Progress {
+            display,
+            stages: Mutex::new(BTreeMap::new()),
+            overall: Mutex::new(Tally::default()),
+        }
+    }
+
+    /// Announces a graph about to run, so totals are known.
+    pub fn start(&self, graph: &Graph) {
+        let mut stages = self.stages.lock().expect("progress lock");
+        stages.clear();
+        for step in &graph.steps {
+            stages
+                .entry((step.pack.clone(), step.kind.name()))
+                .or_default()
+                .total += 1;
+        }
+        let mut overall = self.overall.lock().expect("progress lock");
+        overall.total += graph.steps.len();
+        if let Display::Bars {
+            overall: bar,
+            packs,
+            ..
+        } = &self.display
+        {
+            bar.set_length(overall.total as u64);
+            for step in &graph.steps {
+                if let Some(b) = packs.get(&step.pack) {
+                    b.inc_length(1);
+                }
+            }
+        }
+    }
+
+    pub fn finish(&self) {
+        if let Display::Bars { overall, packs, .. } = &self.display {
+            for bar in packs.values() {
+                bar.finish();
+            }
+            overall.finish();
+        }
+    }
+}
+
+impl Observer for Progress {
+    fn finished(&self, graph: &Graph, id: StepId, result: &Finished) {
+        let step = &graph.steps[id];
+        let hit = matches!(result.outcome, Outcome::Hit);
+        let failed = matches!(result.outcome, Outcome::Failed(_) | Outcome::Skipped);
+        let mut overall = self.overall.lock().expect("progress lock");
+        overall.done += 1;
+        overall.hits += hit as usize;
+        let mut stages = self.stages.lock().expect("progress lock");
+        let tally = stages
+            .entry((step.pack.clone(), step.kind.name()))
+            .or_default();
+        tally.done += 1;
+        tally.hits += hit as usize;
+        tally.failed += failed as usize;
+        match &self.display {
+            Display::Bars {
+                overall: bar,
+                packs,
+                ..
+            } => {
+                bar.inc(1);
+                bar.set_message(format!("{} cached", overall.hits));
+                if let Some(b) = packs.get(&step.pack) {
+                    b.inc(1);
+                    b.set_message(format!(
+                        "{} {}",
+                        step.kind.name(),
+                        step.block.as_deref().unwrap_or("")
+                    ));
+                }
+            }
+            Display::Lines => {
+                if tally.done == tally.total {
+                    let failed = if tally.failed > 0 {
+                        format!(", {} failed", tally.failed)
+                    } else {
+                        String::new()
+                    };
+                    eprintln!(
+                        "{}: {} {} steps, {} cached, {} run{failed}",
+                        step.pack,
+                        step.kind.name(),
+                        tally.total,
+                        tally.hits,
+                        tally.done - tally.hits - tally.failed
+                    );
+                }
+            }
+        }
+    }
+}

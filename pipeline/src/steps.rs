@@ -1,0 +1,196 @@
+//! The cookers behind each step kind: bytes in, bytes out, nothing else.
+//!
+//! Every kind has a version here; bump it whenever its output for the same inputs changes,
+//! and every cached output of that kind is rebuilt.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use forge_contract::{parse_geometry, parse_manifest, Diagnostic, Severity};
+use serde_json::{json, Value};
+
+use crate::graph::{Kind, Step};
+
+pub type Inputs = BTreeMap<String, Arc<Vec<u8>>>;
+pub type Outputs = Vec<(String, Vec<u8>)>;
+
+pub fn version(kind: Kind) -> u32 {
+    match kind {
+        Kind::Catalog => 1,
+        Kind::Geometry => 1,
+        Kind::Import => forge_gltf::VERSION,
+        Kind::Assemble => 1,
+    }
+}
+
+/// A finding that is not about a JSON document (a model, a missing file).
+pub fn finding(code: &'static str, file: &str, message: impl Into<String>) -> Diagnostic {
+    Diagnostic {
+        code,
+        severity: Severity::Error,
+        file: file.to_string(),
+        pointer: String::new(),
+        line: None,
+        column: None,
+        message: message.into(),
+    }
+}
+
+fn text<'a>(inputs: &'a Inputs, name: &str, file: &str) -> Result<&'a str, Vec<Diagnostic>> {
+    let bytes = inputs
+        .get(name)
+        .ok_or_else(|| vec![finding("missing_input", file, format!("{name} is missing"))])?;
+    std::str::from_utf8(bytes)
+        .map_err(|_| vec![finding("not_utf8", file, "the file is not UTF-8 text")])
+}
+
+fn compact(value: &Value) -> Vec<u8> {
+    serde_json::to_vec(value).expect("a JSON value always serializes")
+}
+
+fn pretty(value: &Value) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec_pretty(value).expect("a JSON value always serializes");
+    bytes.push(b'\n');
+    bytes
+}
+
+pub fn cook(step: &Step, inputs: &Inputs) -> Result<Outputs, Vec<Diagnostic>> {
+    let label = |name: &str| format!("{}/{name}", step.pack);
+    match step.kind {
+        Kind::Catalog => {
+            let file = label("mjolnir.json");
+            let text = text(inputs, "mjolnir.json", &file)?;
+            let (manifest, _warnings) = parse_manifest(&file, text)?;
+            let catalog = manifest.catalog().ok_or_else(|| {
+                vec![finding(
+                    "not_a_forge_pack",
+                    &file,
+                    "mjolnir.json has no forge_pack block, so there is nothing to cook",
+                )]
+            })?;
+            if catalog.id != step.pack {
+                return Err(vec![finding("pack_id_mismatch", &file, format!("pipeline.toml builds pack {:?} from this folder, but its catalog id is {:?}", step.pack, catalog.id))]);
+            }
+            if manifest.diagnostic {
+                return Err(vec![finding(
+                    "diagnostic_source",
+                    &file,
+                    "a source manifest cannot be marked diagnostic; only reduced --only builds are",
+                )]);
+            }
+            let value: Value = serde_json::from_str(text).expect("validated JSON parses");
+            let mut out = vec![("mjolnir.json".to_string(), text.as_bytes().to_vec())];
+            for entry in value["forge_pack"]["blocks"]
+                .as_array()
+                .into_iter()
+                .flatten()
+            {
+                let id = entry["id"].as_str().unwrap_or_default();
+                out.push((format!("entry/{id}.json"), compact(entry)));
+            }
+            Ok(out)
+        }
+        Kind::Geometry => {
+            let file = label("source/geometry.json");
+            let manifest_text = text(inputs, "mjolnir.json", &label("mjolnir.json"))?;
+            let (manifest, _) = parse_manifest(&label("mjolnir.json"), manifest_text)?;
+            let catalog = manifest
+                .catalog()
+                .ok_or_else(|| vec![finding("not_a_forge_pack", &file, "no catalog")])?;
+            let text = text(inputs, "source/geometry.json", &file)?;
+            parse_geometry(&file, text, catalog)?;
+            let value: Value = serde_json::from_str(text).expect("validated JSON parses");
+            Ok(value["blocks"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|b| {
+                    (
+                        format!("block/{}.json", b["id"].as_str().unwrap_or_default()),
+                        compact(b),
+                    )
+                })
+                .collect())
+        }
+        Kind::Import => {
+            let model_name = step.params.as_str();
+            let file = label(model_name);
+            let model = inputs
+                .get(model_name)
+                .ok_or_else(|| vec![finding("missing_input", &file, "the model is missing")])?;
+            let prefix = model_name
+                .rsplit_once('/')
+                .map_or(String::new(), |(dir, _)| format!("{dir}/"));
+            let external: BTreeMap<String, Vec<u8>> = inputs
+                .iter()
+                .filter(|(name, _)| name.as_str() != model_name)
+                .filter_map(|(name, bytes)| {
+                    name.strip_prefix(&prefix)
+                        .map(|rel| (rel.to_string(), bytes.to_vec()))
+                })
+                .collect();
+            let external = forge_gltf::external_uris(&file, model)
+                .map_err(|e| vec![finding(e.code, &file, e.message)])?
+                .into_iter()
+                .filter_map(|uri| {
+                    external
+                        .get(&forge_gltf::uri_to_relative_path(&uri))
+                        .map(|b| (uri, b.clone()))
+                })
+                .collect();
+            let mesh = forge_gltf::import(&file, model, &external)
+                .map_err(|e| vec![finding(e.code, &file, e.message)])?;
+            Ok(vec![("mesh.fgim".to_string(), mesh.to_bytes())])
+        }
+        Kind::Assemble => assemble(step, inputs),
+    }
+}
+
+/// The set's manifest (the catalog reduced to the set, marked diagnostic for `--only`)
+/// and its inventory: which blocks it holds and the hash of each cooked output.
+fn assemble(step: &Step, inputs: &Inputs) -> Result<Outputs, Vec<Diagnostic>> {
+    let file = format!("{}/mjolnir.json", step.pack);
+    let params: Value = serde_json::from_str(&step.params)
+        .map_err(|e| vec![finding("bad_params", &file, e.to_string())])?;
+    let blocks: Vec<&str> = params["blocks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let diagnostic = params["diagnostic"].as_bool().unwrap_or(false);
+    let mut manifest: Value = serde_json::from_str(text(inputs, "mjolnir.json", &file)?)
+        .map_err(|e| vec![finding("not_json", &file, e.to_string())])?;
+    if let Some(list) = manifest["forge_pack"]["blocks"].as_array_mut() {
+        list.retain(|b| b["id"].as_str().is_some_and(|id| blocks.contains(&id)));
+    }
+    if diagnostic {
+        manifest["diagnostic"] = json!({
+            "reason": "reduced --only build; never publish it as the full set",
+            "only": blocks,
+            "full_set_version": manifest["version"].clone(),
+        });
+    }
+    let mut inventory = BTreeMap::new();
+    for (name, bytes) in inputs {
+        if let Some((block, output)) = name.split_once('/').filter(|(b, _)| blocks.contains(b)) {
+            inventory
+                .entry(block.to_string())
+                .or_insert_with(BTreeMap::new)
+                .insert(output.to_string(), blake3::hash(bytes).to_hex().to_string());
+        }
+    }
+    let mut out = vec![
+        ("mjolnir.json".to_string(), pretty(&manifest)),
+        (
+            "inventory.json".to_string(),
+            pretty(
+                &json!({"pack": step.pack, "set": params["set"], "diagnostic": diagnostic, "blocks": inventory}),
+            ),
+        ),
+    ];
+    if let Some(changes) = inputs.get("changes.json") {
+        out.push(("changes.json".to_string(), changes.to_vec()));
+    }
+    Ok(out)
+}
