@@ -1,1 +1,353 @@
+//! End-to-end tests of `mjolnir forge cook`: caching, incrementality, determinism,
+//! stale outputs, `--only`, cache corruption, locking and interrupted cooks.
 
+mod support;
+
+use support::{stderr, tree, Workspace};
+
+#[test]
+fn cold_then_noop_cook() {
+    let ws = Workspace::with_packs(&["foundry", "foundry-wide", "roadworks"]);
+    let out = ws.cook(&[]);
+    let report = ws.report();
+    let summary = &report["summary"];
+    assert_eq!(summary["failed"], 0);
+    assert_eq!(summary["cached"], 0);
+    let steps = summary["steps"].as_u64().unwrap();
+    assert_eq!(summary["run"].as_u64().unwrap(), steps);
+    // Two validation steps and one assembly per pack, and one import per block.
+    assert_eq!(steps, 3 * 3 + 23 + 20 + 12);
+    let line = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        line.starts_with(&format!(
+            "cooked 3 packs: {steps} steps, 0 cached, {steps} run, "
+        )),
+        "{line}"
+    );
+    assert!(ws.path("build/game/foundry/all/mjolnir.json").is_file());
+    assert!(ws
+        .path("build/game/foundry/all/cooked/floor_2x2/mesh.fgim")
+        .is_file());
+    assert!(ws
+        .path("build/game/roadworks/all/cooked/road_curve_90_left/geometry.json")
+        .is_file());
+    for step in report["steps"].as_array().unwrap() {
+        assert_eq!(step["key"].as_str().unwrap().len(), 64, "{step}");
+        assert!(!step["outputs"].as_array().unwrap().is_empty());
+    }
+
+    ws.cook(&[]);
+    let summary = ws.report()["summary"].clone();
+    assert_eq!(summary["run"], 0, "a no-op cook runs nothing: {summary}");
+    assert_eq!(summary["cached"].as_u64().unwrap(), steps);
+    assert_eq!(summary["materialized"]["written"], 0);
+}
+
+#[test]
+fn one_model_edit_reruns_that_block_and_the_assembly() {
+    let ws = Workspace::with_packs(&["foundry", "roadworks"]);
+    ws.cook(&[]);
+    ws.edit("packs/foundry/source/models/floor_2x2.gltf", |t| {
+        t.replacen("\"name\":\"steel\"", "\"name\":\"steel_plate\"", 1)
+            .replacen("\"name\": \"steel\"", "\"name\": \"steel_plate\"", 1)
+    });
+    let out = ws.cook(&["--explain"]);
+    assert_eq!(
+        ws.ran(),
+        ["foundry/assemble/all", "foundry/import/floor_2x2"]
+    );
+    assert!(
+        stderr(&out).contains("ran foundry/import/floor_2x2: source/models/floor_2x2.gltf changed"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn one_geometry_edit_stops_at_the_changed_block() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    ws.cook(&[]);
+    ws.edit_json("packs/foundry/source/geometry.json", |g| {
+        let block = g["blocks"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|b| b["id"] == "wall_2")
+            .unwrap();
+        block["hulls"][0]["material"] = serde_json::json!("steel");
+    });
+    ws.cook(&[]);
+    // The geometry step re-splits the file; only wall_2's part changed, so no import runs.
+    assert_eq!(ws.ran(), ["foundry/assemble/all", "foundry/geometry"]);
+    let inventory =
+        std::fs::read_to_string(ws.path("build/game/foundry/all/cooked/wall_2/geometry.json"))
+            .unwrap();
+    assert!(inventory.contains("\"material\":\"steel\""));
+}
+
+#[test]
+fn clean_cooks_are_byte_identical_across_job_counts() {
+    let a = Workspace::with_packs(&["foundry", "foundry-wide", "roadworks"]);
+    let b = Workspace::with_packs(&["foundry", "foundry-wide", "roadworks"]);
+    a.cook(&["--jobs", "1"]);
+    b.cook(&["--jobs", "2"]);
+    let (ta, tb) = (tree(&a.path("build/game")), tree(&b.path("build/game")));
+    assert!(ta.len() > 100);
+    assert_eq!(ta.keys().collect::<Vec<_>>(), tb.keys().collect::<Vec<_>>());
+    for (name, bytes) in &ta {
+        assert!(tb[name] == *bytes, "{name} differs between -j1 and -j2");
+    }
+    // A second clean cook of the same sources, without the cache, gives the same bytes.
+    std::fs::remove_dir_all(a.path("build")).unwrap();
+    a.cook(&["--no-cache", "--jobs", "2"]);
+    assert!(tree(&a.path("build/game")) == ta);
+}
+
+#[test]
+fn corrupt_cache_entries_are_detected_and_rebuilt() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    ws.cook(&[]);
+    let report = ws.report();
+    let step = report["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "foundry/import/floor_2x2")
+        .unwrap();
+    let hash = step["outputs"][0]["hash"].as_str().unwrap();
+    let blob = ws.path(&format!("build/cache/blobs/{}/{hash}", &hash[..2]));
+    let good = std::fs::read(&blob).unwrap();
+    let mut bad = good.clone();
+    bad[40] ^= 0xff;
+    std::fs::write(&blob, bad).unwrap();
+    let before = tree(&ws.path("build/game"));
+    ws.cook(&[]);
+    assert_eq!(ws.ran(), ["foundry/import/floor_2x2"]);
+    let step = ws.report()["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "foundry/import/floor_2x2")
+        .unwrap()
+        .clone();
+    assert_eq!(step["reason"]["reason"], "cache_entry_bad", "{step}");
+    assert_eq!(std::fs::read(&blob).unwrap(), good, "the blob was rebuilt");
+    assert!(tree(&ws.path("build/game")) == before);
+
+    // A truncated action record is discarded too.
+    let key = step["key"].as_str().unwrap();
+    std::fs::write(
+        ws.path(&format!("build/cache/actions/{}/{key}.json", &key[..2])),
+        b"{\"key\":",
+    )
+    .unwrap();
+    ws.cook(&[]);
+    assert_eq!(ws.ran(), ["foundry/import/floor_2x2"]);
+}
+
+#[test]
+fn removed_and_renamed_blocks_leave_the_set() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    ws.cook(&[]);
+    assert!(ws.path("build/game/foundry/all/cooked/column_1").is_dir());
+    // Rename column_1 to pillar_1 everywhere.
+    for rel in [
+        "packs/foundry/mjolnir.json",
+        "packs/foundry/source/geometry.json",
+    ] {
+        ws.edit(rel, |t| t.replace("column_1", "pillar_1"));
+    }
+    for ext in ["gltf", "bin"] {
+        std::fs::rename(
+            ws.path(&format!("packs/foundry/source/models/column_1.{ext}")),
+            ws.path(&format!("packs/foundry/source/models/pillar_1.{ext}")),
+        )
+        .unwrap();
+    }
+    ws.edit("packs/foundry/source/models/pillar_1.gltf", |t| {
+        t.replace("column_1", "pillar_1")
+    });
+    ws.cook(&[]);
+    assert!(!ws.path("build/game/foundry/all/cooked/column_1").exists());
+    assert!(ws
+        .path("build/game/foundry/all/cooked/pillar_1/mesh.fgim")
+        .is_file());
+    // Debris in the set folder goes too.
+    std::fs::write(ws.path("build/game/foundry/all/cooked/stray.txt"), b"x").unwrap();
+    ws.cook(&[]);
+    assert!(!ws.path("build/game/foundry/all/cooked/stray.txt").exists());
+    let inventory =
+        std::fs::read_to_string(ws.path("build/game/foundry/all/inventory.json")).unwrap();
+    assert!(!inventory.contains("column_1") && inventory.contains("pillar_1"));
+}
+
+#[test]
+fn only_writes_a_reduced_diagnostic_set() {
+    let ws = Workspace::with_packs(&["foundry", "roadworks"]);
+    ws.cook(&["--only", "floor_2x2", "--only", "wall_door"]);
+    let set = ws.path("build/game/foundry/floor_2x2+wall_door");
+    let files = tree(&set);
+    let cooked: std::collections::BTreeSet<&str> = files
+        .keys()
+        .filter_map(|k| k.strip_prefix("cooked/"))
+        .filter_map(|k| k.split('/').next())
+        .collect();
+    assert_eq!(
+        cooked.into_iter().collect::<Vec<_>>(),
+        ["floor_2x2", "wall_door"]
+    );
+    assert!(
+        !ws.path("build/game/foundry/all").exists(),
+        "the full set's folder is untouched"
+    );
+    assert!(
+        !ws.path("build/game/roadworks").exists(),
+        "packs without those blocks are not built"
+    );
+    let manifest: serde_json::Value = serde_json::from_slice(&files["mjolnir.json"]).unwrap();
+    assert_eq!(
+        manifest["diagnostic"]["only"],
+        serde_json::json!(["floor_2x2", "wall_door"])
+    );
+    assert_eq!(manifest["diagnostic"]["full_set_version"], "0.2.0");
+    assert_eq!(
+        manifest["forge_pack"]["blocks"].as_array().unwrap().len(),
+        2
+    );
+    // The reduced manifest is still a valid catalog, and says it is diagnostic.
+    let (parsed, _) =
+        forge_contract::parse_manifest("m", std::str::from_utf8(&files["mjolnir.json"]).unwrap())
+            .unwrap();
+    assert!(parsed.diagnostic);
+
+    let out = ws.mjolnir(&["forge", "cook", "--only", "no_such_block"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("no_such_block"));
+}
+
+#[test]
+fn a_second_cook_is_locked_out() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    ws.cook(&[]);
+    let lock = std::fs::OpenOptions::new()
+        .write(true)
+        .open(ws.path("build/.lock"))
+        .unwrap();
+    lock.try_lock().unwrap();
+    let before = tree(&ws.path("build/game"));
+    let out = ws.mjolnir(&["forge", "cook"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("build_locked"), "{}", stderr(&out));
+    assert!(tree(&ws.path("build/game")) == before);
+    drop(lock);
+    ws.cook(&[]);
+}
+
+#[test]
+fn contract_errors_stop_the_cook_before_cooking() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    ws.edit_json("packs/foundry/mjolnir.json", |m| {
+        m["forge_pack"]["blocks"][3]["light"] = serde_json::json!({"offset_m": [0, 0, 1], "color_rgb": [1, 1, 1], "intensity_cd": 70, "radius_m": 101});
+        m["forge_pack"]["blocks"][5]["tag"] = serde_json::json!("objects\\mjolnir\\forge\\other\\wall_4");
+    });
+    let out = ws.mjolnir(&["forge", "cook"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("error[bad_light]") && err.contains("/forge_pack/blocks/3/light/radius_m"),
+        "{err}"
+    );
+    assert!(
+        err.contains("error[bad_tag]") && err.contains("/forge_pack/blocks/5/tag"),
+        "{err}"
+    );
+    assert!(!ws.path("build/game").exists(), "nothing was materialized");
+    let report = ws.report();
+    assert_eq!(report["summary"]["failed"], 1);
+    assert!(
+        report["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["kind"] != "import"),
+        "no cooking started"
+    );
+    let codes: Vec<&str> = report["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["bad_light", "bad_tag"]);
+}
+
+#[test]
+fn a_broken_model_fails_its_block_and_keep_going_finishes_the_rest() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    std::fs::write(ws.path("packs/foundry/source/models/wall_2.bin"), b"short").unwrap();
+    let out = ws.mjolnir(&["forge", "cook", "--keep-going", "--jobs", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("gltf_truncated_buffer"),
+        "{}",
+        stderr(&out)
+    );
+    let report = ws.report();
+    let failed: Vec<&str> = report["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["status"] == "failed")
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(failed, ["foundry/import/wall_2"]);
+    assert_eq!(
+        report["summary"]["run"].as_u64().unwrap(),
+        2 + 22,
+        "every other block still cooked"
+    );
+    assert!(
+        !ws.path("build/game").exists(),
+        "a failed cook materializes nothing"
+    );
+}
+
+#[test]
+fn symlinked_sources_are_refused() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    let model = ws.path("packs/foundry/source/models/wall_2.bin");
+    std::fs::rename(&model, ws.path("elsewhere.bin")).unwrap();
+    std::os::unix::fs::symlink(ws.path("elsewhere.bin"), &model).unwrap();
+    let out = ws.mjolnir(&["forge", "cook"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("symlinked_source"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn killed_cooks_are_completed_by_the_next_one() {
+    let reference = Workspace::with_packs(&["foundry", "foundry-wide"]);
+    reference.cook(&[]);
+    let expected = tree(&reference.path("build/game"));
+    let ws = Workspace::with_packs(&["foundry", "foundry-wide"]);
+    for delay_ms in [5u64, 20, 40, 80, 120] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mjolnir"))
+            .current_dir(ws.dir.path())
+            .args(["forge", "cook", "--no-cache", "--jobs", "2"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        ws.cook(&[]);
+        assert!(
+            tree(&ws.path("build/game")) == expected,
+            "after a kill at {delay_ms} ms"
+        );
+    }
+}

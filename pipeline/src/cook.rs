@@ -343,7 +343,12 @@ pub fn cook(options: &Options) -> Result<Ending> {
             _ => Vec::new(),
         })
         .collect();
-    let line = report::summary_line(config.packs.len(), counts, elapsed);
+    let packs_cooked = if sets.is_empty() {
+        config.packs.len()
+    } else {
+        sets.len()
+    };
+    let line = report::summary_line(packs_cooked, counts, elapsed);
     let summary = json!({
         "packs": pack_ids,
         "set": set_name(&options.only),

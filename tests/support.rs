@@ -1,0 +1,138 @@
+//! Shared helpers for the end-to-end tests: a scratch workspace holding copies of the
+//! stock packs and a `pipeline.toml`, and a runner for the real `mjolnir` binary.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+pub struct Workspace {
+    pub dir: tempfile::TempDir,
+}
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+impl Workspace {
+    /// A workspace with the given stock packs and a configuration that builds them.
+    pub fn with_packs(packs: &[&str]) -> Workspace {
+        let dir = tempfile::tempdir().unwrap();
+        let mut toml = String::from("[build]\nout = \"build\"\n\n");
+        for pack in packs {
+            copy_dir(
+                &repo().join("forge-packs").join(pack),
+                &dir.path().join("packs").join(pack),
+            );
+            toml.push_str(&format!(
+                "[[pack]]\nid = \"{pack}\"\npath = \"packs/{pack}\"\n\n"
+            ));
+        }
+        std::fs::write(dir.path().join("pipeline.toml"), toml).unwrap();
+        Workspace { dir }
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    pub fn mjolnir(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_mjolnir"))
+            .current_dir(self.dir.path())
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    pub fn cook(&self, extra: &[&str]) -> Output {
+        let mut args = vec!["forge", "cook"];
+        args.extend_from_slice(extra);
+        let out = self.mjolnir(&args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "cook failed:\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+
+    pub fn report(&self) -> Value {
+        serde_json::from_slice(&std::fs::read(self.path("build/report.json")).unwrap()).unwrap()
+    }
+
+    /// Ids of the steps that ran in the last cook, sorted.
+    pub fn ran(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self.report()["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["status"] == "run")
+            .map(|s| s["id"].as_str().unwrap().to_string())
+            .collect();
+        ids.sort();
+        ids
+    }
+
+    pub fn edit(&self, rel: &str, change: impl FnOnce(String) -> String) {
+        let path = self.path(rel);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let changed = change(text.clone());
+        assert_ne!(text, changed, "the edit must change {rel}");
+        std::fs::write(&path, changed).unwrap();
+    }
+
+    pub fn edit_json(&self, rel: &str, change: impl FnOnce(&mut Value)) {
+        let path = self.path(rel);
+        let mut value: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        change(&mut value);
+        std::fs::write(&path, serde_json::to_vec_pretty(&value).unwrap()).unwrap();
+    }
+}
+
+/// Every file under `dir`, relative path to bytes.
+pub fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(base, &path, out);
+            } else {
+                out.insert(
+                    path.strip_prefix(base)
+                        .unwrap()
+                        .to_string_lossy()
+                        .replace('\\', "/"),
+                    std::fs::read(&path).unwrap(),
+                );
+            }
+        }
+    }
+    walk(dir, dir, &mut out);
+    out
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
