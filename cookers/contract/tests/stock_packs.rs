@@ -78,3 +78,61 @@ fn stock_pack_features_are_present() {
         .iter()
         .any(|s| s.profile == forge_contract::manifest::SurfaceProfile::Portal)));
 }
+
+fn schema(name: &str) -> jsonschema::Validator {
+    let text = read(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../schemas")
+            .join(name),
+    );
+    jsonschema::validator_for(&serde_json::from_str(&text).unwrap()).unwrap()
+}
+
+#[test]
+fn stock_packs_match_the_json_schemas() {
+    let manifest_schema = schema("mjolnir.schema.json");
+    let geometry_schema = schema("geometry.schema.json");
+    for (id, _) in PACKS {
+        let dir = pack_dir(id);
+        let manifest: serde_json::Value =
+            serde_json::from_str(&read(dir.join("mjolnir.json"))).unwrap();
+        let errors: Vec<String> = manifest_schema
+            .iter_errors(&manifest)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{id} mjolnir.json: {errors:#?}");
+        let geometry: serde_json::Value =
+            serde_json::from_str(&read(dir.join("source/geometry.json"))).unwrap();
+        let errors: Vec<String> = geometry_schema
+            .iter_errors(&geometry)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{id} geometry.json: {errors:#?}");
+    }
+}
+
+#[test]
+fn the_schemas_refuse_what_the_validator_refuses() {
+    let manifest_schema = schema("mjolnir.schema.json");
+    let good: serde_json::Value =
+        serde_json::from_str(&read(pack_dir("foundry").join("mjolnir.json"))).unwrap();
+    let mut with_kind = good.clone();
+    with_kind["forge_pack"]["blocks"][0]["kind"] = serde_json::json!("block");
+    assert!(manifest_schema.is_valid(&with_kind));
+    with_kind["forge_pack"]["blocks"][0]["kind"] = serde_json::json!("weapon");
+    assert!(!manifest_schema.is_valid(&with_kind));
+    let breakers: [(&str, serde_json::Value); 4] = [
+        ("/forge_pack/blocks/0/dimensions_m/0", serde_json::json!(0)),
+        ("/forge_pack/blocks/0/id", serde_json::json!("Floor")),
+        ("/version", serde_json::json!("0.2")),
+        ("/schema_version", serde_json::json!(2)),
+    ];
+    for (pointer, value) in breakers {
+        let mut bad = good.clone();
+        *bad.pointer_mut(pointer)
+            .unwrap_or_else(|| panic!("{pointer}")) = value;
+        assert!(!manifest_schema.is_valid(&bad), "{pointer}");
+        let text = serde_json::to_string(&bad).unwrap();
+        assert!(parse_manifest("m", &text).is_err(), "{pointer}");
+    }
+}

@@ -1,0 +1,255 @@
+//! End-to-end tests of `mjolnir forge validate`, `compat` and `inspect`.
+
+mod support;
+
+use serde_json::{json, Value};
+use support::{stderr, tree, Workspace};
+
+#[test]
+fn validate_accepts_the_stock_packs() {
+    let ws = Workspace::with_packs(&["foundry", "foundry-wide", "roadworks"]);
+    let out = ws.mjolnir(&[
+        "forge",
+        "validate",
+        "packs/foundry",
+        "packs/foundry-wide",
+        "packs/roadworks",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("3 packs valid"));
+    let out = ws.mjolnir(&["forge", "validate", "packs/foundry", "--slug", "foundry-2"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("pack_id_not_slug"));
+}
+
+#[test]
+fn validate_reports_every_finding_and_writes_nothing() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    ws.edit_json("packs/foundry/mjolnir.json", |m| {
+        m["forge_pack"]["blocks"][3]["light"] = json!({"offset_m": [0, 0, 1], "color_rgb": [1, 1, 1], "intensity_cd": 70, "radius_m": 0});
+        m["forge_pack"]["blocks"][4]["id"] = json!("floor_2x2");
+    });
+    ws.edit_json("packs/foundry/source/geometry.json", |g| {
+        g["blocks"][0]["hulls"][0]["points"] = json!([[0, 0, 0]])
+    });
+    let before = tree(ws.dir.path());
+    let out = ws.mjolnir(&["forge", "validate", "packs/foundry", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let findings = report["findings"].as_array().unwrap();
+    let has = |code: &str, pointer: &str| {
+        findings
+            .iter()
+            .any(|f| f["code"] == code && f["pointer"] == pointer && f["line"].is_u64())
+    };
+    assert!(
+        has("bad_light", "/forge_pack/blocks/3/light/radius_m"),
+        "{findings:#?}"
+    );
+    assert!(
+        has("duplicate_id", "/forge_pack/blocks/4/id"),
+        "{findings:#?}"
+    );
+    assert!(tree(ws.dir.path()) == before, "validation writes nothing");
+    // With a valid catalog, geometry findings come through too.
+    let ws = Workspace::with_packs(&["foundry"]);
+    ws.edit_json("packs/foundry/source/geometry.json", |g| {
+        g["blocks"][0]["hulls"][0]["points"] = json!([[0, 0, 0]])
+    });
+    let out = ws.mjolnir(&["forge", "validate", "packs/foundry"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("error[hull_points]")
+            && stderr(&out).contains("/blocks/0/hulls/0/points"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn validate_names_line_and_column_of_broken_json() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    std::fs::write(
+        ws.path("packs/foundry/mjolnir.json"),
+        "{\n  \"name\": \"x\",\n  oops\n}",
+    )
+    .unwrap();
+    let out = ws.mjolnir(&["forge", "validate", "packs/foundry"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("error[not_json]") && stderr(&out).contains("mjolnir.json:3:3"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// A copy of the Foundry pack at `packs/new`, changed by `change`, compared with the stock one.
+fn compat(
+    change_manifest: impl FnOnce(&mut Value),
+    change_geometry: impl FnOnce(&mut Value),
+) -> (Option<i32>, String) {
+    let ws = Workspace::with_packs(&["foundry"]);
+    support::copy_dir(&ws.path("packs/foundry"), &ws.path("packs/new"));
+    ws.edit_json("packs/new/mjolnir.json", change_manifest);
+    ws.edit_json("packs/new/source/geometry.json", change_geometry);
+    let out = ws.mjolnir(&["forge", "compat", "packs/foundry", "packs/new"]);
+    (
+        out.status.code(),
+        format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out)),
+    )
+}
+
+fn bump(m: &mut Value, v: &str) {
+    m["version"] = json!(v);
+}
+
+#[test]
+fn compat_applies_the_updating_rules() {
+    let (code, text) = compat(
+        |m| {
+            bump(m, "0.2.1");
+            let mut extra = m["forge_pack"]["blocks"][0].clone();
+            extra["id"] = json!("floor_8x8");
+            extra["tag"] = json!("objects\\mjolnir\\forge\\foundry\\floor_8x8");
+            m["forge_pack"]["blocks"]
+                .as_array_mut()
+                .unwrap()
+                .push(extra);
+        },
+        |g| {
+            let mut extra = g["blocks"][0].clone();
+            extra["id"] = json!("floor_8x8");
+            g["blocks"].as_array_mut().unwrap().push(extra);
+        },
+    );
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("Foundry 0.2.1 may follow 0.2.0"));
+
+    let (code, text) = compat(
+        |m| {
+            bump(m, "0.2.1");
+            m["forge_pack"]["blocks"].as_array_mut().unwrap().remove(1);
+        },
+        |g| {
+            g["blocks"].as_array_mut().unwrap().remove(1);
+        },
+    );
+    assert_eq!(code, Some(1));
+    assert!(
+        text.contains("error[entry_dropped]") && text.contains("floor_2x2"),
+        "{text}"
+    );
+
+    let (code, text) = compat(
+        |m| {
+            bump(m, "0.2.1");
+            m["forge_pack"]["blocks"][1]["dimensions_m"] = json!([4, 4, 0.6]);
+            m["forge_pack"]["blocks"][2]["snap_m"] = json!(1.0);
+        },
+        |_| {},
+    );
+    assert_eq!(code, Some(1));
+    assert!(
+        text.contains("error[dimensions_changed]")
+            && text.contains("/forge_pack/blocks/1/dimensions_m"),
+        "{text}"
+    );
+    assert!(
+        text.contains("error[snap_changed]") && text.contains("/forge_pack/blocks/2/snap_m"),
+        "{text}"
+    );
+
+    // A new line may change anything, with a warning about older builds.
+    let (code, text) = compat(
+        |m| {
+            bump(m, "0.3.0");
+            m["forge_pack"]["blocks"][1]["dimensions_m"] = json!([4, 4, 0.6]);
+        },
+        |_| {},
+    );
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("warning[new_line]"));
+
+    let (code, text) = compat(
+        |m| m["forge_pack"]["blocks"][0]["name"] = json!("Renamed"),
+        |_| {},
+    );
+    assert_eq!(code, Some(1));
+    assert!(text.contains("error[version_reused]"), "{text}");
+
+    let (code, text) = compat(|m| bump(m, "0.1.9"), |_| {});
+    assert_eq!(code, Some(1));
+    assert!(text.contains("error[not_newer]"), "{text}");
+}
+
+#[test]
+fn compat_warns_when_origins_and_joins_move() {
+    let (code, text) = compat(
+        |m| bump(m, "0.2.1"),
+        |g| {
+            let floor = g["blocks"]
+                .as_array_mut()
+                .unwrap()
+                .iter_mut()
+                .find(|b| b["id"] == "floor_2x2")
+                .unwrap();
+            for p in floor["hulls"][0]["points"].as_array_mut().unwrap() {
+                p[2] = json!(p[2].as_f64().unwrap() - 0.02);
+            }
+            floor["joins"][0]["height_m"] = json!(0.48);
+        },
+    );
+    assert_eq!(code, Some(0), "warnings only: {text}");
+    assert!(
+        text.contains("warning[origin_moved]") && text.contains("floor_2x2"),
+        "{text}"
+    );
+    assert!(text.contains("warning[join_moved]"), "{text}");
+}
+
+#[test]
+fn compat_reads_manifests_and_archives() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    let mut m: Value =
+        serde_json::from_slice(&std::fs::read(ws.path("packs/foundry/mjolnir.json")).unwrap())
+            .unwrap();
+    m["version"] = json!("0.2.1");
+    let archive = ws.path("foundry-0.2.1.mjolnir");
+    {
+        let mut zip = zip::ZipWriter::new(std::fs::File::create(&archive).unwrap());
+        zip.start_file("mjolnir.json", zip::write::SimpleFileOptions::default())
+            .unwrap();
+        std::io::Write::write_all(&mut zip, &serde_json::to_vec(&m).unwrap()).unwrap();
+        zip.finish().unwrap();
+    }
+    let out = ws.mjolnir(&[
+        "forge",
+        "compat",
+        "packs/foundry/mjolnir.json",
+        "foundry-0.2.1.mjolnir",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn inspect_reads_imported_meshes() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    ws.cook(&["--only", "floor_2x2"]);
+    let out = ws.mjolnir(&[
+        "forge",
+        "inspect",
+        "build/game/foundry/floor_2x2/cooked/floor_2x2/mesh.fgim",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["format"], "imported-mesh");
+    let (lo, hi) = (&v["bounds_m"]["min"], &v["bounds_m"]["max"]);
+    for (axis, size) in [4.0, 4.0, 0.5].iter().enumerate() {
+        let got = hi[axis].as_f64().unwrap() - lo[axis].as_f64().unwrap();
+        assert!((got - size).abs() < 1e-3, "axis {axis}: {got}");
+    }
+    std::fs::write(ws.path("junk.bin"), b"FGIM\x01\x00").unwrap();
+    let out = ws.mjolnir(&["forge", "inspect", "junk.bin"]);
+    assert_eq!(out.status.code(), Some(2));
+}
