@@ -34,9 +34,9 @@ struct PackSection {
     path: PathBuf,
 }
 
-/// Preview rendering settings, read now so the file's shape is stable; renders are not
-/// part of the graph yet.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+/// Preview rendering settings. The file's shape is fixed now; renders join the graph when
+/// the renderer lands, and until then `enabled = true` prints a warning.
+#[derive(Debug, Clone, Default, Deserialize, serde::Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct RenderSettings {
     #[serde(default)]

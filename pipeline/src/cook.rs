@@ -264,6 +264,9 @@ pub fn cook(options: &Options) -> Result<Ending> {
         ),
         Err(LockError::Io(e)) => bail!("cannot lock {}: {e}", config.out.display()),
     };
+    if config.render.enabled {
+        eprintln!("warning[render_unavailable]: pipeline.toml enables [render], but preview rendering is not part of the pipeline yet; nothing is rendered");
+    }
     let store = Store::open(&config.cache)?;
     let stat_cache = StatCache::open(config.cache.join("stat-cache.json"));
     let settings = Settings {
@@ -293,8 +296,9 @@ pub fn cook(options: &Options) -> Result<Ending> {
             &results,
             &options.only,
         )?;
-        let mut stage = Graph::default();
-        stage.steps = graph.steps[first_cook_step..].to_vec();
+        let stage = Graph {
+            steps: graph.steps[first_cook_step..].to_vec(),
+        };
         progress.start(&stage);
         results = execute::run(&graph, results, &settings, &progress);
     }
@@ -361,6 +365,7 @@ pub fn cook(options: &Options) -> Result<Ending> {
         "seconds": elapsed.as_secs_f64(),
         "materialized": {"written": materialized.written, "removed": materialized.removed},
         "line": line,
+        "render": config.render,
     });
     let full = json!({
         "format": report::FORMAT,

@@ -74,16 +74,15 @@ pub trait Observer: Sync {
     fn finished(&self, graph: &Graph, step: StepId, result: &Finished);
 }
 
-struct Run<'g> {
-    graph: &'g Graph,
+struct Run {
     states: Vec<State>,
     dependents: Vec<Vec<StepId>>,
     results: Vec<Option<Finished>>,
     ready: VecDeque<StepId>,
 }
 
-impl<'g> Run<'g> {
-    fn new(graph: &'g Graph, prior: Vec<Finished>) -> Self {
+impl Run {
+    fn new(graph: &Graph, prior: Vec<Finished>) -> Self {
         let n = graph.steps.len();
         let done = prior.len();
         let mut dependents = vec![Vec::new(); n];
@@ -100,7 +99,6 @@ impl<'g> Run<'g> {
         let mut results: Vec<Option<Finished>> = prior.into_iter().map(Some).collect();
         results.resize(n, None);
         let mut run = Run {
-            graph,
             states,
             dependents,
             results,

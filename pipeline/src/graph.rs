@@ -44,14 +44,6 @@ pub enum Input {
     },
 }
 
-impl Input {
-    pub fn name(&self) -> &str {
-        match self {
-            Input::Source { name, .. } | Input::Upstream { name, .. } => name,
-        }
-    }
-}
-
 #[derive(Debug, Clone)]
 pub struct Step {
     /// Unique and stable, e.g. `foundry/import/floor_2x2`.

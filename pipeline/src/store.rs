@@ -103,10 +103,6 @@ impl Store {
         Ok(bytes)
     }
 
-    pub fn has_blob(&self, hash: &str) -> bool {
-        hash.len() >= 2 && self.blob_path(hash).is_file()
-    }
-
     /// The recorded outputs for a key, or `None` (an unreadable record is deleted).
     pub fn get_action(&self, key: &str) -> Option<ActionRecord> {
         let path = self.action_path(key);

@@ -98,7 +98,7 @@ fn doc(positions: &[[f32; 3]], indices: Option<&[u16]>, mode: u32, nodes: Value)
         prim["indices"] = json!(1);
         bin.extend(bytes);
     }
-    while bin.len() % 4 != 0 {
+    while !bin.len().is_multiple_of(4) {
         bin.push(0);
     }
     let uri = format!(

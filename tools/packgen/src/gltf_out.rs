@@ -103,7 +103,7 @@ pub fn encode(block_id: &str, solids: &[Solid], glb: bool) -> Encoded {
     let mut primitives = Vec::new();
     let mut materials = Vec::new();
     let mut push_view = |bin: &mut Vec<u8>, bytes: &[u8], target: u32| {
-        while bin.len() % 4 != 0 {
+        while !bin.len().is_multiple_of(4) {
             bin.push(0);
         }
         views.push(json!({"buffer": 0, "byteLength": bytes.len(), "byteOffset": bin.len(), "target": target}));
@@ -161,7 +161,7 @@ pub fn encode(block_id: &str, solids: &[Solid], glb: bool) -> Encoded {
             "material": mi
         }));
     }
-    while bin.len() % 4 != 0 {
+    while !bin.len().is_multiple_of(4) {
         bin.push(0);
     }
     let mut buffer = json!({"byteLength": bin.len()});
@@ -181,7 +181,7 @@ pub fn encode(block_id: &str, solids: &[Solid], glb: bool) -> Encoded {
     });
     if glb {
         let mut json_bytes = serde_json::to_vec(&doc).expect("a JSON value always serializes");
-        while json_bytes.len() % 4 != 0 {
+        while !json_bytes.len().is_multiple_of(4) {
             json_bytes.push(b' ');
         }
         let total = 12 + 8 + json_bytes.len() + 8 + bin.len();

@@ -136,8 +136,7 @@ pub fn ramp(p: &mut Piece, length: f64, width: f64, rise: f64) {
         Role::Both,
         1,
         vec![[0.0, -hx], [0.0, hx], [rise, hx]],
-        -hy,
-        hy,
+        (-hy, hy),
     );
     let grade = rise / length;
     p.support(
@@ -160,8 +159,7 @@ pub fn stairs(p: &mut Piece, length: f64, width: f64, rise: f64, steps: usize) {
         Role::Collision,
         1,
         vec![[0.0, -hx], [0.0, hx], [rise, hx]],
-        -hy,
-        hy,
+        (-hy, hy),
     );
     let run = length / steps as f64;
     for i in 0..steps {

@@ -294,8 +294,7 @@ fn curve(p: &mut Piece, radius: f64, angle: f64, side: f64, segments: usize) {
                 Role::Both,
                 2,
                 quad,
-                lo,
-                hi,
+                (lo, hi),
             );
         }
     }
@@ -319,8 +318,7 @@ fn road_ramp(p: &mut Piece, length: f64, rise: f64) {
             [rise, length],
             [0.0, 0.0],
         ],
-        -HALF_W,
-        HALF_W,
+        (-HALF_W, HALF_W),
     );
     let curb = vec![
         [0.0, 0.0],
@@ -334,8 +332,7 @@ fn road_ramp(p: &mut Piece, length: f64, rise: f64) {
         Role::Both,
         1,
         curb.clone(),
-        HALF_W - CURB_W,
-        HALF_W,
+        (HALF_W - CURB_W, HALF_W),
     );
     p.prism(
         "curb_right",
@@ -343,8 +340,7 @@ fn road_ramp(p: &mut Piece, length: f64, rise: f64) {
         Role::Both,
         1,
         curb,
-        -HALF_W,
-        -HALF_W + CURB_W,
+        (-HALF_W, -HALF_W + CURB_W),
     );
     let grade = rise / length;
     p.support(

@@ -72,6 +72,7 @@ impl Piece {
         self.add(name, material, Role::Visual, Shape::Box { min, max })
     }
 
+    /// A convex prism: `polygon` swept along `axis` over `span` (see [`Shape::Prism`]).
     pub fn prism(
         &mut self,
         name: &str,
@@ -79,8 +80,7 @@ impl Piece {
         role: Role,
         axis: usize,
         polygon: Vec<[f64; 2]>,
-        lo: f64,
-        hi: f64,
+        span: (f64, f64),
     ) -> &mut Self {
         self.add(
             name,
@@ -89,8 +89,8 @@ impl Piece {
             Shape::Prism {
                 axis,
                 polygon,
-                lo,
-                hi,
+                lo: span.0,
+                hi: span.1,
             },
         )
     }
