@@ -112,16 +112,18 @@ mod tests {
 
     #[test]
     fn reflection_keeps_faces_front_facing() {
-        // A counter-clockwise triangle seen from +Z has its normal up in pack space.
+        // A counter-clockwise triangle seen from +Z: its winding normal is up.
         let tri = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
         let n_pack = cross(sub(tri[1], tri[0]), sub(tri[2], tri[0]));
         let ue = tri.map(pack_to_unreal);
-        let [a, b, c] = unreal_triangle([0, 1, 2]).map(|i| ue[i as usize]);
-        // Unreal is left-handed: its front-face normal is the left-handed cross product,
-        // the negated right-handed one.
-        let n_ue = cross(sub(b, a), sub(c, a)).map(|x| -x);
+        // Without reordering, the reflection turns the winding normal against the
+        // converted normal: the face would be culled from the front.
+        let flipped = cross(sub(ue[1], ue[0]), sub(ue[2], ue[0]));
         let expected = pack_direction_to_unreal(n_pack);
-        assert!(n_ue[2] > 0.0 && expected[2] > 0.0);
+        assert!(flipped[2] * expected[2] < 0.0);
+        let [a, b, c] = unreal_triangle([0, 1, 2]).map(|i| ue[i as usize]);
+        let kept = cross(sub(b, a), sub(c, a));
+        assert!(kept[2] * expected[2] > 0.0);
     }
 
     #[test]
