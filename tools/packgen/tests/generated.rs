@@ -68,8 +68,13 @@ fn stock_models_pass_the_khronos_validator() {
     }
     if !tool.join("node_modules/gltf-validator").is_dir() {
         // The validator is an npm package pinned by package-lock.json; install it on first use.
-        let installed = Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--prefix"]).arg(&tool).output();
-        if !installed.as_ref().is_ok_and(|o| o.status.success()) || !tool.join("node_modules/gltf-validator").is_dir() {
+        let installed = Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund", "--prefix"])
+            .arg(&tool)
+            .output();
+        if !installed.as_ref().is_ok_and(|o| o.status.success())
+            || !tool.join("node_modules/gltf-validator").is_dir()
+        {
             println!("skipped: `npm ci --prefix tools/gltf-validator` could not install the Khronos glTF validator");
             return;
         }
