@@ -103,10 +103,45 @@ fn clean_cooks_are_byte_identical_across_job_counts() {
     assert!(tree(&a.path("build/game")) == ta);
 }
 
+fn blob_of(ws: &Workspace, step_id: &str) -> std::path::PathBuf {
+    let report = ws.report();
+    let step = report["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == step_id)
+        .unwrap()
+        .clone();
+    let hash = step["outputs"][0]["hash"].as_str().unwrap().to_string();
+    ws.path(&format!("build/cache/blobs/{}/{hash}", &hash[..2]))
+}
+
+fn flip_byte(path: &std::path::Path) -> Vec<u8> {
+    let good = std::fs::read(path).unwrap();
+    let mut bad = good.clone();
+    bad[40] ^= 0xff;
+    std::fs::write(path, bad).unwrap();
+    good
+}
+
 #[test]
 fn corrupt_cache_entries_are_detected_and_rebuilt() {
     let ws = Workspace::with_packs(&["foundry"]);
     ws.cook(&[]);
+    let expected = tree(&ws.path("build/game"));
+
+    // A damaged blob is found when its bytes are needed (here, to restore a deleted set
+    // file); the cook retries with every hit verified and rebuilds the step.
+    let blob = blob_of(&ws, "foundry/import/floor_2x2");
+    let good = flip_byte(&blob);
+    std::fs::remove_file(ws.path("build/game/foundry/all/cooked/floor_2x2/mesh.fgim")).unwrap();
+    let out = ws.cook(&[]);
+    assert!(
+        stderr(&out).contains("warning[cache_corrupt]"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(ws.ran(), ["foundry/import/floor_2x2"]);
     let report = ws.report();
     let step = report["steps"]
         .as_array()
@@ -114,35 +149,42 @@ fn corrupt_cache_entries_are_detected_and_rebuilt() {
         .iter()
         .find(|s| s["id"] == "foundry/import/floor_2x2")
         .unwrap();
-    let hash = step["outputs"][0]["hash"].as_str().unwrap();
-    let blob = ws.path(&format!("build/cache/blobs/{}/{hash}", &hash[..2]));
-    let good = std::fs::read(&blob).unwrap();
-    let mut bad = good.clone();
-    bad[40] ^= 0xff;
-    std::fs::write(&blob, bad).unwrap();
-    let before = tree(&ws.path("build/game"));
-    ws.cook(&[]);
-    assert_eq!(ws.ran(), ["foundry/import/floor_2x2"]);
-    let step = ws.report()["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["id"] == "foundry/import/floor_2x2")
-        .unwrap()
-        .clone();
     assert_eq!(step["reason"]["reason"], "cache_entry_bad", "{step}");
+    assert_eq!(report["summary"]["verified_hits"], true);
     assert_eq!(std::fs::read(&blob).unwrap(), good, "the blob was rebuilt");
-    assert!(tree(&ws.path("build/game")) == before);
+    assert!(tree(&ws.path("build/game")) == expected);
 
-    // A truncated action record is discarded too.
-    let key = step["key"].as_str().unwrap();
-    std::fs::write(
-        ws.path(&format!("build/cache/actions/{}/{key}.json", &key[..2])),
-        b"{\"key\":",
-    )
-    .unwrap();
+    // The same when a step that runs needs a damaged upstream output.
+    flip_byte(&blob);
+    ws.edit("packs/foundry/changes.json", |t| {
+        t.replacen("\"fields\": []", "\"fields\": [ ]", 1)
+    });
+    let out = ws.cook(&[]);
+    assert!(
+        stderr(&out).contains("warning[cache_corrupt]"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        ws.ran(),
+        ["foundry/assemble/all", "foundry/import/floor_2x2"]
+    );
+    assert_eq!(std::fs::read(&blob).unwrap(), good);
+
+    // A torn action log loses only what it no longer holds: those steps run again.
+    let log = ws.path("build/cache/actions.log");
+    let text = std::fs::read(&log).unwrap();
+    std::fs::write(&log, &text[..text.len() / 2]).unwrap();
     ws.cook(&[]);
-    assert_eq!(ws.ran(), ["foundry/import/floor_2x2"]);
+    assert!(!ws.ran().is_empty());
+    ws.cook(&[]);
+    assert!(ws.ran().is_empty());
+    let after = tree(&ws.path("build/game"));
+    assert!(after.keys().eq(expected.keys()));
+    assert!(after
+        .iter()
+        .filter(|(k, _)| !k.ends_with("changes.json"))
+        .all(|(k, v)| expected[k] == *v));
 }
 
 #[test]

@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Result};
@@ -102,15 +103,16 @@ fn plan_validation(graph: &mut Graph, packs: &[PackSource]) -> Vec<PackSteps> {
 }
 
 /// The model file of a block and the external buffers it names, relative to the pack.
-fn model_inputs(pack: &PackSource, block: &str) -> (String, Vec<String>) {
+fn model_inputs(pack: &PackSource, block: &str, stat_cache: &StatCache) -> (String, Vec<String>) {
     let gltf = format!("source/models/{block}.gltf");
     let glb = format!("source/models/{block}.glb");
     if pack.dir.join(&glb).exists() && !pack.dir.join(&gltf).exists() {
         return (glb, Vec::new());
     }
-    let externals = std::fs::read(pack.dir.join(&gltf))
-        .ok()
-        .and_then(|bytes| forge_gltf::external_uris(&gltf, &bytes).ok())
+    let externals = stat_cache
+        .derived(&pack.dir.join(&gltf), |bytes| {
+            forge_gltf::external_uris(&gltf, bytes).unwrap_or_default()
+        })
         .unwrap_or_default()
         .into_iter()
         .map(|uri| forge_gltf::uri_to_relative_path(&uri))
@@ -131,15 +133,12 @@ fn is_plain_relative(rel: &str) -> bool {
             .all(|c| !c.is_empty() && c != "." && c != "..")
 }
 
-fn output<'a>(results: &'a [Finished], step: StepId, name: &str) -> Option<&'a Output> {
+fn output<'a>(results: &'a [Finished], step: StepId, name: &str) -> Option<&'a Arc<Output>> {
     results[step].outputs.iter().find(|o| o.name == name)
 }
 
-fn block_ids(results: &[Finished], catalog: StepId) -> Vec<String> {
-    let Some(manifest) = output(results, catalog, "mjolnir.json") else {
-        return Vec::new();
-    };
-    let value: Value = serde_json::from_slice(&manifest.bytes).unwrap_or_default();
+fn block_ids(manifest: &[u8]) -> Vec<String> {
+    let value: Value = serde_json::from_slice(manifest).unwrap_or_default();
     value["forge_pack"]["blocks"]
         .as_array()
         .into_iter()
@@ -150,7 +149,6 @@ fn block_ids(results: &[Finished], catalog: StepId) -> Vec<String> {
 
 struct SetPlan {
     pack: usize,
-    blocks: Vec<String>,
     imports: Vec<(String, StepId)>,
     assemble: StepId,
 }
@@ -159,13 +157,14 @@ fn plan_cook(
     graph: &mut Graph,
     packs: &[PackSource],
     validation: &[PackSteps],
-    results: &[Finished],
+    catalogs: &[Vec<String>],
     only: &[String],
+    stat_cache: &StatCache,
 ) -> Result<Vec<SetPlan>> {
     let mut sets = Vec::new();
     let mut unmatched: Vec<&String> = only.iter().collect();
     for (pi, pack) in packs.iter().enumerate() {
-        let all = block_ids(results, validation[pi].catalog);
+        let all = catalogs[pi].clone();
         let blocks: Vec<String> = if only.is_empty() {
             all
         } else {
@@ -177,7 +176,7 @@ fn plan_cook(
         }
         let mut imports = Vec::new();
         for block in &blocks {
-            let (model, externals) = model_inputs(pack, block);
+            let (model, externals) = model_inputs(pack, block, stat_cache);
             let mut inputs = vec![source(pack, &model)];
             inputs.extend(externals.iter().map(|e| source(pack, e)));
             let id = graph.add(Step {
@@ -219,7 +218,6 @@ fn plan_cook(
         });
         sets.push(SetPlan {
             pack: pi,
-            blocks,
             imports,
             assemble,
         });
@@ -253,6 +251,122 @@ fn print_explain(graph: &Graph, results: &[Finished], from: usize) {
     }
 }
 
+/// One pass over the graph. A pass that meets a damaged cached output is repeated once
+/// with every hit verified.
+struct Attempt {
+    graph: Graph,
+    results: Vec<Finished>,
+    sets: Vec<SetPlan>,
+    materialized: materialize::Changes,
+    /// What was damaged, when a cached output failed its check.
+    corrupt: Option<String>,
+}
+
+fn attempt(options: &Options, settings: &Settings, progress: &Progress) -> Result<Attempt> {
+    let config = &options.config;
+    let store = settings.store;
+    let mut graph = Graph::default();
+    let validation = plan_validation(&mut graph, &config.packs);
+    progress.start(&graph);
+    let mut results = execute::run(&graph, Vec::new(), settings, progress);
+    let validated = results
+        .iter()
+        .all(|r| matches!(r.outcome, Outcome::Hit | Outcome::Ran(_)));
+    let mut sets = Vec::new();
+    let mut materialized = materialize::Changes::default();
+    if validated {
+        let mut catalogs = Vec::new();
+        for v in &validation {
+            match output(&results, v.catalog, "mjolnir.json").map(|o| o.bytes(store)) {
+                Some(Ok(bytes)) => catalogs.push(block_ids(&bytes)),
+                Some(Err(e)) => {
+                    return Ok(Attempt {
+                        graph,
+                        results,
+                        sets,
+                        materialized,
+                        corrupt: Some(e.detail),
+                    })
+                }
+                None => catalogs.push(Vec::new()),
+            }
+        }
+        let first_cook_step = graph.steps.len();
+        sets = plan_cook(
+            &mut graph,
+            &config.packs,
+            &validation,
+            &catalogs,
+            &options.only,
+            settings.stat_cache,
+        )?;
+        progress.start(&Graph {
+            steps: graph.steps[first_cook_step..].to_vec(),
+        });
+        results = execute::run(&graph, results, settings, progress);
+    }
+    let corrupt = results.iter().find_map(|r| match &r.outcome {
+        Outcome::Failed(d) => d
+            .iter()
+            .find(|d| d.code == execute::CACHE_CORRUPT)
+            .map(|d| d.message.clone()),
+        _ => None,
+    });
+    let counts = report::count(&results);
+    if corrupt.is_some() || counts.failed > 0 || counts.skipped > 0 {
+        return Ok(Attempt {
+            graph,
+            results,
+            sets,
+            materialized,
+            corrupt,
+        });
+    }
+    for set in &sets {
+        let pack = &config.packs[set.pack];
+        let mut files: BTreeMap<String, Arc<Output>> = BTreeMap::new();
+        for o in &results[set.assemble].outputs {
+            files.insert(o.name.clone(), o.clone());
+        }
+        for (block, import) in &set.imports {
+            for o in &results[*import].outputs {
+                files.insert(format!("cooked/{block}/{}", o.name), o.clone());
+            }
+            if let Some(g) = output(
+                &results,
+                validation[set.pack].geometry,
+                &format!("block/{block}.json"),
+            ) {
+                files.insert(format!("cooked/{block}/geometry.json"), g.clone());
+            }
+        }
+        let dir = set_dir(&config.out, &pack.id, &options.only);
+        match materialize::set_folder(&dir, &files, store, settings.stat_cache) {
+            Ok(c) => {
+                materialized.written += c.written;
+                materialized.removed += c.removed;
+            }
+            Err(materialize::Error::Corrupt(e)) => {
+                return Ok(Attempt {
+                    graph,
+                    results,
+                    sets,
+                    materialized,
+                    corrupt: Some(e.detail),
+                })
+            }
+            Err(materialize::Error::Io(e)) => bail!("cannot write {}: {e}", dir.display()),
+        }
+    }
+    Ok(Attempt {
+        graph,
+        results,
+        sets,
+        materialized,
+        corrupt: None,
+    })
+}
+
 pub fn cook(options: &Options) -> Result<Ending> {
     let started = Instant::now();
     let config = &options.config;
@@ -269,70 +383,39 @@ pub fn cook(options: &Options) -> Result<Ending> {
     }
     let store = Store::open(&config.cache)?;
     let stat_cache = StatCache::open(config.cache.join("stat-cache.json"));
-    let settings = Settings {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.jobs.max(1))
+        .build()?;
+    let mut settings = Settings {
         store: &store,
         stat_cache: &stat_cache,
         use_cache: options.use_cache,
         jobs: config.jobs,
         keep_going: options.keep_going,
+        verify_hits: false,
+        pool: &pool,
     };
     let pack_ids: Vec<String> = config.packs.iter().map(|p| p.id.clone()).collect();
     let progress = Progress::new(&pack_ids);
-
-    let mut graph = Graph::default();
-    let validation = plan_validation(&mut graph, &config.packs);
-    progress.start(&graph);
-    let mut results = execute::run(&graph, Vec::new(), &settings, &progress);
-    let validated = results
-        .iter()
-        .all(|r| matches!(r.outcome, Outcome::Hit | Outcome::Ran(_)));
-    let mut sets = Vec::new();
-    if validated {
-        let first_cook_step = graph.steps.len();
-        sets = plan_cook(
-            &mut graph,
-            &config.packs,
-            &validation,
-            &results,
-            &options.only,
-        )?;
-        let stage = Graph {
-            steps: graph.steps[first_cook_step..].to_vec(),
-        };
-        progress.start(&stage);
-        results = execute::run(&graph, results, &settings, &progress);
+    let mut run = attempt(options, &settings, &progress)?;
+    if let Some(detail) = &run.corrupt {
+        eprintln!(
+            "warning[cache_corrupt]: {detail}; cooking again with every cached output verified"
+        );
+        settings.verify_hits = true;
+        run = attempt(options, &settings, &progress)?;
     }
     progress.finish();
+    let Attempt {
+        graph,
+        results,
+        sets,
+        materialized,
+        ..
+    } = run;
     let counts = report::count(&results);
     let ok = counts.failed == 0 && counts.skipped == 0;
-
-    let mut materialized = materialize::Changes::default();
-    if ok {
-        for set in &sets {
-            let pack = &config.packs[set.pack];
-            let mut files: BTreeMap<String, Output> = BTreeMap::new();
-            for o in &results[set.assemble].outputs {
-                files.insert(o.name.clone(), o.clone());
-            }
-            for (block, import) in &set.imports {
-                for o in &results[*import].outputs {
-                    files.insert(format!("cooked/{block}/{}", o.name), o.clone());
-                }
-                if let Some(g) = output(
-                    &results,
-                    validation[set.pack].geometry,
-                    &format!("block/{block}.json"),
-                ) {
-                    files.insert(format!("cooked/{block}/geometry.json"), g.clone());
-                }
-            }
-            debug_assert_eq!(set.blocks.len(), set.imports.len());
-            let dir = set_dir(&config.out, &pack.id, &options.only);
-            let c = materialize::set_folder(&dir, &files, &stat_cache)?;
-            materialized.written += c.written;
-            materialized.removed += c.removed;
-        }
-    } else {
+    if !ok {
         print_failures(&graph, &results);
     }
     if options.explain {
@@ -363,6 +446,7 @@ pub fn cook(options: &Options) -> Result<Ending> {
         "skipped": counts.skipped,
         "hit_rate": if counts.steps == 0 { 0.0 } else { counts.cached as f64 / counts.steps as f64 },
         "seconds": elapsed.as_secs_f64(),
+        "verified_hits": settings.verify_hits,
         "materialized": {"written": materialized.written, "removed": materialized.removed},
         "line": line,
         "render": config.render,

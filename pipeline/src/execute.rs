@@ -7,7 +7,7 @@
 //! their inputs, so bytes are the same for any job count.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::{mpsc, Arc};
+use std::sync::{mpsc, Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use forge_contract::Diagnostic;
@@ -18,11 +18,57 @@ use crate::stat_cache::StatCache;
 use crate::steps::{self, finding};
 use crate::store::{ActionRecord, OutputRef, Store};
 
-#[derive(Debug, Clone)]
+/// One output of a step. Outputs of a cache hit are not read until something needs their
+/// bytes (a step that runs, or a set file that changed), and are verified when they are.
+#[derive(Debug)]
 pub struct Output {
     pub name: String,
     pub hash: String,
-    pub bytes: Arc<Vec<u8>>,
+    pub size: u64,
+    loaded: OnceLock<Arc<Vec<u8>>>,
+}
+
+/// A cached output failed its hash check when read. The blob is gone; the cook is retried
+/// with every hit verified, which rebuilds whatever needed it.
+/// The code of a finding that means "a cached output was damaged", which makes the cook
+/// retry with verified hits.
+pub const CACHE_CORRUPT: &str = "cache_corrupt";
+
+#[derive(Debug, Clone)]
+pub struct CorruptOutput {
+    pub detail: String,
+}
+
+impl Output {
+    fn fresh(name: String, hash: String, bytes: Vec<u8>) -> Arc<Output> {
+        let size = bytes.len() as u64;
+        Arc::new(Output {
+            name,
+            hash,
+            size,
+            loaded: OnceLock::from(Arc::new(bytes)),
+        })
+    }
+
+    fn cached(name: String, hash: String, size: u64) -> Arc<Output> {
+        Arc::new(Output {
+            name,
+            hash,
+            size,
+            loaded: OnceLock::new(),
+        })
+    }
+
+    /// The bytes, read from the store and verified on first use.
+    pub fn bytes(&self, store: &Store) -> Result<Arc<Vec<u8>>, CorruptOutput> {
+        if let Some(b) = self.loaded.get() {
+            return Ok(b.clone());
+        }
+        let bytes = store
+            .get_blob(&self.hash)
+            .map_err(|detail| CorruptOutput { detail })?;
+        Ok(self.loaded.get_or_init(|| Arc::new(bytes)).clone())
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -47,7 +93,19 @@ pub struct Finished {
     pub outcome: Outcome,
     pub duration: Duration,
     pub inputs: Vec<InputRecord>,
-    pub outputs: Vec<Output>,
+    pub outputs: Vec<Arc<Output>>,
+}
+
+impl Finished {
+    fn skipped() -> Finished {
+        Finished {
+            key: None,
+            outcome: Outcome::Skipped,
+            duration: Duration::ZERO,
+            inputs: vec![],
+            outputs: vec![],
+        }
+    }
 }
 
 /// A step's life. Every change goes through [`Run::transition`].
@@ -67,6 +125,10 @@ pub struct Settings<'a> {
     pub use_cache: bool,
     pub jobs: usize,
     pub keep_going: bool,
+    /// Read and verify every output of every hit. Used when a cook is retried after a
+    /// corrupt output was found; normally outputs are verified only when read.
+    pub verify_hits: bool,
+    pub pool: &'a rayon::ThreadPool,
 }
 
 /// Receives each finished step, for progress display.
@@ -159,13 +221,7 @@ impl Run {
             return;
         }
         self.ready.retain(|&r| r != id);
-        self.results[id] = Some(Finished {
-            key: None,
-            outcome: Outcome::Skipped,
-            duration: Duration::ZERO,
-            inputs: vec![],
-            outputs: vec![],
-        });
+        self.results[id] = Some(Finished::skipped());
         self.transition(id, State::Done);
     }
 }
@@ -178,20 +234,42 @@ pub fn run(
     settings: &Settings,
     observer: &dyn Observer,
 ) -> Vec<Finished> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(settings.jobs.max(1))
-        .build()
-        .expect("a thread pool");
+    let pool = settings.pool;
     let mut run = Run::new(graph, prior);
     let (tx, rx) = mpsc::channel::<(StepId, Finished)>();
     let mut in_flight = 0usize;
     let mut stopping = false;
+    // Steps whose inputs are all known without reading a file are checked against the
+    // cache right here: a hit costs a few stat calls, far less than a hand-off to a worker.
+    let mut runnable: VecDeque<StepId> = VecDeque::new();
+    let finish = |run: &mut Run, id: StepId, result: Finished, stopping: &mut bool| {
+        observer.finished(graph, id, &result);
+        let failed = matches!(result.outcome, Outcome::Failed(_));
+        run.results[id] = Some(result);
+        run.transition(id, State::Done);
+        if failed && !settings.keep_going {
+            *stopping = true;
+        }
+    };
     pool.in_place_scope(|scope| loop {
-        while in_flight < settings.jobs.max(1) && !stopping {
+        while !stopping {
             let Some(id) = run.ready.pop_front() else {
                 break;
             };
             run.transition(id, State::Running);
+            let upstream: Vec<&Finished> = graph.steps[id]
+                .deps()
+                .map(|d| run.results[d].as_ref().expect("dependencies are done"))
+                .collect();
+            match probe(graph, id, &upstream, settings) {
+                Some(hit) => finish(&mut run, id, hit, &mut stopping),
+                None => runnable.push_back(id),
+            }
+        }
+        while in_flight < settings.jobs.max(1) && !stopping {
+            let Some(id) = runnable.pop_front() else {
+                break;
+            };
             let upstream: Vec<Option<Finished>> = graph.steps[id]
                 .deps()
                 .map(|d| run.results[d].clone())
@@ -203,22 +281,20 @@ pub fn run(
                 let _ = tx.send((id, result));
             });
         }
-        if in_flight == 0 {
+        if in_flight == 0 && (stopping || (run.ready.is_empty() && runnable.is_empty())) {
             break;
+        }
+        if in_flight == 0 {
+            continue;
         }
         let (id, result) = rx.recv().expect("a worker always reports");
         in_flight -= 1;
-        observer.finished(graph, id, &result);
-        let failed = matches!(result.outcome, Outcome::Failed(_));
-        run.results[id] = Some(result);
-        run.transition(id, State::Done);
-        if failed && !settings.keep_going {
-            stopping = true;
-        }
+        finish(&mut run, id, result, &mut stopping);
     });
+    // After a stop, queued steps never started: they are skipped, as are their dependents.
     for id in 0..graph.steps.len() {
         if run.results[id].is_none() {
-            run.skip(id);
+            run.results[id] = Some(Finished::skipped());
         }
     }
     run.results
@@ -242,19 +318,80 @@ fn failed(
     }
 }
 
-/// Loads the cached outputs of `record`, verifying each against its hash.
-fn load_outputs(store: &Store, record: &ActionRecord) -> Result<Vec<Output>, String> {
-    record
+/// The outputs `record` names; with `verify`, each is read and checked now.
+fn cached_outputs(
+    store: &Store,
+    record: &ActionRecord,
+    verify: bool,
+) -> Result<Vec<Arc<Output>>, String> {
+    let outputs: Vec<Arc<Output>> = record
         .outputs
         .iter()
-        .map(|o| {
-            store.get_blob(&o.hash).map(|bytes| Output {
-                name: o.name.clone(),
-                hash: o.hash.clone(),
-                bytes: Arc::new(bytes),
-            })
-        })
-        .collect()
+        .map(|o| Output::cached(o.name.clone(), o.hash.clone(), o.size))
+        .collect();
+    if verify {
+        for o in &outputs {
+            o.bytes(store).map_err(|e| e.detail)?;
+        }
+    }
+    Ok(outputs)
+}
+
+/// The step's cached result, if every input is known without reading a file and its key
+/// is in the action cache. `None` means a worker must run the step (which may still find
+/// it cached once its sources are hashed).
+fn probe(
+    graph: &Graph,
+    id: StepId,
+    upstream: &[&Finished],
+    settings: &Settings,
+) -> Option<Finished> {
+    if !settings.use_cache || settings.verify_hits {
+        return None;
+    }
+    let started = Instant::now();
+    let step = &graph.steps[id];
+    let mut records = Vec::with_capacity(step.inputs.len());
+    let mut deps = upstream.iter();
+    for input in &step.inputs {
+        match input {
+            Input::Source { name, path } => {
+                let (hash, size) = settings.stat_cache.lookup(path)?;
+                records.push(InputRecord {
+                    name: name.clone(),
+                    hash,
+                    size,
+                });
+            }
+            Input::Upstream { name, output, .. } => {
+                let out = deps.next()?.outputs.iter().find(|o| &o.name == output)?;
+                records.push(InputRecord {
+                    name: name.clone(),
+                    hash: out.hash.clone(),
+                    size: out.size,
+                });
+            }
+        }
+    }
+    let fingerprint = Fingerprint::new(
+        step.kind.name(),
+        steps::version(step.kind),
+        step.params.clone(),
+        records
+            .iter()
+            .map(|r| (r.name.clone(), r.hash.clone()))
+            .collect(),
+    );
+    let key = fingerprint.key();
+    let record = settings.store.get_action(&key)?;
+    let outputs = cached_outputs(settings.store, &record, false).ok()?;
+    Some(Finished {
+        key: Some(key),
+        outcome: Outcome::Hit,
+        duration: started.elapsed(),
+        inputs: records,
+        outputs,
+    })
 }
 
 fn run_step(
@@ -268,41 +405,12 @@ fn run_step(
     let mut records = Vec::new();
     let mut loaded: BTreeMap<String, Arc<Vec<u8>>> = BTreeMap::new();
     let mut unread: Vec<(String, std::path::PathBuf, String)> = Vec::new();
+    let mut upstream_unread: Vec<(String, Arc<Output>)> = Vec::new();
     let mut deps = upstream.iter();
     for input in &step.inputs {
         match input {
             Input::Source { name, path } => {
                 let file = format!("{}/{name}", step.pack);
-                match std::fs::symlink_metadata(path) {
-                    Ok(meta) if meta.file_type().is_symlink() => {
-                        return failed(None, started, records, vec![finding("symlinked_source", &file, "sources must be regular files inside the pack folder, not symlinks")]);
-                    }
-                    Ok(meta) if !meta.is_file() => {
-                        return failed(
-                            None,
-                            started,
-                            records,
-                            vec![finding(
-                                "missing_source",
-                                &file,
-                                "this is not a regular file",
-                            )],
-                        );
-                    }
-                    Err(e) => {
-                        return failed(
-                            None,
-                            started,
-                            records,
-                            vec![finding(
-                                "missing_source",
-                                &file,
-                                format!("cannot read it: {e}"),
-                            )],
-                        )
-                    }
-                    Ok(_) => {}
-                }
                 match settings.stat_cache.hash(path) {
                     Ok(h) => {
                         records.push(InputRecord {
@@ -316,6 +424,20 @@ fn run_step(
                             }
                             None => unread.push((name.clone(), path.clone(), h.hash)),
                         }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+                        return failed(
+                            None,
+                            started,
+                            records,
+                            vec![finding(
+                                "symlinked_source",
+                                &file,
+                                format!(
+                                    "sources must be regular files inside the pack folder ({e})"
+                                ),
+                            )],
+                        )
                     }
                     Err(e) => {
                         return failed(
@@ -351,9 +473,9 @@ fn run_step(
                 records.push(InputRecord {
                     name: name.clone(),
                     hash: out.hash.clone(),
-                    size: out.bytes.len() as u64,
+                    size: out.size,
                 });
-                loaded.insert(name.clone(), out.bytes.clone());
+                upstream_unread.push((name.clone(), out.clone()));
             }
         }
     }
@@ -371,7 +493,7 @@ fn run_step(
     let dirty = if !settings.use_cache {
         Dirty::CacheDisabled
     } else if let Some(record) = store.get_action(&key) {
-        match load_outputs(store, &record) {
+        match cached_outputs(store, &record, settings.verify_hits) {
             Ok(outputs) => {
                 return Finished {
                     key: Some(key),
@@ -413,6 +535,25 @@ fn run_step(
             }
         }
     }
+    for (name, out) in upstream_unread {
+        match out.bytes(store) {
+            Ok(bytes) => {
+                loaded.insert(name, bytes);
+            }
+            Err(e) => {
+                return failed(
+                    Some(key),
+                    started,
+                    records,
+                    vec![finding(
+                        CACHE_CORRUPT,
+                        &step.id,
+                        format!("the cached {name} was damaged: {}", e.detail),
+                    )],
+                );
+            }
+        }
+    }
     let outputs = match steps::cook(step, &loaded) {
         Ok(o) => o,
         Err(diagnostics) => return failed(Some(key), started, records, diagnostics),
@@ -420,11 +561,7 @@ fn run_step(
     let mut stored = Vec::with_capacity(outputs.len());
     for (name, bytes) in outputs {
         match store.put_blob(&bytes) {
-            Ok(hash) => stored.push(Output {
-                name,
-                hash,
-                bytes: Arc::new(bytes),
-            }),
+            Ok(hash) => stored.push(Output::fresh(name, hash, bytes)),
             Err(e) => {
                 return failed(
                     Some(key),
@@ -446,7 +583,7 @@ fn run_step(
             .map(|o| OutputRef {
                 name: o.name.clone(),
                 hash: o.hash.clone(),
-                size: o.bytes.len() as u64,
+                size: o.size,
             })
             .collect(),
     };

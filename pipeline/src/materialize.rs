@@ -5,12 +5,14 @@
 //! use a fresh output folder. Unchanged files are recognised through the stat cache and
 //! left alone.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::atomic;
-use crate::execute::Output;
+use crate::execute::{CorruptOutput, Output};
 use crate::stat_cache::StatCache;
+use crate::store::Store;
 
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Changes {
@@ -18,23 +20,37 @@ pub struct Changes {
     pub removed: usize,
 }
 
+#[derive(Debug)]
+pub enum Error {
+    Io(std::io::Error),
+    Corrupt(CorruptOutput),
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::Io(e)
+    }
+}
+
 /// `files` maps a path relative to `dir` to its output.
 pub fn set_folder(
     dir: &Path,
-    files: &BTreeMap<String, Output>,
+    files: &BTreeMap<String, Arc<Output>>,
+    store: &Store,
     stat_cache: &StatCache,
-) -> std::io::Result<Changes> {
+) -> Result<Changes, Error> {
     let mut changes = Changes::default();
     for (rel, output) in files {
         let path = dir.join(rel);
         let current = stat_cache.hash(&path).ok().map(|h| h.hash);
         if current.as_deref() != Some(output.hash.as_str()) {
-            atomic::write(&path, &output.bytes)?;
+            let bytes = output.bytes(store).map_err(Error::Corrupt)?;
+            atomic::write(&path, &bytes)?;
             stat_cache.record(&path, &output.hash);
             changes.written += 1;
         }
     }
-    let wanted: Vec<PathBuf> = files.keys().map(|rel| dir.join(rel)).collect();
+    let wanted: BTreeSet<PathBuf> = files.keys().map(|rel| dir.join(rel)).collect();
     remove_unwanted(dir, &wanted, stat_cache, &mut changes)?;
     Ok(changes)
 }
@@ -42,7 +58,7 @@ pub fn set_folder(
 /// Deletes everything under `dir` that is not in `wanted`; returns whether `dir` is empty.
 fn remove_unwanted(
     dir: &Path,
-    wanted: &[PathBuf],
+    wanted: &BTreeSet<PathBuf>,
     stat_cache: &StatCache,
     changes: &mut Changes,
 ) -> std::io::Result<bool> {

@@ -4,7 +4,7 @@
 //! output prints one line per finished stage (a step kind within a pack).
 
 use std::collections::BTreeMap;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -155,14 +155,16 @@ impl Observer for Progress {
                     } else {
                         String::new()
                     };
-                    eprintln!(
-                        "{}: {} {} steps, {} cached, {} run{failed}",
+                    let line = format!(
+                        "{}: {} {} steps, {} cached, {} run{failed}\n",
                         step.pack,
                         step.kind.name(),
                         tally.total,
                         tally.hits,
                         tally.done - tally.hits - tally.failed
                     );
+                    // One write per line: stderr is unbuffered, and CI logs interleave.
+                    let _ = std::io::stderr().write_all(line.as_bytes());
                 }
             }
         }

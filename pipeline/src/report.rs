@@ -78,7 +78,7 @@ pub fn step_json(graph: &Graph, results: &[Finished]) -> Vec<Value> {
                 "status": status,
                 "duration_ms": (r.duration.as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0,
                 "inputs": r.inputs.iter().map(|i| json!({"name": i.name, "hash": i.hash, "size": i.size})).collect::<Vec<_>>(),
-                "outputs": r.outputs.iter().map(|o| json!({"name": o.name, "hash": o.hash, "size": o.bytes.len()})).collect::<Vec<_>>(),
+                "outputs": r.outputs.iter().map(|o| json!({"name": o.name, "hash": o.hash, "size": o.size})).collect::<Vec<_>>(),
             });
             if let Some(b) = &step.block {
                 v["block"] = json!(b);

@@ -3,7 +3,7 @@
 //!
 //! An entry is trusted only if all three match. Files modified within [`RACY_WINDOW`] of
 //! saving are not recorded, since a second edit in the same timestamp tick would otherwise
-//! go unseen. A missing, old or unreadable cache file just means rehashing everything.
+//! go unseen. Linux stamps files from a coarse clock (a few milliseconds), well inside it. A missing, old or unreadable cache file just means rehashing everything.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,18 +15,17 @@ use serde::{Deserialize, Serialize};
 use crate::atomic;
 
 const FORMAT: u32 = 1;
-const RACY_WINDOW: Duration = Duration::from_secs(2);
+const RACY_WINDOW: Duration = Duration::from_millis(100);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 struct Stamp {
     size: u64,
-    mtime_ns: u128,
+    mtime_ns: u64,
     inode: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Entry {
-    #[serde(flatten)]
     stamp: Stamp,
     hash: String,
 }
@@ -35,11 +34,17 @@ struct Entry {
 struct OnDisk {
     format: u32,
     entries: BTreeMap<PathBuf, Entry>,
+    /// Facts derived from a file's content, by content hash (a glTF's buffer URIs).
+    #[serde(default)]
+    derived: BTreeMap<String, Vec<String>>,
 }
 
 pub struct StatCache {
     file: PathBuf,
+    /// Set when anything changed since loading, so an unchanged cache is not rewritten.
+    changed: std::sync::atomic::AtomicBool,
     entries: Mutex<BTreeMap<PathBuf, Entry>>,
+    derived: Mutex<BTreeMap<String, Vec<String>>>,
 }
 
 /// A source file read (or recognised) through the cache.
@@ -60,7 +65,7 @@ fn stamp(meta: &std::fs::Metadata) -> Stamp {
         .modified()
         .ok()
         .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos());
+        .map_or(0, |d| d.as_nanos() as u64);
     Stamp {
         size: meta.len(),
         mtime_ns,
@@ -70,21 +75,51 @@ fn stamp(meta: &std::fs::Metadata) -> Stamp {
 
 impl StatCache {
     pub fn open(file: PathBuf) -> StatCache {
-        let entries = std::fs::read(&file)
+        let (entries, derived) = std::fs::read(&file)
             .ok()
             .and_then(|b| serde_json::from_slice::<OnDisk>(&b).ok())
             .filter(|d| d.format == FORMAT)
-            .map(|d| d.entries)
+            .map(|d| (d.entries, d.derived))
             .unwrap_or_default();
         StatCache {
             file,
+            changed: std::sync::atomic::AtomicBool::new(false),
             entries: Mutex::new(entries),
+            derived: Mutex::new(derived),
         }
     }
 
     /// The content hash of `path`, reading the file only when its stamp changed.
+    /// The recorded hash and size of `path` if its stamp is unchanged; `None` when it would
+    /// have to be read (or cannot be).
+    pub fn lookup(&self, path: &Path) -> Option<(String, u64)> {
+        let meta = std::fs::symlink_metadata(path).ok()?;
+        if !meta.is_file() {
+            return None;
+        }
+        let entries = self.entries.lock().expect("stat cache lock");
+        entries
+            .get(path)
+            .filter(|e| e.stamp == stamp(&meta))
+            .map(|e| (e.hash.clone(), meta.len()))
+    }
+
+    /// Symlinks and anything but a regular file are refused with `InvalidInput`: sources
+    /// must live inside the pack folder, and a link could point anywhere.
     pub fn hash(&self, path: &Path) -> std::io::Result<Hashed> {
         let meta = std::fs::symlink_metadata(path)?;
+        if meta.file_type().is_symlink() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "it is a symlink",
+            ));
+        }
+        if !meta.is_file() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "it is not a regular file",
+            ));
+        }
         let now = stamp(&meta);
         if let Some(e) = self.entries.lock().expect("stat cache lock").get(path) {
             if e.stamp == now {
@@ -97,6 +132,7 @@ impl StatCache {
         }
         let bytes = std::fs::read(path)?;
         let hash = blake3::hash(&bytes).to_hex().to_string();
+        self.mark_changed();
         self.entries.lock().expect("stat cache lock").insert(
             path.to_path_buf(),
             Entry {
@@ -111,9 +147,39 @@ impl StatCache {
         })
     }
 
+    /// A fact computed from the file's content by `derive`, remembered by content hash so
+    /// an unchanged file is neither read nor parsed again. `None` when the file is unreadable.
+    pub fn derived(
+        &self,
+        path: &Path,
+        derive: impl FnOnce(&[u8]) -> Vec<String>,
+    ) -> Option<Vec<String>> {
+        let hashed = self.hash(path).ok()?;
+        if let Some(fact) = self
+            .derived
+            .lock()
+            .expect("stat cache lock")
+            .get(&hashed.hash)
+        {
+            return Some(fact.clone());
+        }
+        let bytes = match hashed.bytes {
+            Some(b) => b,
+            None => std::fs::read(path).ok()?,
+        };
+        let fact = derive(&bytes);
+        self.mark_changed();
+        self.derived
+            .lock()
+            .expect("stat cache lock")
+            .insert(blake3::hash(&bytes).to_hex().to_string(), fact.clone());
+        Some(fact)
+    }
+
     /// Records a file the pipeline just wrote, whose hash it already knows.
     pub fn record(&self, path: &Path, hash: &str) {
         if let Ok(meta) = std::fs::symlink_metadata(path) {
+            self.mark_changed();
             self.entries.lock().expect("stat cache lock").insert(
                 path.to_path_buf(),
                 Entry {
@@ -125,14 +191,32 @@ impl StatCache {
     }
 
     pub fn forget(&self, path: &Path) {
-        self.entries.lock().expect("stat cache lock").remove(path);
+        if self
+            .entries
+            .lock()
+            .expect("stat cache lock")
+            .remove(path)
+            .is_some()
+        {
+            self.mark_changed();
+        }
     }
 
+    fn mark_changed(&self) {
+        self.changed
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Writes the cache if anything changed. Entries modified within [`RACY_WINDOW`] are
+    /// left out, and the cache stays marked changed so they are recorded next time.
     pub fn save(&self) -> std::io::Result<()> {
+        if !self.changed.load(std::sync::atomic::Ordering::Relaxed) {
+            return Ok(());
+        }
         let horizon = SystemTime::now()
             .checked_sub(RACY_WINDOW)
             .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos());
+            .map_or(0, |d| d.as_nanos() as u64);
         let entries: BTreeMap<PathBuf, Entry> = self
             .entries
             .lock()
@@ -141,11 +225,77 @@ impl StatCache {
             .filter(|(p, e)| e.stamp.mtime_ns < horizon && p.exists())
             .map(|(p, e)| (p.clone(), e.clone()))
             .collect();
+        let live: std::collections::BTreeSet<&String> = entries.values().map(|e| &e.hash).collect();
+        let derived = self
+            .derived
+            .lock()
+            .expect("stat cache lock")
+            .iter()
+            .filter(|(h, _)| live.contains(h))
+            .map(|(h, f)| (h.clone(), f.clone()))
+            .collect();
         let bytes = serde_json::to_vec(&OnDisk {
             format: FORMAT,
             entries,
+            derived,
         })
         .expect("stat cache serializes");
         atomic::write(&self.file, &bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_saved_cache_recognises_unchanged_files_without_reading_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("model.bin");
+        std::fs::write(&file, b"bytes").unwrap();
+        let old = SystemTime::now() - Duration::from_secs(60);
+        std::fs::File::options()
+            .write(true)
+            .open(&file)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let cache = StatCache::open(dir.path().join("stat-cache.json"));
+        let first = cache.hash(&file).unwrap();
+        assert!(first.bytes.is_some(), "a new file is read");
+        cache.save().unwrap();
+
+        let reopened = StatCache::open(dir.path().join("stat-cache.json"));
+        let again = reopened.hash(&file).unwrap();
+        assert!(again.bytes.is_none(), "an unchanged file is not read again");
+        assert_eq!(again.hash, first.hash);
+        assert_eq!(reopened.lookup(&file), Some((first.hash.clone(), 5)));
+
+        std::fs::write(&file, b"other").unwrap();
+        assert_eq!(reopened.lookup(&file), None, "a changed stamp is a miss");
+        assert!(reopened.hash(&file).unwrap().bytes.is_some());
+    }
+
+    #[test]
+    fn recently_modified_files_are_not_trusted_after_saving() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("fresh.bin");
+        std::fs::write(&file, b"bytes").unwrap();
+        let cache = StatCache::open(dir.path().join("stat-cache.json"));
+        cache.hash(&file).unwrap();
+        cache.save().unwrap();
+        let reopened = StatCache::open(dir.path().join("stat-cache.json"));
+        assert_eq!(reopened.lookup(&file), None);
+    }
+
+    #[test]
+    fn symlinks_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("real"), b"x").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("real"), dir.path().join("link")).unwrap();
+        let cache = StatCache::open(dir.path().join("stat-cache.json"));
+        let err = cache.hash(&dir.path().join("link")).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+        assert_eq!(cache.lookup(&dir.path().join("link")), None);
     }
 }

@@ -34,7 +34,13 @@ pub const VERSION: u32 = 1;
 
 /// The relative URIs of external buffers the document needs (data URIs excluded), sorted.
 pub fn external_uris(file: &str, bytes: &[u8]) -> Result<Vec<String>, ImportError> {
-    let doc = parse(file, bytes)?;
+    let doc = gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| {
+        ImportError::new(
+            "gltf_parse",
+            file,
+            format!("not a readable glTF or GLB file: {e}"),
+        )
+    })?;
     let mut uris: Vec<String> = doc
         .document
         .buffers()
