@@ -232,24 +232,43 @@ fn compat_reads_manifests_and_archives() {
 }
 
 #[test]
-fn inspect_reads_imported_meshes() {
+fn inspect_reads_static_meshes_and_actors() {
     let ws = Workspace::with_packs(&["foundry"]);
-    ws.cook(&["--only", "floor_2x2"]);
+    ws.cook(&["--only", "light_post"]);
+    let dir = "build/game/foundry/light_post/cooked/light_post";
     let out = ws.mjolnir(&[
         "forge",
         "inspect",
-        "build/game/foundry/floor_2x2/cooked/floor_2x2/mesh.fgim",
+        &format!("{dir}/static_mesh.fmsh"),
         "--json",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["format"], "imported-mesh");
-    let (lo, hi) = (&v["bounds_m"]["min"], &v["bounds_m"]["max"]);
-    for (axis, size) in [4.0, 4.0, 0.5].iter().enumerate() {
+    assert_eq!(v["format"], "static-mesh");
+    assert_eq!(
+        v["asset"],
+        "/Game/MJOLNIR/Forge/foundry/light_post/SM_light_post"
+    );
+    let (lo, hi) = (&v["bounds_cm"]["min"], &v["bounds_cm"]["max"]);
+    for (axis, size) in [80.0, 80.0, 340.0].iter().enumerate() {
         let got = hi[axis].as_f64().unwrap() - lo[axis].as_f64().unwrap();
-        assert!((got - size).abs() < 1e-3, "axis {axis}: {got}");
+        assert!((got - size).abs() < 0.1, "axis {axis}: {got}");
     }
+    let out = ws.mjolnir(&["forge", "inspect", &format!("{dir}/actor.json")]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("BP_light_post.BP_light_post_C")
+            && text.contains("collision NoCollision")
+            && text.contains("at [0.0, 0.0, 310.0] cm"),
+        "{text}"
+    );
     std::fs::write(ws.path("junk.bin"), b"FGIM\x01\x00").unwrap();
     let out = ws.mjolnir(&["forge", "inspect", "junk.bin"]);
     assert_eq!(out.status.code(), Some(2));
+    std::fs::write(ws.path("junk.fmsh"), b"FMSH\x01\x00\x00\x00").unwrap();
+    assert_eq!(
+        ws.mjolnir(&["forge", "inspect", "junk.fmsh"]).status.code(),
+        Some(2)
+    );
 }

@@ -15,8 +15,8 @@ fn cold_then_noop_cook() {
     assert_eq!(summary["cached"], 0);
     let steps = summary["steps"].as_u64().unwrap();
     assert_eq!(summary["run"].as_u64().unwrap(), steps);
-    // Two validation steps and one assembly per pack, and one import per block.
-    assert_eq!(steps, 3 * 3 + 23 + 20 + 12);
+    // Two validation steps and one assembly per pack; an import, a mesh and an actor per block.
+    assert_eq!(steps, 3 * 3 + 3 * (23 + 20 + 12));
     let line = String::from_utf8_lossy(&out.stdout);
     assert!(
         line.starts_with(&format!(
@@ -26,7 +26,10 @@ fn cold_then_noop_cook() {
     );
     assert!(ws.path("build/game/foundry/all/mjolnir.json").is_file());
     assert!(ws
-        .path("build/game/foundry/all/cooked/floor_2x2/mesh.fgim")
+        .path("build/game/foundry/all/cooked/floor_2x2/static_mesh.fmsh")
+        .is_file());
+    assert!(ws
+        .path("build/game/foundry/all/cooked/floor_2x2/actor.json")
         .is_file());
     assert!(ws
         .path("build/game/roadworks/all/cooked/road_curve_90_left/geometry.json")
@@ -54,7 +57,12 @@ fn one_model_edit_reruns_that_block_and_the_assembly() {
     let out = ws.cook(&["--explain"]);
     assert_eq!(
         ws.ran(),
-        ["foundry/assemble/all", "foundry/import/floor_2x2"]
+        [
+            "foundry/actor/floor_2x2",
+            "foundry/assemble/all",
+            "foundry/import/floor_2x2",
+            "foundry/mesh/floor_2x2"
+        ]
     );
     assert!(
         stderr(&out).contains("ran foundry/import/floor_2x2: source/models/floor_2x2.gltf changed"),
@@ -78,7 +86,14 @@ fn one_geometry_edit_stops_at_the_changed_block() {
     });
     ws.cook(&[]);
     // The geometry step re-splits the file; only wall_2's part changed, so no import runs.
-    assert_eq!(ws.ran(), ["foundry/assemble/all", "foundry/geometry"]);
+    assert_eq!(
+        ws.ran(),
+        [
+            "foundry/actor/wall_2",
+            "foundry/assemble/all",
+            "foundry/geometry"
+        ]
+    );
     let inventory =
         std::fs::read_to_string(ws.path("build/game/foundry/all/cooked/wall_2/geometry.json"))
             .unwrap();
@@ -132,22 +147,23 @@ fn corrupt_cache_entries_are_detected_and_rebuilt() {
 
     // A damaged blob is found when its bytes are needed (here, to restore a deleted set
     // file); the cook retries with every hit verified and rebuilds the step.
-    let blob = blob_of(&ws, "foundry/import/floor_2x2");
+    let blob = blob_of(&ws, "foundry/mesh/floor_2x2");
     let good = flip_byte(&blob);
-    std::fs::remove_file(ws.path("build/game/foundry/all/cooked/floor_2x2/mesh.fgim")).unwrap();
+    std::fs::remove_file(ws.path("build/game/foundry/all/cooked/floor_2x2/static_mesh.fmsh"))
+        .unwrap();
     let out = ws.cook(&[]);
     assert!(
         stderr(&out).contains("warning[cache_corrupt]"),
         "{}",
         stderr(&out)
     );
-    assert_eq!(ws.ran(), ["foundry/import/floor_2x2"]);
+    assert_eq!(ws.ran(), ["foundry/mesh/floor_2x2"]);
     let report = ws.report();
     let step = report["steps"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|s| s["id"] == "foundry/import/floor_2x2")
+        .find(|s| s["id"] == "foundry/mesh/floor_2x2")
         .unwrap();
     assert_eq!(step["reason"]["reason"], "cache_entry_bad", "{step}");
     assert_eq!(report["summary"]["verified_hits"], true);
@@ -165,10 +181,7 @@ fn corrupt_cache_entries_are_detected_and_rebuilt() {
         "{}",
         stderr(&out)
     );
-    assert_eq!(
-        ws.ran(),
-        ["foundry/assemble/all", "foundry/import/floor_2x2"]
-    );
+    assert_eq!(ws.ran(), ["foundry/assemble/all", "foundry/mesh/floor_2x2"]);
     assert_eq!(std::fs::read(&blob).unwrap(), good);
 
     // A torn action log loses only what it no longer holds: those steps run again.
@@ -212,7 +225,7 @@ fn removed_and_renamed_blocks_leave_the_set() {
     ws.cook(&[]);
     assert!(!ws.path("build/game/foundry/all/cooked/column_1").exists());
     assert!(ws
-        .path("build/game/foundry/all/cooked/pillar_1/mesh.fgim")
+        .path("build/game/foundry/all/cooked/pillar_1/static_mesh.fmsh")
         .is_file());
     // Debris in the set folder goes too.
     std::fs::write(ws.path("build/game/foundry/all/cooked/stray.txt"), b"x").unwrap();
@@ -345,8 +358,13 @@ fn a_broken_model_fails_its_block_and_keep_going_finishes_the_rest() {
     assert_eq!(failed, ["foundry/import/wall_2"]);
     assert_eq!(
         report["summary"]["run"].as_u64().unwrap(),
-        2 + 22,
+        2 + 3 * 22,
         "every other block still cooked"
+    );
+    assert_eq!(
+        report["summary"]["skipped"].as_u64().unwrap(),
+        3,
+        "wall_2's mesh and actor, and the assembly"
     );
     assert!(
         !ws.path("build/game").exists(),

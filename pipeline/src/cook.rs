@@ -147,9 +147,16 @@ fn block_ids(manifest: &[u8]) -> Vec<String> {
         .collect()
 }
 
+/// The steps whose outputs a block contributes to its set.
+struct BlockSteps {
+    id: String,
+    mesh: StepId,
+    actor: StepId,
+}
+
 struct SetPlan {
     pack: usize,
-    imports: Vec<(String, StepId)>,
+    blocks: Vec<BlockSteps>,
     assemble: StepId,
 }
 
@@ -174,20 +181,47 @@ fn plan_cook(
         if blocks.is_empty() {
             continue;
         }
-        let mut imports = Vec::new();
+        let mut cooked = Vec::new();
         for block in &blocks {
             let (model, externals) = model_inputs(pack, block, stat_cache);
             let mut inputs = vec![source(pack, &model)];
             inputs.extend(externals.iter().map(|e| source(pack, e)));
-            let id = graph.add(Step {
-                id: format!("{}/import/{block}", pack.id),
+            let per_block = |kind: Kind, params: String, inputs: Vec<Input>| Step {
+                id: format!("{}/{}/{block}", pack.id, kind.name()),
                 pack: pack.id.clone(),
-                kind: Kind::Import,
+                kind,
                 block: Some(block.clone()),
-                params: model,
+                params,
                 inputs,
+            };
+            let import = graph.add(per_block(Kind::Import, model, inputs));
+            let mesh = graph.add(per_block(
+                Kind::Mesh,
+                String::new(),
+                vec![upstream("mesh.fgim", import, "mesh.fgim")],
+            ));
+            let actor = graph.add(per_block(
+                Kind::Actor,
+                String::new(),
+                vec![
+                    upstream(
+                        "entry.json",
+                        validation[pi].catalog,
+                        format!("entry/{block}.json"),
+                    ),
+                    upstream(
+                        "geometry.json",
+                        validation[pi].geometry,
+                        format!("block/{block}.json"),
+                    ),
+                    upstream("static_mesh.fmsh", mesh, "static_mesh.fmsh"),
+                ],
+            ));
+            cooked.push(BlockSteps {
+                id: block.clone(),
+                mesh,
+                actor,
             });
-            imports.push((block.clone(), id));
         }
         let mut inputs = vec![upstream(
             "mjolnir.json",
@@ -197,12 +231,21 @@ fn plan_cook(
         if pack.dir.join("changes.json").is_file() {
             inputs.push(source(pack, "changes.json"));
         }
-        for (block, import) in &imports {
-            inputs.push(upstream(format!("{block}/mesh.fgim"), *import, "mesh.fgim"));
+        for b in &cooked {
             inputs.push(upstream(
-                format!("{block}/geometry.json"),
+                format!("{}/static_mesh.fmsh", b.id),
+                b.mesh,
+                "static_mesh.fmsh",
+            ));
+            inputs.push(upstream(
+                format!("{}/actor.json", b.id),
+                b.actor,
+                "actor.json",
+            ));
+            inputs.push(upstream(
+                format!("{}/geometry.json", b.id),
                 validation[pi].geometry,
-                format!("block/{block}.json"),
+                format!("block/{}.json", b.id),
             ));
         }
         let params =
@@ -218,7 +261,7 @@ fn plan_cook(
         });
         sets.push(SetPlan {
             pack: pi,
-            imports,
+            blocks: cooked,
             assemble,
         });
     }
@@ -328,16 +371,18 @@ fn attempt(options: &Options, settings: &Settings, progress: &Progress) -> Resul
         for o in &results[set.assemble].outputs {
             files.insert(o.name.clone(), o.clone());
         }
-        for (block, import) in &set.imports {
-            for o in &results[*import].outputs {
-                files.insert(format!("cooked/{block}/{}", o.name), o.clone());
+        for b in &set.blocks {
+            for step in [b.mesh, b.actor] {
+                for o in &results[step].outputs {
+                    files.insert(format!("cooked/{}/{}", b.id, o.name), o.clone());
+                }
             }
             if let Some(g) = output(
                 &results,
                 validation[set.pack].geometry,
-                &format!("block/{block}.json"),
+                &format!("block/{}.json", b.id),
             ) {
-                files.insert(format!("cooked/{block}/geometry.json"), g.clone());
+                files.insert(format!("cooked/{}/geometry.json", b.id), g.clone());
             }
         }
         let dir = set_dir(&config.out, &pack.id, &options.only);

@@ -376,7 +376,7 @@ fn probe(
     let fingerprint = Fingerprint::new(
         step.kind.name(),
         steps::version(step.kind),
-        step.params.clone(),
+        step.key_params(),
         records
             .iter()
             .map(|r| (r.name.clone(), r.hash.clone()))
@@ -482,7 +482,7 @@ fn run_step(
     let fingerprint = Fingerprint::new(
         step.kind.name(),
         steps::version(step.kind),
-        step.params.clone(),
+        step.key_params(),
         records
             .iter()
             .map(|r| (r.name.clone(), r.hash.clone()))

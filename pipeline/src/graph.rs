@@ -16,6 +16,10 @@ pub enum Kind {
     Geometry,
     /// Import a block's glTF model into pack space.
     Import,
+    /// Cook a block's static mesh: Unreal units, re-centred, namespaced.
+    Mesh,
+    /// Cook a block's actor: mesh placement, light and utilities.
+    Actor,
     /// Assemble a set (the full pack, or an `--only` subset): its manifest and inventory.
     Assemble,
 }
@@ -26,6 +30,8 @@ impl Kind {
             Kind::Catalog => "catalog",
             Kind::Geometry => "geometry",
             Kind::Import => "import",
+            Kind::Mesh => "mesh",
+            Kind::Actor => "actor",
             Kind::Assemble => "assemble",
         }
     }
@@ -58,6 +64,19 @@ pub struct Step {
 }
 
 impl Step {
+    /// Everything besides inputs that the step's cooker may see: the pack, the block and
+    /// the parameters. All of it goes into the key, since a cooker that used an unhashed
+    /// value could return another block's cached output (two packs with an identical
+    /// floor would share one mesh asset path).
+    pub fn key_params(&self) -> String {
+        format!(
+            "pack={}\nblock={}\n{}",
+            self.pack,
+            self.block.as_deref().unwrap_or(""),
+            self.params
+        )
+    }
+
     pub fn deps(&self) -> impl Iterator<Item = StepId> + '_ {
         self.inputs.iter().filter_map(|i| match i {
             Input::Upstream { step, .. } => Some(*step),

@@ -19,6 +19,8 @@ pub fn version(kind: Kind) -> u32 {
         Kind::Catalog => 1,
         Kind::Geometry => 1,
         Kind::Import => forge_gltf::VERSION,
+        Kind::Mesh => forge_mesh::VERSION,
+        Kind::Actor => forge_actor::VERSION,
         Kind::Assemble => 1,
     }
 }
@@ -141,6 +143,46 @@ pub fn cook(step: &Step, inputs: &Inputs) -> Result<Outputs, Vec<Diagnostic>> {
             let mesh = forge_gltf::import(&file, model, &external)
                 .map_err(|e| vec![finding(e.code, &file, e.message)])?;
             Ok(vec![("mesh.fgim".to_string(), mesh.to_bytes())])
+        }
+        Kind::Mesh => {
+            let block = step.block.as_deref().unwrap_or_default();
+            let file = label(&format!("source/models/{block}"));
+            let imported = inputs.get("mesh.fgim").ok_or_else(|| {
+                vec![finding(
+                    "missing_input",
+                    &file,
+                    "the imported mesh is missing",
+                )]
+            })?;
+            let imported = forge_gltf::ImportedMesh::from_bytes(imported)
+                .map_err(|e| vec![finding("bad_intermediate", &file, e)])?;
+            let mesh = forge_mesh::cook(&step.pack, block, &imported)
+                .map_err(|e| vec![finding(e.code, &file, e.message)])?;
+            Ok(vec![("static_mesh.fmsh".to_string(), mesh.to_bytes())])
+        }
+        Kind::Actor => {
+            let block = step.block.as_deref().unwrap_or_default();
+            let file = label("mjolnir.json");
+            let entry =
+                forge_contract::parse_entry(&file, &step.pack, text(inputs, "entry.json", &file)?)?;
+            let geometry: Value = serde_json::from_str(text(inputs, "geometry.json", &file)?)
+                .map_err(|e| vec![finding("bad_intermediate", &file, e.to_string())])?;
+            let origin = match geometry["origin"].as_str() {
+                Some("entry_floor") => forge_contract::Origin::EntryFloor,
+                _ => forge_contract::Origin::BottomCentre,
+            };
+            let mesh = inputs.get("static_mesh.fmsh").ok_or_else(|| {
+                vec![finding(
+                    "missing_input",
+                    &file,
+                    "the static mesh is missing",
+                )]
+            })?;
+            let mesh = forge_mesh::StaticMesh::from_bytes(mesh)
+                .map_err(|e| vec![finding("bad_intermediate", &file, e)])?;
+            debug_assert_eq!(entry.id, block);
+            let actor = forge_actor::cook(&step.pack, &entry, origin, mesh.offset_cm);
+            Ok(vec![("actor.json".to_string(), actor.to_json())])
         }
         Kind::Assemble => assemble(step, inputs),
     }

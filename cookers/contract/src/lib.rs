@@ -32,4 +32,4 @@ pub mod version;
 pub use diagnostic::{Diagnostic, Severity};
 pub use fields::Range;
 pub use geometry::{parse_geometry, BlockGeometry, GeometrySource, Origin};
-pub use manifest::{parse_manifest, Catalog, Entry, Manifest};
+pub use manifest::{parse_entry, parse_manifest, Catalog, Entry, Manifest};

@@ -156,6 +156,17 @@ pub fn parse_manifest(file: &str, text: &str) -> Checked<Manifest> {
     }
 }
 
+/// Parses one catalog entry on its own, as the cook's catalog step splits them out.
+/// `pack_id` is the catalog's id, against which the tag is checked.
+pub fn parse_entry(file: &str, pack_id: &str, text: &str) -> Result<Entry, Vec<Diagnostic>> {
+    let value: Value = serde_json::from_str(text).map_err(|e| vec![syntax_error(file, &e)])?;
+    let mut f = Findings::new(file, text);
+    match read_entry(&mut f, &value, "", Some(pack_id)) {
+        Some(entry) if !f.has_errors() => Ok(entry),
+        _ => Err(f.into_vec()),
+    }
+}
+
 fn read_schema_version(f: &mut Findings, value: &Value, pointer: &str) -> Option<u32> {
     let n = fields::integer(f, value, pointer)?;
     if n > SCHEMA_VERSION {

@@ -26,7 +26,7 @@ pub const METRES_PER_WORLD_UNIT: f64 = 3.048;
 
 /// glTF (Y up) to pack space (Z up): `(x, y, z) -> (x, -z, y)`. A rotation: winding stays.
 pub fn gltf_to_pack(p: Vec3) -> Vec3 {
-    [p[0], -p[2], p[1]]
+    [p[0], no_negative_zero(-p[2]), p[1]]
 }
 
 /// Pack space to glTF, the inverse of [`gltf_to_pack`].
@@ -38,14 +38,19 @@ pub fn pack_to_gltf(p: Vec3) -> Vec3 {
 pub fn pack_to_unreal(p: Vec3) -> Vec3 {
     [
         p[0] * CENTIMETRES_PER_METRE,
-        -p[1] * CENTIMETRES_PER_METRE,
+        no_negative_zero(-p[1] * CENTIMETRES_PER_METRE),
         p[2] * CENTIMETRES_PER_METRE,
     ]
 }
 
+/// Reflecting 0 gives -0; writers would print `-0.0`, so outputs keep one zero.
+fn no_negative_zero(x: f64) -> f64 {
+    x + 0.0
+}
+
 /// A pack-space direction (a normal) in Unreal axes: reflected, not scaled.
 pub fn pack_direction_to_unreal(d: Vec3) -> Vec3 {
-    [d[0], -d[1], d[2]]
+    [d[0], no_negative_zero(-d[1]), d[2]]
 }
 
 /// Unreal centimetres back to pack-space metres.
@@ -124,6 +129,13 @@ mod tests {
         let [a, b, c] = unreal_triangle([0, 1, 2]).map(|i| ue[i as usize]);
         let kept = cross(sub(b, a), sub(c, a));
         assert!(kept[2] * expected[2] > 0.0);
+    }
+
+    #[test]
+    fn reflection_never_makes_negative_zero() {
+        assert!(pack_to_unreal([0.0, 0.0, 0.0])[1].is_sign_positive());
+        assert!(gltf_to_pack([0.0, 0.0, 0.0])[1].is_sign_positive());
+        assert!(pack_direction_to_unreal([0.0, 0.0, 1.0])[1].is_sign_positive());
     }
 
     #[test]
