@@ -169,7 +169,7 @@ pub fn encode(block_id: &str, solids: &[Solid], glb: bool) -> Encoded {
         buffer["uri"] = json!(format!("{block_id}.bin"));
     }
     let doc = json!({
-        "asset": {"generator": "Khronos glTF Blender I/O v4.2.83", "version": "2.0"},
+        "asset": {"generator": "forge-packgen (Blender exporter layout)", "version": "2.0"},
         "scene": 0,
         "scenes": [{"name": "Scene", "nodes": [0]}],
         "nodes": [{"mesh": 0, "name": block_id}],
