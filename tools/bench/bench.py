@@ -97,7 +97,26 @@ def main():
         run(["rm", "-rf", "build"], cwd=root)
         results["peak_rss_kib"] = peak_rss_kib([str(mjolnir), "forge", "cook"], root)
         results["steps"] = steps
+    results["criterion"] = criterion()
     write_markdown(results)
+
+
+def criterion():
+    """Runs every cargo bench and reads each benchmark's median from criterion's output."""
+    run(["cargo", "bench", "--workspace", "--benches"], cwd=REPO)
+    rows = []
+    for est in sorted((REPO / "target/criterion").glob("*/*/new/estimates.json")):
+        median_ns = json.loads(est.read_text())["median"]["point_estimate"]
+        rows.append((est.parts[-4], est.parts[-3], median_ns))
+    return rows
+
+
+def fmt_ns(ns):
+    if ns >= 1e6:
+        return f"{ns / 1e6:.2f} ms"
+    if ns >= 1e3:
+        return f"{ns / 1e3:.1f} µs"
+    return f"{ns:.0f} ns"
 
 
 def write_markdown(r):
@@ -129,6 +148,13 @@ run rather than absolute numbers across runs. Release build.
   (it only validates and imports until the other cookers land), so process start-up and
   the serial validation stage weigh heavily in it.
 - **Peak memory** (RSS) of a cold cook: {rss}.
+
+## Cookers (criterion medians, `cargo bench --workspace`)
+
+| group | benchmark | median |
+|---|---|---|
+""" + "".join(f"| {g} | {b} | {fmt_ns(ns)} |\n" for g, b, ns in r["criterion"]) + """
+`mesh_100k` imports and cooks a 100,352-triangle grid (`cookers/mesh/benches/cook.rs`).
 """
     (REPO / "BENCHMARKS.md").write_text(text)
     print(text)
