@@ -250,24 +250,50 @@ fn missing_and_truncated_buffers() {
 #[test]
 fn blender_exports_land_where_blender_shows_them() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/blender");
-    let expected: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
     for file in ["hierarchy.gltf", "hierarchy.glb"] {
         let mesh = import_file(&dir.join(file)).unwrap_or_else(|e| panic!("{e}"));
         for (object, verts) in expected["objects"].as_object().unwrap() {
             for v in verts.as_array().unwrap() {
-                let want: Vec<f64> = v.as_array().unwrap().iter().map(|c| c.as_f64().unwrap()).collect();
-                let found = mesh.positions.iter().any(|p| (0..3).all(|i| (p[i] - want[i]).abs() < 1e-5));
-                assert!(found, "{file}: {object} vertex {want:?} is not where Blender shows it");
+                let want: Vec<f64> = v
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|c| c.as_f64().unwrap())
+                    .collect();
+                let found = mesh
+                    .positions
+                    .iter()
+                    .any(|p| (0..3).all(|i| (p[i] - want[i]).abs() < 1e-5));
+                assert!(
+                    found,
+                    "{file}: {object} vertex {want:?} is not where Blender shows it"
+                );
             }
         }
         let (lo, hi) = mesh.bounds().unwrap();
         for i in 0..3 {
-            assert!((lo[i] - expected["bounds_m"]["min"][i].as_f64().unwrap()).abs() < 1e-5, "{file} min {i}");
-            assert!((hi[i] - expected["bounds_m"]["max"][i].as_f64().unwrap()).abs() < 1e-5, "{file} max {i}");
+            assert!(
+                (lo[i] - expected["bounds_m"]["min"][i].as_f64().unwrap()).abs() < 1e-5,
+                "{file} min {i}"
+            );
+            assert!(
+                (hi[i] - expected["bounds_m"]["max"][i].as_f64().unwrap()).abs() < 1e-5,
+                "{file} max {i}"
+            );
         }
-        let materials: std::collections::BTreeSet<&str> = mesh.sections.iter().map(|s| s.material.as_str()).collect();
-        assert_eq!(materials.into_iter().collect::<Vec<_>>(), ["paint", "steel"], "{file}");
+        let materials: std::collections::BTreeSet<&str> =
+            mesh.sections.iter().map(|s| s.material.as_str()).collect();
+        assert_eq!(
+            materials.into_iter().collect::<Vec<_>>(),
+            ["paint", "steel"],
+            "{file}"
+        );
         // Blender writes normals; every imported normal is a unit vector.
-        assert!(mesh.normals.iter().all(|n| ((n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt() - 1.0).abs() < 1e-4));
+        assert!(mesh
+            .normals
+            .iter()
+            .all(|n| ((n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt() - 1.0).abs() < 1e-4));
     }
 }

@@ -48,10 +48,18 @@ fn bench(c: &mut Criterion) {
     let none = BTreeMap::new();
     let mut group = c.benchmark_group("mesh_100k");
     group.sample_size(10);
-    group.bench_function("import", |b| b.iter(|| forge_gltf::import("grid.gltf", &gltf, &none).unwrap()));
+    group.bench_function("import", |b| {
+        b.iter(|| forge_gltf::import("grid.gltf", &gltf, &none).unwrap())
+    });
     let imported = forge_gltf::import("grid.gltf", &gltf, &none).unwrap();
     assert!(imported.triangles.len() >= 100_000);
-    group.bench_function("cook", |b| b.iter(|| forge_mesh::cook("bench", "grid", &imported).unwrap().to_bytes()));
+    group.bench_function("cook", |b| {
+        b.iter(|| {
+            forge_mesh::cook("bench", "grid", &imported)
+                .unwrap()
+                .to_bytes()
+        })
+    });
     group.bench_function("import_and_cook", |b| {
         b.iter(|| {
             let m = forge_gltf::import("grid.gltf", &gltf, &none).unwrap();

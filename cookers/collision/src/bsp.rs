@@ -1,0 +1,609 @@
+//! The collision BSP: the game's packed tables, built from one convex hull, and the
+//! point and ray queries that run over those tables alone.
+//!
+//! Layout (`../shared/reference/formats.md` §4, little-endian, world units):
+//!
+//! | table | bytes | layout |
+//! |---|---|---|
+//! | bsp3d nodes | 8 | u16 plane, u24 back child, u24 front child; 0xFFFFFF none, bit 23 = leaf |
+//! | planes | 16 | f32 i, j, k, d |
+//! | leaves | 8 | u8 flags, pad, u16 bsp2d reference count, u32 first bsp2d reference |
+//! | bsp2d references | 4 | i16 plane, i16 bsp2d node; bit 15 = surface |
+//! | bsp2d nodes | 16 | f32 i, j, d (a 2D line), i16 left, i16 right; bit 15 = surface |
+//! | surfaces | 14 | u16 plane, u16 first edge, i16 material, i16 breakable set, i16 breakable, u16 flags, u8 best-plane vertex, pad |
+//! | edges | 12 | u16 start vertex, end vertex, forward edge, reverse edge, left surface, right surface |
+//! | vertices | 16 | f32 x, y, z, u16 first edge, i16 sink |
+//!
+//! A child of 0xFFFFFF ("none") is solid space; a leaf is empty space, and lists the
+//! surfaces that bound it through bsp2d references, one per plane. Planes point out of the
+//! solid: `i·x + j·y + k·z = d`, front (outside) where the left side exceeds `d`.
+//!
+//! A convex hull's BSP is a chain: one node per face, whose front is the empty leaf that
+//! face bounds and whose back continues to the next face; behind the last face is solid.
+//! Each leaf meets the solid across exactly one surface, so its bsp2d reference names the
+//! surface directly and the bsp2d node table stays empty for convex hulls. The tables,
+//! the reader and the queries handle bsp2d trees in general.
+
+use crate::hull::ConvexHull;
+use crate::vec3::{dot, V3};
+use crate::CollisionError;
+
+pub const NONE: u32 = 0xFF_FFFF;
+pub const LEAF: u32 = 0x80_0000;
+pub const SURFACE_FLAG: u16 = 0x8000;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Node {
+    pub plane: u16,
+    pub back: u32,
+    pub front: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlaneRow {
+    pub ijk: [f32; 3],
+    pub d: f32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Leaf {
+    pub flags: u8,
+    pub reference_count: u16,
+    pub first_reference: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bsp2dReference {
+    pub plane: i16,
+    /// A bsp2d node, or a surface with bit 15 set.
+    pub node: u16,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bsp2dNode {
+    pub line: [f32; 3],
+    pub left: u16,
+    pub right: u16,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Surface {
+    pub plane: u16,
+    pub first_edge: u16,
+    pub material: i16,
+    pub breakable_set: i16,
+    pub breakable: i16,
+    pub flags: u16,
+    pub best_plane_vertex: u8,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Edge {
+    pub start_vertex: u16,
+    pub end_vertex: u16,
+    pub forward_edge: u16,
+    pub reverse_edge: u16,
+    pub left_surface: u16,
+    pub right_surface: u16,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Vertex {
+    pub point: [f32; 3],
+    pub first_edge: u16,
+    pub sink: i16,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CollisionBsp {
+    pub nodes: Vec<Node>,
+    pub planes: Vec<PlaneRow>,
+    pub leaves: Vec<Leaf>,
+    pub references: Vec<Bsp2dReference>,
+    pub bsp2d_nodes: Vec<Bsp2dNode>,
+    pub surfaces: Vec<Surface>,
+    pub edges: Vec<Edge>,
+    pub vertices: Vec<Vertex>,
+}
+
+/// The first solid surface a ray meets.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BspHit {
+    /// Ray parameter: distance along the ray's direction, in the ray's units.
+    pub t: f64,
+    pub surface: u16,
+    pub plane: u16,
+}
+
+fn to_wu(p: V3) -> [f32; 3] {
+    forge_units::pack_to_blam(p).map(|c| c as f32)
+}
+
+impl CollisionBsp {
+    /// Builds the BSP of one hull, in world units, with `material` as every surface's.
+    pub fn build(hull: &ConvexHull, material: i16) -> Result<CollisionBsp, CollisionError> {
+        let err =
+            |msg: &str| CollisionError::new("bsp_too_large", Some(&hull.name), msg.to_string());
+        if hull.faces.len() >= 0x7FFF || hull.vertices.len() >= 0xFFFF {
+            return Err(err(
+                "the hull has too many faces or vertices for the BSP tables",
+            ));
+        }
+        let mut bsp = CollisionBsp::default();
+        for v in &hull.vertices {
+            bsp.vertices.push(Vertex {
+                point: to_wu(*v),
+                first_edge: u16::MAX,
+                sink: -1,
+            });
+        }
+        let wu = forge_units::METRES_PER_WORLD_UNIT;
+        for (f, face) in hull.faces.iter().enumerate() {
+            bsp.planes.push(PlaneRow {
+                ijk: face.plane.normal.map(|c| c as f32),
+                d: (face.plane.offset / wu) as f32,
+            });
+            bsp.surfaces.push(Surface {
+                plane: f as u16,
+                first_edge: u16::MAX,
+                material,
+                breakable_set: -1,
+                breakable: -1,
+                flags: 0,
+                best_plane_vertex: 0,
+            });
+        }
+        // Winged edges: each polygon side is a half-edge; the face that walks it from start
+        // to end is its left surface, the neighbour walking it backwards its right surface.
+        let mut half_edges: Vec<Vec<u16>> = Vec::new();
+        for (f, face) in hull.faces.iter().enumerate() {
+            let k = face.polygon.len();
+            let mut ids = Vec::with_capacity(k);
+            for i in 0..k {
+                let (a, b) = (face.polygon[i], face.polygon[(i + 1) % k]);
+                let found = bsp
+                    .edges
+                    .iter()
+                    .position(|e| e.start_vertex as usize == b && e.end_vertex as usize == a);
+                let id = match found {
+                    Some(e) => {
+                        bsp.edges[e].right_surface = f as u16;
+                        e
+                    }
+                    None => {
+                        bsp.edges.push(Edge {
+                            start_vertex: a as u16,
+                            end_vertex: b as u16,
+                            forward_edge: u16::MAX,
+                            reverse_edge: u16::MAX,
+                            left_surface: f as u16,
+                            right_surface: u16::MAX,
+                        });
+                        bsp.edges.len() - 1
+                    }
+                };
+                if id >= u16::MAX as usize {
+                    return Err(err("the hull has too many edges for the BSP tables"));
+                }
+                ids.push(id as u16);
+            }
+            half_edges.push(ids);
+        }
+        for (f, ids) in half_edges.iter().enumerate() {
+            let k = ids.len();
+            bsp.surfaces[f].first_edge = ids[0];
+            for i in 0..k {
+                let (this, next) = (ids[i] as usize, ids[(i + 1) % k]);
+                if bsp.edges[this].left_surface as usize == f {
+                    bsp.edges[this].forward_edge = next;
+                } else {
+                    bsp.edges[this].reverse_edge = next;
+                }
+            }
+        }
+        for (e, edge) in bsp.edges.iter().enumerate() {
+            for v in [edge.start_vertex, edge.end_vertex] {
+                if bsp.vertices[v as usize].first_edge == u16::MAX {
+                    bsp.vertices[v as usize].first_edge = e as u16;
+                }
+            }
+        }
+        if let Some(e) = bsp.edges.iter().position(|e| e.right_surface == u16::MAX) {
+            return Err(CollisionError::new(
+                "hull_not_closed",
+                Some(&hull.name),
+                format!("edge {e} has only one face; the hull surface is not closed"),
+            ));
+        }
+        // The chain of nodes, one per face, each with its empty leaf in front.
+        let n = hull.faces.len() as u32;
+        for f in 0..n {
+            bsp.nodes.push(Node {
+                plane: f as u16,
+                back: if f + 1 < n { f + 1 } else { NONE },
+                front: LEAF | f,
+            });
+            bsp.leaves.push(Leaf {
+                flags: 0,
+                reference_count: 1,
+                first_reference: f,
+            });
+            bsp.references.push(Bsp2dReference {
+                plane: f as i16,
+                node: SURFACE_FLAG | f as u16,
+            });
+        }
+        Ok(bsp)
+    }
+
+    fn plane_distance(&self, plane: u16, p: V3) -> f64 {
+        let row = self.planes[plane as usize];
+        dot(row.ijk.map(f64::from), p) - f64::from(row.d)
+    }
+
+    /// Whether `p` (world units) is in solid space, by walking the bsp3d nodes.
+    pub fn contains(&self, p: V3) -> bool {
+        let mut node = if self.nodes.is_empty() { NONE } else { 0 };
+        let mut steps = 0;
+        loop {
+            if node == NONE {
+                return true;
+            }
+            if node & LEAF != 0 || steps > self.nodes.len() {
+                return false;
+            }
+            let n = self.nodes[node as usize];
+            node = if self.plane_distance(n.plane, p) >= 0.0 {
+                n.front
+            } else {
+                n.back
+            };
+            steps += 1;
+        }
+    }
+
+    /// The first solid surface along `origin + t·dir` for `0 <= t <= max_t` (world units).
+    /// A ray that starts inside solid hits at `t = 0` with no entering surface.
+    pub fn ray(&self, origin: V3, dir: V3, max_t: f64) -> Option<BspHit> {
+        if self.nodes.is_empty() {
+            return None;
+        }
+        let mut last_leaf = None;
+        self.ray_node(0, origin, dir, 0.0, max_t, None, &mut last_leaf)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn ray_node(
+        &self,
+        node: u32,
+        o: V3,
+        d: V3,
+        t0: f64,
+        t1: f64,
+        entered_by: Option<u16>,
+        last_leaf: &mut Option<u32>,
+    ) -> Option<BspHit> {
+        if node == NONE {
+            let plane = entered_by?;
+            let at = [o[0] + d[0] * t0, o[1] + d[1] * t0, o[2] + d[2] * t0];
+            let surface = last_leaf
+                .and_then(|leaf| self.surface_in_leaf(leaf, plane, at))
+                .unwrap_or(u16::MAX);
+            return Some(BspHit {
+                t: t0,
+                surface,
+                plane,
+            });
+        }
+        if node & LEAF != 0 {
+            *last_leaf = Some(node & !LEAF);
+            return None;
+        }
+        let n = self.nodes.get(node as usize)?;
+        let p0 = [o[0] + d[0] * t0, o[1] + d[1] * t0, o[2] + d[2] * t0];
+        let p1 = [o[0] + d[0] * t1, o[1] + d[1] * t1, o[2] + d[2] * t1];
+        let (d0, d1) = (
+            self.plane_distance(n.plane, p0),
+            self.plane_distance(n.plane, p1),
+        );
+        if d0 >= 0.0 && d1 >= 0.0 {
+            return self.ray_node(n.front, o, d, t0, t1, entered_by, last_leaf);
+        }
+        if d0 < 0.0 && d1 < 0.0 {
+            return self.ray_node(n.back, o, d, t0, t1, entered_by, last_leaf);
+        }
+        let tm = t0 + (t1 - t0) * d0 / (d0 - d1);
+        let (near, far) = if d0 >= 0.0 {
+            (n.front, n.back)
+        } else {
+            (n.back, n.front)
+        };
+        self.ray_node(near, o, d, t0, tm, entered_by, last_leaf)
+            .or_else(|| self.ray_node(far, o, d, tm, t1, Some(n.plane), last_leaf))
+    }
+
+    /// The surface on `plane` bounding `leaf` that contains `at`, through its bsp2d tree.
+    fn surface_in_leaf(&self, leaf: u32, plane: u16, at: V3) -> Option<u16> {
+        let l = self.leaves.get(leaf as usize)?;
+        let refs = self.references.get(
+            l.first_reference as usize..l.first_reference as usize + l.reference_count as usize,
+        )?;
+        let r = refs.iter().find(|r| r.plane as u16 == plane)?;
+        let row = self.planes.get(plane as usize)?;
+        let axis = dominant_axis(row.ijk);
+        let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
+        let mut node = r.node;
+        for _ in 0..=self.bsp2d_nodes.len() {
+            if node & SURFACE_FLAG != 0 {
+                return Some(node & !SURFACE_FLAG);
+            }
+            let n = self.bsp2d_nodes.get(node as usize)?;
+            let side =
+                f64::from(n.line[0]) * at[u] + f64::from(n.line[1]) * at[v] - f64::from(n.line[2]);
+            node = if side >= 0.0 { n.right } else { n.left };
+        }
+        None
+    }
+
+    /// The surface's polygon, by walking its winged edges (vertex indices).
+    pub fn surface_polygon(&self, surface: u16) -> Vec<u16> {
+        let mut out = Vec::new();
+        let Some(s) = self.surfaces.get(surface as usize) else {
+            return out;
+        };
+        let mut e = s.first_edge;
+        for _ in 0..=self.edges.len() {
+            let Some(edge) = self.edges.get(e as usize) else {
+                break;
+            };
+            if edge.left_surface == surface {
+                out.push(edge.start_vertex);
+                e = edge.forward_edge;
+            } else {
+                out.push(edge.end_vertex);
+                e = edge.reverse_edge;
+            }
+            if e == s.first_edge {
+                break;
+            }
+        }
+        out
+    }
+
+    pub fn bounds_wu(&self) -> ([f32; 3], [f32; 3]) {
+        let mut lo = [f32::MAX; 3];
+        let mut hi = [f32::MIN; 3];
+        for v in &self.vertices {
+            for i in 0..3 {
+                lo[i] = lo[i].min(v.point[i]);
+                hi[i] = hi[i].max(v.point[i]);
+            }
+        }
+        (lo, hi)
+    }
+}
+
+/// The axis a plane is projected along for its 2D trees: its normal's largest component.
+pub fn dominant_axis(n: [f32; 3]) -> usize {
+    (0..3)
+        .max_by(|&a, &b| n[a].abs().total_cmp(&n[b].abs()))
+        .unwrap_or(2)
+}
+
+mod codec {
+    use super::*;
+    use crate::codec::{Reader, Writer};
+
+    impl CollisionBsp {
+        pub fn write(&self, w: &mut Writer) {
+            for n in [
+                self.nodes.len(),
+                self.planes.len(),
+                self.leaves.len(),
+                self.references.len(),
+                self.bsp2d_nodes.len(),
+                self.surfaces.len(),
+                self.edges.len(),
+                self.vertices.len(),
+            ] {
+                w.u32(n as u32);
+            }
+            for n in &self.nodes {
+                w.u16(n.plane);
+                w.u24(n.back);
+                w.u24(n.front);
+            }
+            for p in &self.planes {
+                w.f32s(&p.ijk);
+                w.f32(p.d);
+            }
+            for l in &self.leaves {
+                w.u8(l.flags);
+                w.u8(0);
+                w.u16(l.reference_count);
+                w.u32(l.first_reference);
+            }
+            for r in &self.references {
+                w.u16(r.plane as u16);
+                w.u16(r.node);
+            }
+            for n in &self.bsp2d_nodes {
+                w.f32s(&n.line);
+                w.u16(n.left);
+                w.u16(n.right);
+            }
+            for s in &self.surfaces {
+                w.u16(s.plane);
+                w.u16(s.first_edge);
+                w.u16(s.material as u16);
+                w.u16(s.breakable_set as u16);
+                w.u16(s.breakable as u16);
+                w.u16(s.flags);
+                w.u8(s.best_plane_vertex);
+                w.u8(0);
+            }
+            for e in &self.edges {
+                for x in [
+                    e.start_vertex,
+                    e.end_vertex,
+                    e.forward_edge,
+                    e.reverse_edge,
+                    e.left_surface,
+                    e.right_surface,
+                ] {
+                    w.u16(x);
+                }
+            }
+            for v in &self.vertices {
+                w.f32s(&v.point);
+                w.u16(v.first_edge);
+                w.u16(v.sink as u16);
+            }
+        }
+
+        /// Reads the tables and checks every cross-reference, so queries cannot index out of
+        /// range.
+        pub fn read(r: &mut Reader) -> Result<CollisionBsp, String> {
+            let counts: Vec<usize> = (0..8)
+                .map(|_| r.u32().map(|n| n as usize))
+                .collect::<Result<_, _>>()?;
+            let sizes = [8, 16, 8, 4, 16, 14, 12, 16];
+            let need = counts.iter().zip(sizes).try_fold(0usize, |acc, (c, s)| {
+                c.checked_mul(s).and_then(|b| acc.checked_add(b))
+            });
+            if need.is_none_or(|n| n > r.remaining()) {
+                return Err("BSP table counts exceed the data".into());
+            }
+            let mut bsp = CollisionBsp::default();
+            for _ in 0..counts[0] {
+                bsp.nodes.push(Node {
+                    plane: r.u16()?,
+                    back: r.u24()?,
+                    front: r.u24()?,
+                });
+            }
+            for _ in 0..counts[1] {
+                bsp.planes.push(PlaneRow {
+                    ijk: [r.f32()?, r.f32()?, r.f32()?],
+                    d: r.f32()?,
+                });
+            }
+            for _ in 0..counts[2] {
+                let flags = r.u8()?;
+                r.u8()?;
+                bsp.leaves.push(Leaf {
+                    flags,
+                    reference_count: r.u16()?,
+                    first_reference: r.u32()?,
+                });
+            }
+            for _ in 0..counts[3] {
+                bsp.references.push(Bsp2dReference {
+                    plane: r.u16()? as i16,
+                    node: r.u16()?,
+                });
+            }
+            for _ in 0..counts[4] {
+                bsp.bsp2d_nodes.push(Bsp2dNode {
+                    line: [r.f32()?, r.f32()?, r.f32()?],
+                    left: r.u16()?,
+                    right: r.u16()?,
+                });
+            }
+            for _ in 0..counts[5] {
+                let s = Surface {
+                    plane: r.u16()?,
+                    first_edge: r.u16()?,
+                    material: r.u16()? as i16,
+                    breakable_set: r.u16()? as i16,
+                    breakable: r.u16()? as i16,
+                    flags: r.u16()?,
+                    best_plane_vertex: r.u8()?,
+                };
+                r.u8()?;
+                bsp.surfaces.push(s);
+            }
+            for _ in 0..counts[6] {
+                bsp.edges.push(Edge {
+                    start_vertex: r.u16()?,
+                    end_vertex: r.u16()?,
+                    forward_edge: r.u16()?,
+                    reverse_edge: r.u16()?,
+                    left_surface: r.u16()?,
+                    right_surface: r.u16()?,
+                });
+            }
+            for _ in 0..counts[7] {
+                bsp.vertices.push(Vertex {
+                    point: [r.f32()?, r.f32()?, r.f32()?],
+                    first_edge: r.u16()?,
+                    sink: r.u16()? as i16,
+                });
+            }
+            bsp.check()?;
+            Ok(bsp)
+        }
+
+        fn check(&self) -> Result<(), String> {
+            let child_ok = |c: u32| {
+                c == NONE
+                    || (c & LEAF != 0 && ((c & !LEAF) as usize) < self.leaves.len())
+                    || (c & LEAF == 0 && (c as usize) < self.nodes.len())
+            };
+            for (i, n) in self.nodes.iter().enumerate() {
+                if n.plane as usize >= self.planes.len() || !child_ok(n.back) || !child_ok(n.front)
+                {
+                    return Err(format!("bsp3d node {i} refers outside the tables"));
+                }
+            }
+            for (i, l) in self.leaves.iter().enumerate() {
+                if l.first_reference as usize + l.reference_count as usize > self.references.len() {
+                    return Err(format!("leaf {i} refers outside the bsp2d references"));
+                }
+            }
+            let node2d_ok = |x: u16| {
+                if x & SURFACE_FLAG != 0 {
+                    ((x & !SURFACE_FLAG) as usize) < self.surfaces.len()
+                } else {
+                    (x as usize) < self.bsp2d_nodes.len()
+                }
+            };
+            for (i, r) in self.references.iter().enumerate() {
+                if r.plane < 0 || r.plane as usize >= self.planes.len() || !node2d_ok(r.node) {
+                    return Err(format!("bsp2d reference {i} refers outside the tables"));
+                }
+            }
+            for (i, n) in self.bsp2d_nodes.iter().enumerate() {
+                if !node2d_ok(n.left) || !node2d_ok(n.right) {
+                    return Err(format!("bsp2d node {i} refers outside the tables"));
+                }
+            }
+            for (i, s) in self.surfaces.iter().enumerate() {
+                if s.plane as usize >= self.planes.len()
+                    || s.first_edge as usize >= self.edges.len()
+                {
+                    return Err(format!("surface {i} refers outside the tables"));
+                }
+            }
+            for (i, e) in self.edges.iter().enumerate() {
+                let v = self.vertices.len();
+                let (ne, ns) = (self.edges.len(), self.surfaces.len());
+                if e.start_vertex as usize >= v
+                    || e.end_vertex as usize >= v
+                    || e.forward_edge as usize >= ne
+                    || e.reverse_edge as usize >= ne
+                    || e.left_surface as usize >= ns
+                    || e.right_surface as usize >= ns
+                {
+                    return Err(format!("edge {i} refers outside the tables"));
+                }
+            }
+            for (i, v) in self.vertices.iter().enumerate() {
+                if v.first_edge as usize >= self.edges.len() {
+                    return Err(format!("vertex {i} refers outside the edges"));
+                }
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,397 @@
+//! Convex hulls from the author's points, with every way a source hull can be wrong.
+//!
+//! Faces are found by enumerating candidate planes through point triples and keeping those
+//! with every point on or behind them. Hulls have at most 255 points, so this simple,
+//! robust method is fast enough, and it needs no incremental topology that floating point
+//! could corrupt. Each face is the 2D convex hull of the points on its plane, so coplanar
+//! triangles always merge into one surface.
+
+use crate::vec3::{cross, dot, length, normalize, sub, V3};
+use crate::CollisionError;
+
+/// A point within this distance of a face plane lies on that face (metres).
+pub const ON_PLANE_M: f64 = 2e-6;
+/// Points closer than this are duplicates (metres).
+pub const DUPLICATE_M: f64 = 1e-5;
+/// A hull thinner than this in some direction is a sliver (metres).
+pub const MIN_THICKNESS_M: f64 = 1e-3;
+pub const MAX_VERTICES: usize = 255;
+pub const MAX_FACES: usize = 255;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Plane {
+    /// Unit outward normal.
+    pub normal: V3,
+    /// `normal · x = offset` on the plane; inside is `normal · x < offset`.
+    pub offset: f64,
+}
+
+impl Plane {
+    pub fn distance(&self, p: V3) -> f64 {
+        dot(self.normal, p) - self.offset
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Face {
+    pub plane: Plane,
+    /// Vertex indices, counter-clockwise seen from outside.
+    pub polygon: Vec<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConvexHull {
+    pub name: String,
+    pub material: String,
+    pub vertices: Vec<V3>,
+    pub faces: Vec<Face>,
+}
+
+impl ConvexHull {
+    /// Largest signed distance to the face planes: negative inside, positive outside, and a
+    /// lower bound on the true distance outside.
+    pub fn signed_distance_bound(&self, p: V3) -> f64 {
+        self.faces
+            .iter()
+            .map(|f| f.plane.distance(p))
+            .fold(f64::MIN, f64::max)
+    }
+
+    pub fn bounds(&self) -> (V3, V3) {
+        let mut lo = [f64::MAX; 3];
+        let mut hi = [f64::MIN; 3];
+        for v in &self.vertices {
+            for i in 0..3 {
+                lo[i] = lo[i].min(v[i]);
+                hi[i] = hi[i].max(v[i]);
+            }
+        }
+        (lo, hi)
+    }
+}
+
+/// Builds the hull of `points` and refuses anything that is not a clean convex hull:
+/// non-finite or duplicate points, fewer than 4 non-coplanar points, slivers, points inside
+/// the hull (the author's shape was not convex), and hulls over the polyhedron limits.
+pub fn build(name: &str, material: &str, points: &[V3]) -> Result<ConvexHull, CollisionError> {
+    let err = |code, msg: String| CollisionError::new(code, Some(name), msg);
+    if let Some(i) = points.iter().position(|p| p.iter().any(|c| !c.is_finite())) {
+        return Err(err(
+            "hull_not_finite",
+            format!("point {i} is not a finite number"),
+        ));
+    }
+    for i in 0..points.len() {
+        for j in 0..i {
+            if length(sub(points[i], points[j])) < DUPLICATE_M {
+                return Err(err(
+                    "hull_duplicate_point",
+                    format!("points {j} and {i} are the same point {:?}", points[i]),
+                ));
+            }
+        }
+    }
+    let (hull, interior) = hull_of(name, material, points)?;
+    if let Some(&i) = interior.first() {
+        return Err(err(
+            "hull_not_convex",
+            format!("point {i} {:?} lies inside the hull of the others: the shape is not convex; split it into convex hulls", points[i]),
+        ));
+    }
+    // A point on the hull's surface that is not a corner is a concave corner flattened
+    // by the hull (an L shape's inner edge) or a stray point: either way, not what the
+    // author drew.
+    if let Some(i) = (0..points.len()).find(|&i| !hull.vertices.contains(&points[i])) {
+        return Err(err(
+            "hull_not_convex",
+            format!("point {i} {:?} is not a corner of the hull (it lies on a face or an edge): the shape is not convex or the point is redundant", points[i]),
+        ));
+    }
+    Ok(hull)
+}
+
+/// The hull of `points` and the indices of points strictly inside it. Checks degeneracy,
+/// thickness and the polyhedron limits, but accepts interior points.
+pub fn hull_of(
+    name: &str,
+    material: &str,
+    points: &[V3],
+) -> Result<(ConvexHull, Vec<usize>), CollisionError> {
+    let err = |code, msg: String| CollisionError::new(code, Some(name), msg);
+    if points.len() < 4 || !has_volume(points) {
+        return Err(err(
+            "hull_degenerate",
+            "a hull needs at least 4 points that are not all on one plane".into(),
+        ));
+    }
+    let mut planes: Vec<Plane> = Vec::new();
+    let n = points.len();
+    for i in 0..n {
+        for j in i + 1..n {
+            for k in j + 1..n {
+                let raw = cross(sub(points[j], points[i]), sub(points[k], points[i]));
+                if length(raw) < 1e-12 {
+                    continue;
+                }
+                let normal = normalize(raw);
+                let offset = dot(normal, points[i]);
+                if planes.iter().any(|p| {
+                    same_plane(p, normal, offset)
+                        || same_plane(p, [-normal[0], -normal[1], -normal[2]], -offset)
+                }) {
+                    continue;
+                }
+                let (mut above, mut below) = (false, false);
+                for p in points {
+                    let d = dot(normal, *p) - offset;
+                    above |= d > ON_PLANE_M;
+                    below |= d < -ON_PLANE_M;
+                    if above && below {
+                        break;
+                    }
+                }
+                match (above, below) {
+                    (false, true) => planes.push(Plane { normal, offset }),
+                    (true, false) => planes.push(Plane {
+                        normal: [-normal[0], -normal[1], -normal[2]],
+                        offset: -offset,
+                    }),
+                    _ => {}
+                }
+            }
+        }
+    }
+    // Thickness: how far the hull extends behind each face plane.
+    for plane in &planes {
+        let depth = points
+            .iter()
+            .map(|p| -plane.distance(*p))
+            .fold(0.0, f64::max);
+        if depth < MIN_THICKNESS_M {
+            return Err(err(
+                "hull_sliver",
+                format!(
+                    "the hull is only {depth:.2e} m thick across a face; make it at least 1 mm"
+                ),
+            ));
+        }
+    }
+    let mut used: Vec<usize> = Vec::new();
+    let mut faces = Vec::with_capacity(planes.len());
+    for plane in planes {
+        let on: Vec<usize> = (0..n)
+            .filter(|&i| plane.distance(points[i]).abs() <= ON_PLANE_M)
+            .collect();
+        let polygon = polygon_on_plane(&plane, points, &on);
+        if polygon.len() < 3 {
+            continue;
+        }
+        for &v in &polygon {
+            if !used.contains(&v) {
+                used.push(v);
+            }
+        }
+        faces.push((plane, polygon));
+    }
+    used.sort_unstable();
+    let remap = |v: usize| used.binary_search(&v).expect("a face vertex is used");
+    let interior: Vec<usize> = (0..n)
+        .filter(|&i| {
+            !used.contains(&i)
+                && faces
+                    .iter()
+                    .all(|(p, _)| p.distance(points[i]) < -ON_PLANE_M)
+        })
+        .collect();
+    if used.len() > MAX_VERTICES {
+        return Err(err(
+            "hull_too_many_vertices",
+            format!(
+                "the hull has {} vertices; a Havok polyhedron holds at most {MAX_VERTICES}",
+                used.len()
+            ),
+        ));
+    }
+    if faces.len() > MAX_FACES {
+        return Err(err(
+            "hull_too_many_faces",
+            format!(
+                "the hull has {} faces; a Havok polyhedron holds at most {MAX_FACES}",
+                faces.len()
+            ),
+        ));
+    }
+    let hull = ConvexHull {
+        name: name.to_string(),
+        material: material.to_string(),
+        vertices: used.iter().map(|&i| points[i]).collect(),
+        faces: faces
+            .into_iter()
+            .map(|(plane, poly)| Face {
+                plane,
+                polygon: poly.into_iter().map(remap).collect(),
+            })
+            .collect(),
+    };
+    Ok((hull, interior))
+}
+
+fn same_plane(p: &Plane, normal: V3, offset: f64) -> bool {
+    dot(p.normal, normal) > 1.0 - 1e-12 && (p.offset - offset).abs() <= ON_PLANE_M
+}
+
+fn has_volume(points: &[V3]) -> bool {
+    let a = points[0];
+    let Some(b) = points
+        .iter()
+        .copied()
+        .max_by(|p, q| length(sub(*p, a)).total_cmp(&length(sub(*q, a))))
+    else {
+        return false;
+    };
+    let ab = sub(b, a);
+    if length(ab) < DUPLICATE_M {
+        return false;
+    }
+    let Some(c) = points
+        .iter()
+        .copied()
+        .max_by(|p, q| length(cross(ab, sub(*p, a))).total_cmp(&length(cross(ab, sub(*q, a)))))
+    else {
+        return false;
+    };
+    let n = cross(ab, sub(c, a));
+    if length(n) < 1e-12 {
+        return false;
+    }
+    let n = normalize(n);
+    points
+        .iter()
+        .any(|p| dot(n, sub(*p, a)).abs() > MIN_THICKNESS_M)
+}
+
+/// The convex polygon of the points `on` a plane, counter-clockwise seen from outside,
+/// without collinear points.
+fn polygon_on_plane(plane: &Plane, points: &[V3], on: &[usize]) -> Vec<usize> {
+    let n = plane.normal;
+    let helper = if n[0].abs() < 0.9 {
+        [1.0, 0.0, 0.0]
+    } else {
+        [0.0, 1.0, 0.0]
+    };
+    let u = normalize(cross(helper, n));
+    let v = cross(n, u);
+    let mut pts: Vec<(f64, f64, usize)> = on
+        .iter()
+        .map(|&i| (dot(points[i], u), dot(points[i], v), i))
+        .collect();
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    pts.dedup_by(|a, b| (a.0 - b.0).abs() < 1e-12 && (a.1 - b.1).abs() < 1e-12);
+    if pts.len() < 3 {
+        return Vec::new();
+    }
+    let turn = |o: (f64, f64, usize), a: (f64, f64, usize), b: (f64, f64, usize)| {
+        (a.0 - o.0) * (b.1 - o.1) - (a.1 - o.1) * (b.0 - o.0)
+    };
+    // Collinear points are dropped: a turn must exceed this area to keep its middle point.
+    let eps = ON_PLANE_M * 1e-3;
+    let mut lower: Vec<(f64, f64, usize)> = Vec::new();
+    for &p in &pts {
+        while lower.len() >= 2 && turn(lower[lower.len() - 2], lower[lower.len() - 1], p) <= eps {
+            lower.pop();
+        }
+        lower.push(p);
+    }
+    let mut upper: Vec<(f64, f64, usize)> = Vec::new();
+    for &p in pts.iter().rev() {
+        while upper.len() >= 2 && turn(upper[upper.len() - 2], upper[upper.len() - 1], p) <= eps {
+            upper.pop();
+        }
+        upper.push(p);
+    }
+    lower.pop();
+    upper.pop();
+    // (u, v, n) is right-handed, so counter-clockwise in (u, v) is counter-clockwise seen
+    // from the outward normal.
+    lower.into_iter().chain(upper).map(|p| p.2).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cube() -> Vec<V3> {
+        (0..8)
+            .map(|i| [(i & 1) as f64, ((i >> 1) & 1) as f64, ((i >> 2) & 1) as f64])
+            .collect()
+    }
+
+    #[test]
+    fn a_cube_has_six_square_faces() {
+        let hull = build("c", "m", &cube()).unwrap();
+        assert_eq!(hull.vertices.len(), 8);
+        assert_eq!(hull.faces.len(), 6);
+        for f in &hull.faces {
+            assert_eq!(f.polygon.len(), 4);
+            // Counter-clockwise from outside: the polygon's normal is the plane's.
+            let p: Vec<V3> = f.polygon.iter().map(|&i| hull.vertices[i]).collect();
+            let n = cross(sub(p[1], p[0]), sub(p[2], p[0]));
+            assert!(dot(n, f.plane.normal) > 0.0);
+            for v in &hull.vertices {
+                assert!(f.plane.distance(*v) <= ON_PLANE_M);
+            }
+        }
+    }
+
+    #[test]
+    fn refusals() {
+        let code = |pts: &[V3]| build("h", "m", pts).unwrap_err().code;
+        let mut dup = cube();
+        dup.push([1.0, 1.0, 1.0]);
+        assert_eq!(code(&dup), "hull_duplicate_point");
+        let mut inner = cube();
+        inner.push([0.5, 0.5, 0.5]);
+        assert_eq!(code(&inner), "hull_not_convex");
+        let flat: Vec<V3> = (0..6).map(|i| [i as f64, (i * i) as f64, 0.0]).collect();
+        assert_eq!(code(&flat), "hull_degenerate");
+        assert_eq!(code(&cube()[..3]), "hull_degenerate");
+        let sliver: Vec<V3> = cube()
+            .into_iter()
+            .map(|p| [p[0], p[1], p[2] * 5e-4])
+            .collect();
+        assert!(matches!(code(&sliver), "hull_sliver" | "hull_degenerate"));
+        let mut nan = cube();
+        nan[3][1] = f64::NAN;
+        assert_eq!(code(&nan), "hull_not_finite");
+        // An L-shaped prism: its inner corner is inside the convex hull.
+        let l = [
+            [0.0, 0.0],
+            [2.0, 0.0],
+            [2.0, 1.0],
+            [1.0, 1.0],
+            [1.0, 2.0],
+            [0.0, 2.0],
+        ];
+        let pts: Vec<V3> = l
+            .iter()
+            .flat_map(|p| [[p[0], p[1], 0.0], [p[0], p[1], 1.0]])
+            .collect();
+        assert_eq!(code(&pts), "hull_not_convex");
+    }
+
+    #[test]
+    fn every_point_must_be_a_corner() {
+        let mut pts = cube();
+        pts.push([0.5, 0.5, 1.0]);
+        assert_eq!(build("c", "m", &pts).unwrap_err().code, "hull_not_convex");
+        let mut pts = cube();
+        pts.push([0.5, 0.0, 0.0]);
+        assert_eq!(build("c", "m", &pts).unwrap_err().code, "hull_not_convex");
+        // The permissive hull still finds the six faces and eight corners.
+        let (hull, interior) = hull_of("c", "m", &pts).unwrap();
+        assert_eq!(
+            (hull.faces.len(), hull.vertices.len(), interior.len()),
+            (6, 8, 0)
+        );
+    }
+}

@@ -1,0 +1,175 @@
+//! The MOPP index of a collision model (`FMOP`): MOPP code over every surface of every
+//! region, the map from primitive index to (region, surface), and the narrow phase that
+//! turns candidates into a hit.
+
+use crate::codec::{Reader, Writer};
+use crate::model::{CollisionModel, ModelHit};
+use crate::mopp::Mopp;
+use crate::vec3::{cross, dot, length, scale, sub, V3};
+use crate::CollisionError;
+
+pub const FORMAT_VERSION: u32 = 1;
+const MAGIC: &[u8; 4] = b"FMOP";
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct MoppIndex {
+    pub mopp: Mopp,
+    /// Primitive index to `(region, surface)`.
+    pub primitives: Vec<(u16, u16)>,
+}
+
+fn surface_points(model: &CollisionModel, region: u16, surface: u16) -> Vec<V3> {
+    let bsp = &model.regions[region as usize].bsp;
+    bsp.surface_polygon(surface)
+        .iter()
+        .map(|&v| bsp.vertices[v as usize].point.map(f64::from))
+        .collect()
+}
+
+impl MoppIndex {
+    pub fn build(model: &CollisionModel) -> Result<MoppIndex, CollisionError> {
+        let mut primitives = Vec::new();
+        let mut boxes = Vec::new();
+        for (r, region) in model.regions.iter().enumerate() {
+            for s in 0..region.bsp.surfaces.len() {
+                let pts = surface_points(model, r as u16, s as u16);
+                let mut lo = [f64::MAX; 3];
+                let mut hi = [f64::MIN; 3];
+                for p in &pts {
+                    for a in 0..3 {
+                        lo[a] = lo[a].min(p[a]);
+                        hi[a] = hi[a].max(p[a]);
+                    }
+                }
+                primitives.push((r as u16, s as u16));
+                boxes.push((lo, hi));
+            }
+        }
+        Ok(MoppIndex {
+            mopp: Mopp::build(&boxes)?,
+            primitives,
+        })
+    }
+
+    /// `(region, surface)` of primitives whose boxes may overlap `lo..hi` (pack metres).
+    pub fn query_box_m(&self, lo: V3, hi: V3) -> Result<Vec<(u16, u16)>, String> {
+        let found = self
+            .mopp
+            .query_box(forge_units::pack_to_blam(lo), forge_units::pack_to_blam(hi))?;
+        found
+            .into_iter()
+            .map(|p| {
+                self.primitives
+                    .get(p as usize)
+                    .copied()
+                    .ok_or_else(|| format!("primitive {p} is not in the map"))
+            })
+            .collect()
+    }
+
+    /// The first surface hit along a ray (pack metres): MOPP candidates, then an exact
+    /// ray-polygon test on each.
+    pub fn ray(
+        &self,
+        model: &CollisionModel,
+        origin_m: V3,
+        dir: V3,
+        max_m: f64,
+    ) -> Result<Option<ModelHit>, String> {
+        let len = length(dir);
+        if len == 0.0 || !len.is_finite() {
+            return Ok(None);
+        }
+        let unit = scale(dir, 1.0 / len);
+        let wu = forge_units::METRES_PER_WORLD_UNIT;
+        let o = forge_units::pack_to_blam(origin_m);
+        let mut best: Option<ModelHit> = None;
+        for p in self.mopp.query_ray(o, unit, max_m / wu)? {
+            let &(region, surface) = self
+                .primitives
+                .get(p as usize)
+                .ok_or("primitive out of range")?;
+            if model
+                .regions
+                .get(region as usize)
+                .is_none_or(|r| r.bsp.surfaces.len() <= surface as usize)
+            {
+                return Err("the MOPP names a surface the model does not have".into());
+            }
+            let bsp = &model.regions[region as usize].bsp;
+            let plane = bsp.planes[bsp.surfaces[surface as usize].plane as usize];
+            let n = plane.ijk.map(f64::from);
+            let denom = dot(n, unit);
+            if denom >= 0.0 {
+                continue; // Surfaces face out; a ray leaving through one does not hit it.
+            }
+            let t = (f64::from(plane.d) - dot(n, o)) / denom;
+            if t < 0.0 || t * wu > max_m {
+                continue;
+            }
+            let at = [o[0] + unit[0] * t, o[1] + unit[1] * t, o[2] + unit[2] * t];
+            let pts = surface_points(model, region, surface);
+            let eps = 1e-7;
+            let inside = (0..pts.len()).all(|i| {
+                dot(
+                    cross(sub(pts[(i + 1) % pts.len()], pts[i]), sub(at, pts[i])),
+                    n,
+                ) >= -eps
+            });
+            if inside && best.is_none_or(|b| t * wu < b.distance_m) {
+                best = Some(ModelHit {
+                    distance_m: t * wu,
+                    region: region as usize,
+                    surface,
+                });
+            }
+        }
+        Ok(best)
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        w.raw(MAGIC);
+        w.u32(FORMAT_VERSION);
+        w.f32s(&self.mopp.origin);
+        w.f32(self.mopp.scale);
+        w.u32(self.primitives.len() as u32);
+        for (r, s) in &self.primitives {
+            w.u16(*r);
+            w.u16(*s);
+        }
+        w.u32(self.mopp.code.len() as u32);
+        w.raw(&self.mopp.code);
+        w.bytes
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<MoppIndex, String> {
+        let mut r = Reader::new(bytes);
+        r.magic(MAGIC, FORMAT_VERSION, "MOPP index")?;
+        let origin = [r.f32()?, r.f32()?, r.f32()?];
+        let scale = r.f32()?;
+        if !(scale.is_finite() && scale > 0.0) || origin.iter().any(|c| !c.is_finite()) {
+            return Err("the MOPP frame is not finite".into());
+        }
+        let n = r.u32()? as usize;
+        if n.saturating_mul(4) > r.remaining() {
+            return Err("primitive count exceeds the data".into());
+        }
+        let primitives = (0..n)
+            .map(|_| Ok((r.u16()?, r.u16()?)))
+            .collect::<Result<Vec<_>, String>>()?;
+        let len = r.u32()? as usize;
+        let code = r.take(len)?.to_vec();
+        r.finish()?;
+        let index = MoppIndex {
+            mopp: Mopp {
+                origin,
+                scale,
+                code,
+            },
+            primitives,
+        };
+        index.mopp.stats()?;
+        Ok(index)
+    }
+}

@@ -1,0 +1,165 @@
+//! The collision model of a block (`FCOL`): its materials and one region per hull, each
+//! with a single permutation holding that hull's BSP. Regions are all active at once, so
+//! composite pieces keep their hulls apart and their apertures open.
+
+use crate::bsp::{BspHit, CollisionBsp};
+use crate::codec::{Reader, Writer};
+use crate::hull::ConvexHull;
+use crate::vec3::{scale, V3};
+use crate::CollisionError;
+
+pub const FORMAT_VERSION: u32 = 1;
+const MAGIC: &[u8; 4] = b"FCOL";
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Region {
+    /// The hull's name.
+    pub name: String,
+    pub permutation: String,
+    pub bsp: CollisionBsp,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CollisionModel {
+    /// Collision material names, sorted; surfaces index into this list.
+    pub materials: Vec<String>,
+    pub regions: Vec<Region>,
+}
+
+/// A ray's first hit in a model, in pack-space metres.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ModelHit {
+    pub distance_m: f64,
+    pub region: usize,
+    pub surface: u16,
+}
+
+impl CollisionModel {
+    pub fn build(hulls: &[ConvexHull]) -> Result<CollisionModel, CollisionError> {
+        let mut materials: Vec<String> = hulls.iter().map(|h| h.material.clone()).collect();
+        materials.sort();
+        materials.dedup();
+        let regions = hulls
+            .iter()
+            .map(|h| {
+                let material = materials
+                    .binary_search(&h.material)
+                    .expect("collected above") as i16;
+                Ok(Region {
+                    name: h.name.clone(),
+                    permutation: "base".into(),
+                    bsp: CollisionBsp::build(h, material)?,
+                })
+            })
+            .collect::<Result<_, CollisionError>>()?;
+        Ok(CollisionModel { materials, regions })
+    }
+
+    /// Whether a pack-space point (metres) is inside any region's solid.
+    pub fn contains(&self, p_m: V3) -> bool {
+        let p = forge_units::pack_to_blam(p_m);
+        self.regions.iter().any(|r| r.bsp.contains(p))
+    }
+
+    /// The first hit along a ray from `origin_m` in direction `dir` (any length; the
+    /// distance is measured along the unit direction), up to `max_m` metres.
+    pub fn ray(&self, origin_m: V3, dir: V3, max_m: f64) -> Option<ModelHit> {
+        let len = crate::vec3::length(dir);
+        if len == 0.0 || !len.is_finite() {
+            return None;
+        }
+        let unit = scale(dir, 1.0 / len);
+        let wu = forge_units::METRES_PER_WORLD_UNIT;
+        let o = forge_units::pack_to_blam(origin_m);
+        self.regions
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| {
+                r.bsp.ray(o, unit, max_m / wu).map(|h: BspHit| ModelHit {
+                    distance_m: h.t * wu,
+                    region: i,
+                    surface: h.surface,
+                })
+            })
+            .min_by(|a, b| a.distance_m.total_cmp(&b.distance_m))
+    }
+
+    /// Pack-space bounds (metres) of every region's vertices.
+    pub fn bounds_m(&self) -> Option<(V3, V3)> {
+        let mut out: Option<(V3, V3)> = None;
+        for r in &self.regions {
+            let (lo, hi) = r.bsp.bounds_wu();
+            let (lo, hi) = (
+                forge_units::blam_to_pack(lo.map(f64::from)),
+                forge_units::blam_to_pack(hi.map(f64::from)),
+            );
+            out = Some(match out {
+                None => (lo, hi),
+                Some((a, b)) => (
+                    [0, 1, 2].map(|i| a[i].min(lo[i])),
+                    [0, 1, 2].map(|i| b[i].max(hi[i])),
+                ),
+            });
+        }
+        out
+    }
+
+    pub fn surface_count(&self) -> usize {
+        self.regions.iter().map(|r| r.bsp.surfaces.len()).sum()
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        w.raw(MAGIC);
+        w.u32(FORMAT_VERSION);
+        w.u32(self.materials.len() as u32);
+        for m in &self.materials {
+            w.string(m);
+        }
+        w.u32(self.regions.len() as u32);
+        for r in &self.regions {
+            w.string(&r.name);
+            w.string(&r.permutation);
+            r.bsp.write(&mut w);
+        }
+        w.bytes
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<CollisionModel, String> {
+        let mut r = Reader::new(bytes);
+        r.magic(MAGIC, FORMAT_VERSION, "collision model")?;
+        let materials_n = r.u32()? as usize;
+        if materials_n.saturating_mul(2) > r.remaining() {
+            return Err("material count exceeds the data".into());
+        }
+        let materials = (0..materials_n)
+            .map(|_| r.string())
+            .collect::<Result<Vec<_>, _>>()?;
+        let regions_n = r.u32()? as usize;
+        if regions_n.saturating_mul(36) > r.remaining() {
+            return Err("region count exceeds the data".into());
+        }
+        let mut regions = Vec::with_capacity(regions_n);
+        for _ in 0..regions_n {
+            let name = r.string()?;
+            let permutation = r.string()?;
+            let bsp = CollisionBsp::read(&mut r)?;
+            if bsp
+                .surfaces
+                .iter()
+                .any(|s| s.material < 0 || s.material as usize >= materials.len())
+            {
+                return Err(format!(
+                    "region {name:?} has a surface with an unknown material"
+                ));
+            }
+            regions.push(Region {
+                name,
+                permutation,
+                bsp,
+            });
+        }
+        r.finish()?;
+        Ok(CollisionModel { materials, regions })
+    }
+}
