@@ -1,14 +1,17 @@
 //! The independent engine: parry3d queries on the source hulls.
 //!
 //! The cooked BSP and MOPP are checked against these answers (`mjolnir forge probe --via
-//! source`, and the property tests). parry3d 0.31 speaks glam's f32 vectors; the conversion
-//! lives here and nowhere else.
+//! source`, and the property tests). Each hull is built by parry's own convex hull
+//! algorithm from the source points, not from this crate's hulls. Point queries use parry's
+//! oriented triangle mesh of that hull, and so do ray queries: parry's convex-shape queries
+//! iterate to a tolerance (1e-5 m off on a point, 1e-4 m on a grazing ray), while its
+//! triangle tests are exact to f32.
+//!
+//! parry3d 0.31 speaks glam's f32 vectors; the conversion lives here and nowhere else.
 
 use parry3d::math::{Pose, Vector};
 use parry3d::query::{PointQuery, Ray, RayCast};
-use parry3d::shape::ConvexPolyhedron;
-
-use crate::hull::ConvexHull;
+use parry3d::shape::{TriMesh, TriMeshFlags};
 
 fn to_parry(p: [f64; 3]) -> Vector {
     Vector::new(p[0] as f32, p[1] as f32, p[2] as f32)
@@ -16,24 +19,23 @@ fn to_parry(p: [f64; 3]) -> Vector {
 
 /// The source hulls as parry shapes, in pack-space metres.
 pub struct SourceShapes {
-    shapes: Vec<ConvexPolyhedron>,
+    surfaces: Vec<TriMesh>,
 }
 
 impl SourceShapes {
-    pub fn new(hulls: &[ConvexHull]) -> Option<SourceShapes> {
-        let shapes = hulls
-            .iter()
-            .map(|h| {
-                ConvexPolyhedron::from_convex_hull(
-                    &h.vertices.iter().map(|v| to_parry(*v)).collect::<Vec<_>>(),
-                )
-            })
-            .collect::<Option<Vec<_>>>()?;
-        Some(SourceShapes { shapes })
+    /// One shape per point set; `None` when parry cannot make a hull of one.
+    pub fn new<'a>(point_sets: impl IntoIterator<Item = &'a [[f64; 3]]>) -> Option<SourceShapes> {
+        let mut surfaces = Vec::new();
+        for points in point_sets {
+            let pts: Vec<Vector> = points.iter().map(|p| to_parry(*p)).collect();
+            let (vertices, indices) = parry3d::transformation::try_convex_hull(&pts).ok()?;
+            surfaces.push(TriMesh::with_flags(vertices, indices, TriMeshFlags::ORIENTED).ok()?);
+        }
+        Some(SourceShapes { surfaces })
     }
 
     pub fn contains(&self, p: [f64; 3]) -> bool {
-        self.shapes
+        self.surfaces
             .iter()
             .any(|s| s.contains_point(&Pose::identity(), to_parry(p)))
     }
@@ -42,11 +44,11 @@ impl SourceShapes {
     pub fn ray(&self, origin: [f64; 3], dir: [f64; 3], max_m: f64) -> Option<(f64, usize)> {
         let len = (dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]).sqrt();
         let ray = Ray::new(to_parry(origin), to_parry(dir.map(|c| c / len)));
-        self.shapes
+        self.surfaces
             .iter()
             .enumerate()
             .filter_map(|(i, s)| {
-                s.cast_ray(&Pose::identity(), &ray, max_m as f32, true)
+                s.cast_ray(&Pose::identity(), &ray, max_m as f32, false)
                     .map(|t| (f64::from(t), i))
             })
             .min_by(|a, b| a.0.total_cmp(&b.0))
