@@ -15,8 +15,9 @@ fn cold_then_noop_cook() {
     assert_eq!(summary["cached"], 0);
     let steps = summary["steps"].as_u64().unwrap();
     assert_eq!(summary["run"].as_u64().unwrap(), steps);
-    // Two validation steps and one assembly per pack; an import, a mesh and an actor per block.
-    assert_eq!(steps, 3 * 3 + 3 * (23 + 20 + 12));
+    // Two validation steps and one assembly per pack; per block an import, a mesh, an
+    // actor, a collision model, MOPP code and polyhedra.
+    assert_eq!(steps, 3 * 3 + 6 * (23 + 20 + 12));
     let line = String::from_utf8_lossy(&out.stdout);
     assert!(
         line.starts_with(&format!(
@@ -91,7 +92,10 @@ fn one_geometry_edit_stops_at_the_changed_block() {
         [
             "foundry/actor/wall_2",
             "foundry/assemble/all",
-            "foundry/geometry"
+            "foundry/collision/wall_2",
+            "foundry/geometry",
+            "foundry/mopp/wall_2",
+            "foundry/polyhedra/wall_2"
         ]
     );
     let inventory =
@@ -358,8 +362,8 @@ fn a_broken_model_fails_its_block_and_keep_going_finishes_the_rest() {
     assert_eq!(failed, ["foundry/import/wall_2"]);
     assert_eq!(
         report["summary"]["run"].as_u64().unwrap(),
-        2 + 3 * 22,
-        "every other block still cooked"
+        2 + 6 * 22 + 3,
+        "every other block still cooked, and wall_2's collision"
     );
     assert_eq!(
         report["summary"]["skipped"].as_u64().unwrap(),

@@ -147,11 +147,10 @@ fn block_ids(manifest: &[u8]) -> Vec<String> {
         .collect()
 }
 
-/// The steps whose outputs a block contributes to its set.
+/// The outputs a block contributes to its set, and the steps that make them.
 struct BlockSteps {
     id: String,
-    mesh: StepId,
-    actor: StepId,
+    outputs: Vec<(StepId, &'static str)>,
 }
 
 struct SetPlan {
@@ -217,10 +216,29 @@ fn plan_cook(
                     upstream("static_mesh.fmsh", mesh, "static_mesh.fmsh"),
                 ],
             ));
+            let geometry = || {
+                upstream(
+                    "geometry.json",
+                    validation[pi].geometry,
+                    format!("block/{block}.json"),
+                )
+            };
+            let collision = graph.add(per_block(Kind::Collision, String::new(), vec![geometry()]));
+            let mopp = graph.add(per_block(
+                Kind::Mopp,
+                String::new(),
+                vec![upstream("collision.fcol", collision, "collision.fcol")],
+            ));
+            let polyhedra = graph.add(per_block(Kind::Polyhedra, String::new(), vec![geometry()]));
             cooked.push(BlockSteps {
                 id: block.clone(),
-                mesh,
-                actor,
+                outputs: vec![
+                    (mesh, "static_mesh.fmsh"),
+                    (actor, "actor.json"),
+                    (collision, "collision.fcol"),
+                    (mopp, "mopp.fmop"),
+                    (polyhedra, "polyhedra.fpol"),
+                ],
             });
         }
         let mut inputs = vec![upstream(
@@ -232,16 +250,9 @@ fn plan_cook(
             inputs.push(source(pack, "changes.json"));
         }
         for b in &cooked {
-            inputs.push(upstream(
-                format!("{}/static_mesh.fmsh", b.id),
-                b.mesh,
-                "static_mesh.fmsh",
-            ));
-            inputs.push(upstream(
-                format!("{}/actor.json", b.id),
-                b.actor,
-                "actor.json",
-            ));
+            for (step, name) in &b.outputs {
+                inputs.push(upstream(format!("{}/{name}", b.id), *step, *name));
+            }
             inputs.push(upstream(
                 format!("{}/geometry.json", b.id),
                 validation[pi].geometry,
@@ -372,9 +383,9 @@ fn attempt(options: &Options, settings: &Settings, progress: &Progress) -> Resul
             files.insert(o.name.clone(), o.clone());
         }
         for b in &set.blocks {
-            for step in [b.mesh, b.actor] {
-                for o in &results[step].outputs {
-                    files.insert(format!("cooked/{}/{}", b.id, o.name), o.clone());
+            for (step, name) in &b.outputs {
+                if let Some(o) = output(&results, *step, name) {
+                    files.insert(format!("cooked/{}/{name}", b.id), o.clone());
                 }
             }
             if let Some(g) = output(

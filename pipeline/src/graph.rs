@@ -20,6 +20,12 @@ pub enum Kind {
     Mesh,
     /// Cook a block's actor: mesh placement, light and utilities.
     Actor,
+    /// Cook a block's collision model: one BSP per hull.
+    Collision,
+    /// Cook MOPP code over a block's collision surfaces.
+    Mopp,
+    /// Cook a block's Havok convex polyhedra.
+    Polyhedra,
     /// Assemble a set (the full pack, or an `--only` subset): its manifest and inventory.
     Assemble,
 }
@@ -32,6 +38,9 @@ impl Kind {
             Kind::Import => "import",
             Kind::Mesh => "mesh",
             Kind::Actor => "actor",
+            Kind::Collision => "collision",
+            Kind::Mopp => "mopp",
+            Kind::Polyhedra => "polyhedra",
             Kind::Assemble => "assemble",
         }
     }

@@ -21,6 +21,9 @@ pub fn version(kind: Kind) -> u32 {
         Kind::Import => forge_gltf::VERSION,
         Kind::Mesh => forge_mesh::VERSION,
         Kind::Actor => forge_actor::VERSION,
+        Kind::Collision => forge_collision::BSP_VERSION,
+        Kind::Mopp => forge_collision::MOPP_VERSION,
+        Kind::Polyhedra => forge_collision::POLYHEDRA_VERSION,
         Kind::Assemble => 1,
     }
 }
@@ -183,6 +186,47 @@ pub fn cook(step: &Step, inputs: &Inputs) -> Result<Outputs, Vec<Diagnostic>> {
             debug_assert_eq!(entry.id, block);
             let actor = forge_actor::cook(&step.pack, &entry, origin, mesh.offset_cm);
             Ok(vec![("actor.json".to_string(), actor.to_json())])
+        }
+        Kind::Collision | Kind::Polyhedra => {
+            let block = step.block.as_deref().unwrap_or_default();
+            let file = label("source/geometry.json");
+            let geometry = forge_contract::geometry::parse_block(
+                &file,
+                text(inputs, "geometry.json", &file)?,
+            )?;
+            let located = |e: forge_collision::CollisionError| {
+                let hull = e.hull.map(|h| format!(", hull {h:?}")).unwrap_or_default();
+                vec![finding(
+                    e.code,
+                    &file,
+                    format!("block {block:?}{hull}: {}", e.message),
+                )]
+            };
+            if step.kind == Kind::Collision {
+                let model = forge_collision::cook_bsp(&geometry).map_err(located)?;
+                Ok(vec![("collision.fcol".to_string(), model.to_bytes())])
+            } else {
+                let polyhedra = forge_collision::cook_polyhedra(&geometry).map_err(located)?;
+                Ok(vec![(
+                    "polyhedra.fpol".to_string(),
+                    forge_collision::polyhedron::to_bytes(&polyhedra),
+                )])
+            }
+        }
+        Kind::Mopp => {
+            let file = label("source/geometry.json");
+            let model = inputs.get("collision.fcol").ok_or_else(|| {
+                vec![finding(
+                    "missing_input",
+                    &file,
+                    "the collision model is missing",
+                )]
+            })?;
+            let model = forge_collision::CollisionModel::from_bytes(model)
+                .map_err(|e| vec![finding("bad_intermediate", &file, e)])?;
+            let index = forge_collision::cook_mopp(&model)
+                .map_err(|e| vec![finding(e.code, &file, e.message)])?;
+            Ok(vec![("mopp.fmop".to_string(), index.to_bytes())])
         }
         Kind::Assemble => assemble(step, inputs),
     }

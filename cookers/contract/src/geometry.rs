@@ -170,6 +170,16 @@ pub fn parse_geometry(file: &str, text: &str, catalog: &Catalog) -> Checked<Geom
     }
 }
 
+/// Parses one block's geometry on its own, as the cook's geometry step splits them out.
+pub fn parse_block(file: &str, text: &str) -> Result<BlockGeometry, Vec<crate::Diagnostic>> {
+    let value: Value = serde_json::from_str(text).map_err(|e| vec![syntax_error(file, &e)])?;
+    let mut f = Findings::new(file, text);
+    match read_block(&mut f, &value, "") {
+        Some(block) if !f.has_errors() => Ok(block),
+        _ => Err(f.into_vec()),
+    }
+}
+
 fn read_source(f: &mut Findings, value: &Value, catalog: &Catalog) -> Option<GeometrySource> {
     let map = fields::object(f, value, "")?;
     fields::refuse_unknown(f, map, "", &["$schema", "schema_version", "pack", "blocks"]);
