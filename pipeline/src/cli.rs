@@ -54,6 +54,26 @@ enum Forge {
         #[arg(long)]
         json: bool,
     },
+    /// Ask a block's collision whether a ray hits or a point is inside (pack-space metres).
+    Probe {
+        pack: String,
+        block: String,
+        /// Ray origin and direction: X,Y,Z DX,DY,DZ.
+        #[arg(long, num_args = 2, value_names = ["X,Y,Z", "DX,DY,DZ"], conflicts_with = "point", required_unless_present = "point")]
+        ray: Vec<String>,
+        /// A point: X,Y,Z.
+        #[arg(long, value_name = "X,Y,Z")]
+        point: Option<String>,
+        #[arg(long, value_enum, default_value = "bsp")]
+        via: crate::probe::Via,
+        /// The set folder to read cooked data from.
+        #[arg(long, default_value = "all")]
+        set: String,
+        #[arg(long, default_value = "pipeline.toml")]
+        config: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
     /// Print what a cooked file holds.
     Inspect {
         file: PathBuf,
@@ -128,6 +148,35 @@ fn dispatch(cli: Cli) -> Result<i32> {
         Forge::Validate { packs, slug, json } => validate(&packs, slug.as_deref(), json),
         Forge::Compat { old, new, json } => compare(&old, &new, json),
         Forge::Inspect { file, json } => crate::inspect::inspect(&file, json),
+        Forge::Probe {
+            pack,
+            block,
+            ray,
+            point,
+            via,
+            set,
+            config,
+            json,
+        } => {
+            let config = Config::load(&config, &Overrides::default())?;
+            let query = match (point, ray.as_slice()) {
+                (Some(p), _) => crate::probe::Query::Point(
+                    crate::probe::parse_vector(&p).map_err(anyhow::Error::msg)?,
+                ),
+                (None, [o, d]) => {
+                    let dir = crate::probe::parse_vector(d).map_err(anyhow::Error::msg)?;
+                    if dir == [0.0; 3] {
+                        bail!("the ray direction cannot be zero");
+                    }
+                    crate::probe::Query::Ray {
+                        origin: crate::probe::parse_vector(o).map_err(anyhow::Error::msg)?,
+                        dir,
+                    }
+                }
+                _ => bail!("give --ray X,Y,Z DX,DY,DZ or --point X,Y,Z"),
+            };
+            crate::probe::probe(&config, &pack, &block, &set, query, via, json)
+        }
     }
 }
 

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use anyhow::{anyhow, bail, Context, Result};
 use forge_actor::Actor;
+use forge_collision::{CollisionModel, MoppIndex};
 use forge_gltf::ImportedMesh;
 use forge_mesh::StaticMesh;
 use serde_json::{json, Value};
@@ -16,6 +17,12 @@ pub fn inspect(path: &Path, as_json: bool) -> Result<i32> {
         imported_mesh(&ImportedMesh::from_bytes(&bytes).map_err(fail)?)
     } else if bytes.starts_with(b"FMSH") {
         static_mesh(&StaticMesh::from_bytes(&bytes).map_err(fail)?)
+    } else if bytes.starts_with(b"FCOL") {
+        collision(&CollisionModel::from_bytes(&bytes).map_err(fail)?)
+    } else if bytes.starts_with(b"FMOP") {
+        mopp(&MoppIndex::from_bytes(&bytes).map_err(fail)?).map_err(fail)?
+    } else if bytes.starts_with(b"FPOL") {
+        polyhedra(&forge_collision::polyhedron::from_bytes(&bytes).map_err(fail)?)
     } else if bytes.starts_with(b"{")
         && bytes
             .windows(forge_actor::FORMAT.len())
@@ -117,4 +124,83 @@ fn static_mesh(mesh: &StaticMesh) -> (Value, String) {
         mesh.triangles.len()
     );
     (summary, text)
+}
+
+fn collision(model: &CollisionModel) -> (Value, String) {
+    let regions: Vec<Value> = model
+        .regions
+        .iter()
+        .map(|r| {
+            let b = &r.bsp;
+            json!({"name": r.name, "permutation": r.permutation, "bsp3d_nodes": b.nodes.len(), "planes": b.planes.len(), "leaves": b.leaves.len(),
+                   "bsp2d_references": b.references.len(), "bsp2d_nodes": b.bsp2d_nodes.len(), "surfaces": b.surfaces.len(), "edges": b.edges.len(), "vertices": b.vertices.len()})
+        })
+        .collect();
+    let (lo, hi) = model.bounds_m().unwrap_or(([0.0; 3], [0.0; 3]));
+    let mut text = format!(
+        "collision model: {} regions, materials {:?}\n  bounds    {lo:?} .. {hi:?} m\n",
+        model.regions.len(),
+        model.materials
+    );
+    for r in &model.regions {
+        let b = &r.bsp;
+        text.push_str(&format!(
+            "  region {:?}/{}: {} nodes, {} planes, {} leaves, {} bsp2d refs, {} bsp2d nodes, {} surfaces, {} edges, {} vertices\n",
+            r.name, r.permutation, b.nodes.len(), b.planes.len(), b.leaves.len(), b.references.len(), b.bsp2d_nodes.len(), b.surfaces.len(), b.edges.len(), b.vertices.len()
+        ));
+    }
+    (
+        json!({"format": "collision-model", "version": forge_collision::BSP_VERSION, "materials": model.materials, "bounds_m": {"min": lo, "max": hi}, "regions": regions}),
+        text,
+    )
+}
+
+fn mopp(index: &MoppIndex) -> Result<(Value, String), String> {
+    let stats = index.mopp.stats()?;
+    let summary = json!({
+        "format": "mopp-index",
+        "version": forge_collision::MOPP_VERSION,
+        "primitives": index.primitives.len(),
+        "origin_wu": index.mopp.origin,
+        "scale": index.mopp.scale,
+        "code_bytes": stats.code_bytes,
+        "leaves": stats.leaves,
+        "max_depth": stats.max_depth,
+        "mean_depth": stats.mean_depth,
+        "terminals_per_leaf": stats.terminals_per_leaf,
+    });
+    let text = format!(
+        "MOPP index: {} primitives\n  code      {} bytes\n  depth     max {}, mean {:.1}\n  leaves    {} ({} terminal per leaf)\n  frame     origin {:?} WU, {} units per WU\n",
+        index.primitives.len(),
+        stats.code_bytes,
+        stats.max_depth,
+        stats.mean_depth,
+        stats.leaves,
+        stats.terminals_per_leaf,
+        index.mopp.origin,
+        index.mopp.scale
+    );
+    Ok((summary, text))
+}
+
+fn polyhedra(list: &[forge_collision::Polyhedron]) -> (Value, String) {
+    let values: Vec<Value> = list
+        .iter()
+        .map(|p| json!({"name": p.name, "vertices": p.vertex_count, "four_vectors": p.four_vectors.len(), "planes": p.planes.len(), "aabb_centre_wu": p.aabb_centre, "aabb_half_extents_wu": p.aabb_half_extents, "radius": p.radius}))
+        .collect();
+    let mut text = format!("polyhedra: {}\n", list.len());
+    for p in list {
+        text.push_str(&format!(
+            "  {:?}: {} vertices in {} four-vectors, {} planes, half extents {:?} WU\n",
+            p.name,
+            p.vertex_count,
+            p.four_vectors.len(),
+            p.planes.len(),
+            p.aabb_half_extents
+        ));
+    }
+    (
+        json!({"format": "polyhedra", "version": forge_collision::POLYHEDRA_VERSION, "polyhedra": values}),
+        text,
+    )
 }

@@ -10,6 +10,7 @@ mod graph;
 mod inspect;
 mod lock;
 mod materialize;
+mod probe;
 mod progress;
 mod report;
 mod stat_cache;

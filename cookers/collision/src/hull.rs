@@ -265,9 +265,7 @@ fn has_volume(points: &[V3]) -> bool {
         return false;
     }
     let n = normalize(n);
-    points
-        .iter()
-        .any(|p| dot(n, sub(*p, a)).abs() > MIN_THICKNESS_M)
+    points.iter().any(|p| dot(n, sub(*p, a)).abs() > ON_PLANE_M)
 }
 
 /// The convex polygon of the points `on` a plane, counter-clockwise seen from outside,

@@ -57,8 +57,15 @@ impl CollisionModel {
 
     /// Whether a pack-space point (metres) is inside any region's solid.
     pub fn contains(&self, p_m: V3) -> bool {
+        !self.regions_containing(p_m).is_empty()
+    }
+
+    /// The regions whose solid holds a pack-space point (metres).
+    pub fn regions_containing(&self, p_m: V3) -> Vec<usize> {
         let p = forge_units::pack_to_blam(p_m);
-        self.regions.iter().any(|r| r.bsp.contains(p))
+        (0..self.regions.len())
+            .filter(|&r| self.regions[r].bsp.contains(p))
+            .collect()
     }
 
     /// The first hit along a ray from `origin_m` in direction `dir` (any length; the
