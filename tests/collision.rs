@@ -135,7 +135,8 @@ fn break_hull(ws: &Workspace, block: &str, change: impl FnOnce(&mut Value)) {
 
 #[test]
 fn bad_hulls_fail_the_cook_naming_block_and_hull() {
-    let cases: Vec<(&str, Box<dyn Fn(&mut Value)>)> = vec![
+    type Breakage = Box<dyn Fn(&mut Value)>;
+    let cases: Vec<(&str, Breakage)> = vec![
         (
             "hull_not_convex",
             Box::new(|p| p.as_array_mut().unwrap().push(json!([0.0, 0.0, 0.25]))),

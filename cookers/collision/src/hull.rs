@@ -124,43 +124,93 @@ pub fn hull_of(
             "a hull needs at least 4 points that are not all on one plane".into(),
         ));
     }
-    let mut planes: Vec<Plane> = Vec::new();
+    // Gift wrapping: start from one supporting face, then across each edge of a found face
+    // pivot a plane about the edge until every point is on or behind it. Each face is the
+    // 2D hull of all points on its plane, so coplanar points always share one face.
     let n = points.len();
-    for i in 0..n {
-        for j in i + 1..n {
-            for k in j + 1..n {
-                let raw = cross(sub(points[j], points[i]), sub(points[k], points[i]));
-                if length(raw) < 1e-12 {
-                    continue;
+    let support = |a: usize, b: usize, c: usize| -> Option<Plane> {
+        let raw = cross(sub(points[b], points[a]), sub(points[c], points[a]));
+        (length(raw) > 1e-12).then(|| {
+            let normal = normalize(raw);
+            Plane {
+                normal,
+                offset: dot(normal, points[a]),
+            }
+        })
+    };
+    let on_plane = |plane: &Plane| -> Vec<usize> {
+        (0..n)
+            .filter(|&q| plane.distance(points[q]).abs() <= ON_PLANE_M)
+            .collect()
+    };
+    let first = first_face(points).ok_or_else(|| {
+        err(
+            "hull_degenerate",
+            "no supporting face was found; the points may be degenerate".into(),
+        )
+    })?;
+    let mut accepted: Vec<(Plane, Vec<usize>)> = Vec::new();
+    let mut have: std::collections::BTreeSet<(usize, usize)> = std::collections::BTreeSet::new();
+    let mut queue: Vec<(usize, usize)> = Vec::new();
+    let add_face = |plane: Plane,
+                    accepted: &mut Vec<(Plane, Vec<usize>)>,
+                    queue: &mut Vec<(usize, usize)>,
+                    have: &mut std::collections::BTreeSet<(usize, usize)>| {
+        let on = on_plane(&plane);
+        if accepted.iter().any(|(_, other)| *other == on) {
+            return;
+        }
+        let polygon = polygon_on_plane(&plane, points, &on);
+        for i in 0..polygon.len() {
+            let e = (polygon[i], polygon[(i + 1) % polygon.len()]);
+            have.insert(e);
+            queue.push(e);
+        }
+        accepted.push((plane, on));
+    };
+    add_face(first, &mut accepted, &mut queue, &mut have);
+    while let Some((a, b)) = queue.pop() {
+        if have.contains(&(b, a)) {
+            continue;
+        }
+        if accepted.len() > 4 * n + 8 {
+            return Err(err(
+                "hull_not_closed",
+                "the hull's faces do not close up; some points may be nearly coincident".into(),
+            ));
+        }
+        // The neighbour across a -> b walks it as b -> a; pivot about that edge.
+        let mut best: Option<(usize, Plane)> = None;
+        for c in 0..n {
+            if c == a || c == b {
+                continue;
+            }
+            let Some(candidate) = support(b, a, c) else {
+                continue;
+            };
+            match &best {
+                None => best = Some((c, candidate)),
+                Some((_, plane)) if plane.distance(points[c]) > ON_PLANE_M => {
+                    best = Some((c, candidate))
                 }
-                let normal = normalize(raw);
-                let offset = dot(normal, points[i]);
-                if planes.iter().any(|p| {
-                    same_plane(p, normal, offset)
-                        || same_plane(p, [-normal[0], -normal[1], -normal[2]], -offset)
-                }) {
-                    continue;
-                }
-                let (mut above, mut below) = (false, false);
-                for p in points {
-                    let d = dot(normal, *p) - offset;
-                    above |= d > ON_PLANE_M;
-                    below |= d < -ON_PLANE_M;
-                    if above && below {
-                        break;
-                    }
-                }
-                match (above, below) {
-                    (false, true) => planes.push(Plane { normal, offset }),
-                    (true, false) => planes.push(Plane {
-                        normal: [-normal[0], -normal[1], -normal[2]],
-                        offset: -offset,
-                    }),
-                    _ => {}
-                }
+                _ => {}
             }
         }
+        let Some((_, plane)) = best else {
+            return Err(err(
+                "hull_not_closed",
+                "an edge of the hull has no neighbouring face".into(),
+            ));
+        };
+        if points.iter().any(|p| plane.distance(*p) > ON_PLANE_M * 4.0) {
+            return Err(err(
+                "hull_not_closed",
+                "the hull could not be closed at a nearly flat edge".into(),
+            ));
+        }
+        add_face(plane, &mut accepted, &mut queue, &mut have);
     }
+    let planes: Vec<Plane> = accepted.iter().map(|(p, _)| *p).collect();
     // Thickness: how far the hull extends behind each face plane.
     for plane in &planes {
         let depth = points
@@ -178,10 +228,7 @@ pub fn hull_of(
     }
     let mut used: Vec<usize> = Vec::new();
     let mut faces = Vec::with_capacity(planes.len());
-    for plane in planes {
-        let on: Vec<usize> = (0..n)
-            .filter(|&i| plane.distance(points[i]).abs() <= ON_PLANE_M)
-            .collect();
+    for (plane, on) in accepted {
         let polygon = polygon_on_plane(&plane, points, &on);
         if polygon.len() < 3 {
             continue;
@@ -194,6 +241,38 @@ pub fn hull_of(
         faces.push((plane, polygon));
     }
     used.sort_unstable();
+    // A point almost on the edge between two faces can be a corner of one polygon and a
+    // dropped collinear point of the other. Put every such corner into the other polygon's
+    // edge too, so each edge is shared by exactly two faces.
+    for (_, polygon) in &mut faces {
+        let k = polygon.len();
+        let mut split = Vec::with_capacity(k);
+        for i in 0..k {
+            let (a, b) = (polygon[i], polygon[(i + 1) % k]);
+            split.push(a);
+            let ab = sub(points[b], points[a]);
+            let len2 = dot(ab, ab);
+            let mut between: Vec<(f64, usize)> = used
+                .iter()
+                .filter(|&&v| v != a && v != b)
+                .filter_map(|&v| {
+                    let t = dot(sub(points[v], points[a]), ab) / len2;
+                    let off = length(sub(
+                        points[v],
+                        [
+                            points[a][0] + ab[0] * t,
+                            points[a][1] + ab[1] * t,
+                            points[a][2] + ab[2] * t,
+                        ],
+                    ));
+                    (t > 0.0 && t < 1.0 && off <= ON_PLANE_M).then_some((t, v))
+                })
+                .collect();
+            between.sort_by(|x, y| x.0.total_cmp(&y.0));
+            split.extend(between.into_iter().map(|(_, v)| v));
+        }
+        *polygon = split;
+    }
     let remap = |v: usize| used.binary_search(&v).expect("a face vertex is used");
     let interior: Vec<usize> = (0..n)
         .filter(|&i| {
@@ -236,8 +315,72 @@ pub fn hull_of(
     Ok((hull, interior))
 }
 
-fn same_plane(p: &Plane, normal: V3, offset: f64) -> bool {
-    dot(p.normal, normal) > 1.0 - 1e-12 && (p.offset - offset).abs() <= ON_PLANE_M
+/// A supporting plane through the lowest point: the plane of the triple with every other
+/// point on or behind it, found by pivoting like the main wrap.
+fn first_face(points: &[V3]) -> Option<Plane> {
+    let n = points.len();
+    let a = (0..n).min_by(|&i, &j| {
+        points[i][2]
+            .total_cmp(&points[j][2])
+            .then(points[i][0].total_cmp(&points[j][0]))
+    })?;
+    // Start from the horizontal plane under `a` and pivot to the hull twice: first about a
+    // line through `a`, then about the edge found.
+    let b = (0..n).filter(|&i| i != a).min_by(|&i, &j| {
+        let slope = |k: usize| {
+            let d = sub(points[k], points[a]);
+            d[2] / (d[0] * d[0] + d[1] * d[1]).sqrt().max(1e-300)
+        };
+        slope(i).total_cmp(&slope(j))
+    })?;
+    let mut best: Option<Plane> = None;
+    for c in 0..n {
+        if c == a || c == b {
+            continue;
+        }
+        let raw = cross(sub(points[b], points[a]), sub(points[c], points[a]));
+        if length(raw) < 1e-12 {
+            continue;
+        }
+        let mut normal = normalize(raw);
+        if normal[2] > 0.0 {
+            normal = [-normal[0], -normal[1], -normal[2]];
+        }
+        let plane = Plane {
+            normal,
+            offset: dot(normal, points[a]),
+        };
+        match &best {
+            Some(p) if p.distance(points[c]) <= ON_PLANE_M => {}
+            _ => best = Some(plane),
+        }
+    }
+    let supports = |plane: &Plane| points.iter().all(|p| plane.distance(*p) <= ON_PLANE_M);
+    if let Some(plane) = best.filter(supports) {
+        return Some(plane);
+    }
+    // Nearly flat bottoms can defeat the pivot; fall back to any supporting triple.
+    for i in 0..n {
+        for j in i + 1..n {
+            for k in j + 1..n {
+                let raw = cross(sub(points[j], points[i]), sub(points[k], points[i]));
+                if length(raw) < 1e-12 {
+                    continue;
+                }
+                let normal = normalize(raw);
+                for normal in [normal, [-normal[0], -normal[1], -normal[2]]] {
+                    let plane = Plane {
+                        normal,
+                        offset: dot(normal, points[i]),
+                    };
+                    if supports(&plane) {
+                        return Some(plane);
+                    }
+                }
+            }
+        }
+    }
+    None
 }
 
 fn has_volume(points: &[V3]) -> bool {

@@ -5,7 +5,7 @@
 use crate::codec::{Reader, Writer};
 use crate::model::{CollisionModel, ModelHit};
 use crate::mopp::Mopp;
-use crate::vec3::{cross, dot, length, scale, sub, V3};
+use crate::vec3::{dot, length, scale, V3};
 use crate::CollisionError;
 
 pub const FORMAT_VERSION: u32 = 1;
@@ -108,15 +108,7 @@ impl MoppIndex {
                 continue;
             }
             let at = [o[0] + unit[0] * t, o[1] + unit[1] * t, o[2] + unit[2] * t];
-            let pts = surface_points(model, region, surface);
-            let eps = 1e-7;
-            let inside = (0..pts.len()).all(|i| {
-                dot(
-                    cross(sub(pts[(i + 1) % pts.len()], pts[i]), sub(at, pts[i])),
-                    n,
-                ) >= -eps
-            });
-            if inside && best.is_none_or(|b| t * wu < b.distance_m) {
+            if best.is_none_or(|b| t * wu < b.distance_m) && bsp.surface_contains(surface, at, n) {
                 best = Some(ModelHit {
                     distance_m: t * wu,
                     region: region as usize,

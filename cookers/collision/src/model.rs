@@ -2,7 +2,7 @@
 //! with a single permutation holding that hull's BSP. Regions are all active at once, so
 //! composite pieces keep their hulls apart and their apertures open.
 
-use crate::bsp::{BspHit, CollisionBsp};
+use crate::bsp::CollisionBsp;
 use crate::codec::{Reader, Writer};
 use crate::hull::ConvexHull;
 use crate::vec3::{scale, V3};
@@ -17,6 +17,20 @@ pub struct Region {
     pub name: String,
     pub permutation: String,
     pub bsp: CollisionBsp,
+    /// The BSP's vertex bounds in world units; derived, not stored.
+    pub bounds_wu: ([f32; 3], [f32; 3]),
+}
+
+impl Region {
+    pub fn new(name: String, permutation: String, bsp: CollisionBsp) -> Region {
+        let bounds_wu = bsp.bounds_wu();
+        Region {
+            name,
+            permutation,
+            bsp,
+            bounds_wu,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -34,6 +48,29 @@ pub struct ModelHit {
     pub surface: u16,
 }
 
+/// Whether the segment `o + t·d`, `0 <= t <= max_t`, meets the box (slab test, padded
+/// by a micrometre's worth of world units so grazing rays are kept).
+fn ray_meets_box(o: V3, d: V3, max_t: f64, (lo, hi): ([f32; 3], [f32; 3])) -> bool {
+    let pad = 1e-6;
+    let (mut t0, mut t1) = (0.0f64, max_t);
+    for a in 0..3 {
+        let (l, h) = (f64::from(lo[a]) - pad, f64::from(hi[a]) + pad);
+        if d[a].abs() < 1e-300 {
+            if o[a] < l || o[a] > h {
+                return false;
+            }
+            continue;
+        }
+        let (ta, tb) = ((l - o[a]) / d[a], (h - o[a]) / d[a]);
+        t0 = t0.max(ta.min(tb));
+        t1 = t1.min(ta.max(tb));
+        if t0 > t1 {
+            return false;
+        }
+    }
+    true
+}
+
 impl CollisionModel {
     pub fn build(hulls: &[ConvexHull]) -> Result<CollisionModel, CollisionError> {
         let mut materials: Vec<String> = hulls.iter().map(|h| h.material.clone()).collect();
@@ -45,11 +82,11 @@ impl CollisionModel {
                 let material = materials
                     .binary_search(&h.material)
                     .expect("collected above") as i16;
-                Ok(Region {
-                    name: h.name.clone(),
-                    permutation: "base".into(),
-                    bsp: CollisionBsp::build(h, material)?,
-                })
+                Ok(Region::new(
+                    h.name.clone(),
+                    "base".into(),
+                    CollisionBsp::build(h, material)?,
+                ))
             })
             .collect::<Result<_, CollisionError>>()?;
         Ok(CollisionModel { materials, regions })
@@ -78,17 +115,25 @@ impl CollisionModel {
         let unit = scale(dir, 1.0 / len);
         let wu = forge_units::METRES_PER_WORLD_UNIT;
         let o = forge_units::pack_to_blam(origin_m);
-        self.regions
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| {
-                r.bsp.ray(o, unit, max_m / wu).map(|h: BspHit| ModelHit {
+        let mut best: Option<ModelHit> = None;
+        for (i, r) in self.regions.iter().enumerate() {
+            // Regions whose box the ray misses, or reaches only past the best hit, are skipped.
+            let limit = best.map_or(max_m / wu, |b| b.distance_m / wu);
+            if !ray_meets_box(o, unit, limit, r.bounds_wu) {
+                continue;
+            }
+            if let Some(h) = r.bsp.ray(o, unit, limit) {
+                let hit = ModelHit {
                     distance_m: h.t * wu,
                     region: i,
                     surface: h.surface,
-                })
-            })
-            .min_by(|a, b| a.distance_m.total_cmp(&b.distance_m))
+                };
+                if best.is_none_or(|b| hit.distance_m < b.distance_m) {
+                    best = Some(hit);
+                }
+            }
+        }
+        best
     }
 
     /// Pack-space bounds (metres) of every region's vertices.
@@ -160,11 +205,7 @@ impl CollisionModel {
                     "region {name:?} has a surface with an unknown material"
                 ));
             }
-            regions.push(Region {
-                name,
-                permutation,
-                bsp,
-            });
+            regions.push(Region::new(name, permutation, bsp));
         }
         r.finish()?;
         Ok(CollisionModel { materials, regions })

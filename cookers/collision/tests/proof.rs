@@ -131,9 +131,8 @@ fn check_ray(c: &Cooked, o: [f64; 3], target: [f64; 3], what: &str) {
                     b.region
                 );
             }
-            assert_eq!(
+            assert!(
                 c.model.regions[b.region].bsp.surfaces.len() > b.surface as usize,
-                true,
                 "{what}: BSP names its surface"
             );
         }
