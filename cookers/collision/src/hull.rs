@@ -181,7 +181,7 @@ pub fn hull_of(
         }
         // The neighbour across a -> b walks it as b -> a; pivot about that edge.
         let mut best: Option<(usize, Plane)> = None;
-        for c in 0..n {
+        for (c, point) in points.iter().enumerate() {
             if c == a || c == b {
                 continue;
             }
@@ -190,7 +190,7 @@ pub fn hull_of(
             };
             match &best {
                 None => best = Some((c, candidate)),
-                Some((_, plane)) if plane.distance(points[c]) > ON_PLANE_M => {
+                Some((_, plane)) if plane.distance(*point) > ON_PLANE_M => {
                     best = Some((c, candidate))
                 }
                 _ => {}
