@@ -16,8 +16,8 @@ fn cold_then_noop_cook() {
     let steps = summary["steps"].as_u64().unwrap();
     assert_eq!(summary["run"].as_u64().unwrap(), steps);
     // Two validation steps and one assembly per pack; per block an import, a mesh, an
-    // actor, a collision model, MOPP code and polyhedra.
-    assert_eq!(steps, 3 * 3 + 6 * (23 + 20 + 12));
+    // actor, a collision model, MOPP code, polyhedra and the ray checks.
+    assert_eq!(steps, 3 * 3 + 7 * (23 + 20 + 12));
     let line = String::from_utf8_lossy(&out.stdout);
     assert!(
         line.starts_with(&format!(
@@ -61,6 +61,7 @@ fn one_model_edit_reruns_that_block_and_the_assembly() {
         [
             "foundry/actor/floor_2x2",
             "foundry/assemble/all",
+            "foundry/checks/floor_2x2",
             "foundry/import/floor_2x2",
             "foundry/mesh/floor_2x2"
         ]
@@ -92,6 +93,7 @@ fn one_geometry_edit_stops_at_the_changed_block() {
         [
             "foundry/actor/wall_2",
             "foundry/assemble/all",
+            "foundry/checks/wall_2",
             "foundry/collision/wall_2",
             "foundry/geometry",
             "foundry/mopp/wall_2",
@@ -362,13 +364,13 @@ fn a_broken_model_fails_its_block_and_keep_going_finishes_the_rest() {
     assert_eq!(failed, ["foundry/import/wall_2"]);
     assert_eq!(
         report["summary"]["run"].as_u64().unwrap(),
-        2 + 6 * 22 + 3,
+        2 + 7 * 22 + 3,
         "every other block still cooked, and wall_2's collision"
     );
     assert_eq!(
         report["summary"]["skipped"].as_u64().unwrap(),
-        3,
-        "wall_2's mesh and actor, and the assembly"
+        4,
+        "wall_2's mesh, actor and checks, and the assembly"
     );
     assert!(
         !ws.path("build/game").exists(),

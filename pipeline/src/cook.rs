@@ -230,6 +230,21 @@ fn plan_cook(
                 vec![upstream("collision.fcol", collision, "collision.fcol")],
             ));
             let polyhedra = graph.add(per_block(Kind::Polyhedra, String::new(), vec![geometry()]));
+            let check = graph.add(per_block(
+                Kind::Checks,
+                String::new(),
+                vec![
+                    geometry(),
+                    upstream(
+                        "entry.json",
+                        validation[pi].catalog,
+                        format!("entry/{block}.json"),
+                    ),
+                    upstream("collision.fcol", collision, "collision.fcol"),
+                    upstream("mopp.fmop", mopp, "mopp.fmop"),
+                    upstream("static_mesh.fmsh", mesh, "static_mesh.fmsh"),
+                ],
+            ));
             cooked.push(BlockSteps {
                 id: block.clone(),
                 outputs: vec![
@@ -238,6 +253,7 @@ fn plan_cook(
                     (collision, "collision.fcol"),
                     (mopp, "mopp.fmop"),
                     (polyhedra, "polyhedra.fpol"),
+                    (check, "checks.json"),
                 ],
             });
         }

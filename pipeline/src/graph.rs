@@ -26,6 +26,8 @@ pub enum Kind {
     Mopp,
     /// Cook a block's Havok convex polyhedra.
     Polyhedra,
+    /// Ray-check a block's cooked collision and mesh against what it declares.
+    Checks,
     /// Assemble a set (the full pack, or an `--only` subset): its manifest and inventory.
     Assemble,
 }
@@ -41,6 +43,7 @@ impl Kind {
             Kind::Collision => "collision",
             Kind::Mopp => "mopp",
             Kind::Polyhedra => "polyhedra",
+            Kind::Checks => "checks",
             Kind::Assemble => "assemble",
         }
     }

@@ -24,6 +24,7 @@ pub fn version(kind: Kind) -> u32 {
         Kind::Collision => forge_collision::BSP_VERSION,
         Kind::Mopp => forge_collision::MOPP_VERSION,
         Kind::Polyhedra => forge_collision::POLYHEDRA_VERSION,
+        Kind::Checks => forge_checks::VERSION,
         Kind::Assemble => 1,
     }
 }
@@ -228,6 +229,7 @@ pub fn cook(step: &Step, inputs: &Inputs) -> Result<Outputs, Vec<Diagnostic>> {
                 .map_err(|e| vec![finding(e.code, &file, e.message)])?;
             Ok(vec![("mopp.fmop".to_string(), index.to_bytes())])
         }
+        Kind::Checks => checks(step, inputs),
         Kind::Assemble => assemble(step, inputs),
     }
 }
@@ -266,7 +268,21 @@ fn assemble(step: &Step, inputs: &Inputs) -> Result<Outputs, Vec<Diagnostic>> {
                 .insert(output.to_string(), blake3::hash(bytes).to_hex().to_string());
         }
     }
+    let mut checks = Vec::new();
+    for block in &blocks {
+        if let Some(bytes) = inputs.get(&format!("{block}/checks.json")) {
+            let report: Value = serde_json::from_slice(bytes)
+                .map_err(|e| vec![finding("bad_intermediate", &file, e.to_string())])?;
+            checks.push(report);
+        }
+    }
     let mut out = vec![
+        (
+            "checks.json".to_string(),
+            pretty(
+                &json!({"format": "mjolnir-forge-checks", "pack": step.pack, "set": params["set"], "blocks": checks}),
+            ),
+        ),
         ("mjolnir.json".to_string(), pretty(&manifest)),
         (
             "inventory.json".to_string(),
@@ -279,4 +295,98 @@ fn assemble(step: &Step, inputs: &Inputs) -> Result<Outputs, Vec<Diagnostic>> {
         out.push(("changes.json".to_string(), changes.to_vec()));
     }
     Ok(out)
+}
+
+/// Runs the ray checks of one block; unwaived failures fail the step, one finding each.
+fn checks(step: &Step, inputs: &Inputs) -> Result<Outputs, Vec<Diagnostic>> {
+    let block_id = step.block.as_deref().unwrap_or_default();
+    let file = format!("{}/source/geometry.json", step.pack);
+    let bad =
+        |what: &str, e: String| vec![finding("bad_intermediate", &file, format!("{what}: {e}"))];
+    let block =
+        forge_contract::geometry::parse_block(&file, text(inputs, "geometry.json", &file)?)?;
+    let entry = forge_contract::parse_entry(&file, &step.pack, text(inputs, "entry.json", &file)?)?;
+    let get = |name: &str| {
+        inputs.get(name).ok_or_else(|| {
+            vec![finding(
+                "missing_input",
+                &file,
+                format!("{name} is missing"),
+            )]
+        })
+    };
+    let model = forge_collision::CollisionModel::from_bytes(get("collision.fcol")?)
+        .map_err(|e| bad("collision", e))?;
+    let index =
+        forge_collision::MoppIndex::from_bytes(get("mopp.fmop")?).map_err(|e| bad("mopp", e))?;
+    let mesh =
+        forge_mesh::StaticMesh::from_bytes(get("static_mesh.fmsh")?).map_err(|e| bad("mesh", e))?;
+    let source = forge_collision::reference::SourceShapes::new(
+        block.hulls.iter().map(|h| h.points.as_slice()),
+    )
+    .ok_or_else(|| {
+        vec![finding(
+            "bad_intermediate",
+            &file,
+            format!("block {block_id:?}: parry3d could not build the source hulls"),
+        )]
+    })?;
+    let (lo, hi) = mesh.bounds_cm();
+    let place = |p: [f32; 3]| {
+        forge_units::unreal_to_pack([0, 1, 2].map(|i| f64::from(p[i]) + mesh.offset_cm[i]))
+    };
+    let (a, b) = (place(lo), place(hi));
+    let visual = (
+        [0, 1, 2].map(|i| a[i].min(b[i])),
+        [0, 1, 2].map(|i| a[i].max(b[i])),
+    );
+    let report = forge_checks::run(&forge_checks::Inputs {
+        block: &block,
+        dimensions_m: entry.dimensions_m,
+        model: &model,
+        index: &index,
+        visual_bounds_m: visual,
+        source: &source,
+    });
+    let blocking: Vec<Diagnostic> = report
+        .blocking()
+        .map(|c| {
+            let failure = c.failure.as_ref().expect("a failed check has a failure");
+            let ray = failure
+                .ray
+                .as_ref()
+                .map(|r| {
+                    format!(
+                        "; first failing ray from {:?} along {:?}",
+                        r.origin_m, r.direction
+                    )
+                })
+                .unwrap_or_default();
+            let hit = failure
+                .hit
+                .as_ref()
+                .map(|h| {
+                    format!(
+                        ", which hit hull {:?} (surface {}) at {:.4} m",
+                        h.hull, h.surface, h.distance_m
+                    )
+                })
+                .unwrap_or_default();
+            finding(
+                failure.code,
+                &file,
+                format!(
+                    "{}/{block_id}: check {} {:?}: {}{ray}{hit}",
+                    step.pack, c.check, c.name, failure.message
+                ),
+            )
+        })
+        .collect();
+    if !blocking.is_empty() {
+        return Err(blocking);
+    }
+    Ok(vec![(
+        "checks.json".to_string(),
+        pretty(&serde_json::to_value(&report).expect("a report serializes")),
+    )])
 }

@@ -11,7 +11,7 @@
 
 use parry3d::math::{Pose, Vector};
 use parry3d::query::{PointQuery, Ray, RayCast};
-use parry3d::shape::{TriMesh, TriMeshFlags};
+use parry3d::shape::{Capsule, ConvexPolyhedron, TriMesh, TriMeshFlags};
 
 fn to_parry(p: [f64; 3]) -> Vector {
     Vector::new(p[0] as f32, p[1] as f32, p[2] as f32)
@@ -20,18 +20,24 @@ fn to_parry(p: [f64; 3]) -> Vector {
 /// The source hulls as parry shapes, in pack-space metres.
 pub struct SourceShapes {
     surfaces: Vec<TriMesh>,
+    solids: Vec<ConvexPolyhedron>,
 }
 
 impl SourceShapes {
     /// One shape per point set; `None` when parry cannot make a hull of one.
     pub fn new<'a>(point_sets: impl IntoIterator<Item = &'a [[f64; 3]]>) -> Option<SourceShapes> {
         let mut surfaces = Vec::new();
+        let mut solids = Vec::new();
         for points in point_sets {
             let pts: Vec<Vector> = points.iter().map(|p| to_parry(*p)).collect();
             let (vertices, indices) = parry3d::transformation::try_convex_hull(&pts).ok()?;
+            solids.push(ConvexPolyhedron::from_convex_mesh(
+                vertices.clone(),
+                &indices,
+            )?);
             surfaces.push(TriMesh::with_flags(vertices, indices, TriMeshFlags::ORIENTED).ok()?);
         }
-        Some(SourceShapes { surfaces })
+        Some(SourceShapes { surfaces, solids })
     }
 
     pub fn contains(&self, p: [f64; 3]) -> bool {
@@ -52,5 +58,21 @@ impl SourceShapes {
                     .map(|t| (f64::from(t), i))
             })
             .min_by(|a, b| a.0.total_cmp(&b.0))
+    }
+
+    /// The hulls a capsule from `a` to `b` with `radius` (metres) intersects.
+    pub fn capsule_hits(&self, a: [f64; 3], b: [f64; 3], radius: f64) -> Vec<usize> {
+        let capsule = Capsule::new(to_parry(a), to_parry(b), radius as f32);
+        (0..self.solids.len())
+            .filter(|&i| {
+                parry3d::query::intersection_test(
+                    &Pose::identity(),
+                    &capsule,
+                    &Pose::identity(),
+                    &self.solids[i],
+                )
+                .is_ok_and(|r| r.intersecting)
+            })
+            .collect()
     }
 }

@@ -8,6 +8,9 @@ use crate::solid::Role;
 
 /// A walkable edge inset keeps support rays off the bevels.
 const INSET: f64 = 0.1;
+/// How far a walkable area keeps from a wall beside it: the checks' player capsule radius
+/// (0.3 m) and a margin.
+pub const PLAYER_CLEARANCE: f64 = 0.4;
 
 pub fn floor(p: &mut Piece, length: f64, depth: f64, thickness: f64) {
     let (hx, hy) = (length / 2.0, depth / 2.0);
@@ -266,10 +269,11 @@ pub fn bridge(p: &mut Piece, length: f64, width: f64, thickness: f64, rail_h: f6
         [-hx, hy - 0.2, thickness],
         [hx, hy, thickness + rail_h],
     );
+    // Player centres keep a capsule's radius (and a margin) clear of the rails.
     p.support(
         "walkway",
-        [-hx + INSET, -hy + 0.2 + INSET],
-        [hx - INSET, hy - 0.2 - INSET],
+        [-hx + INSET, -hy + 0.2 + PLAYER_CLEARANCE],
+        [hx - INSET, hy - 0.2 - PLAYER_CLEARANCE],
         thickness,
         [0.0, 0.0],
     );

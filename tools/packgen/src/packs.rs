@@ -240,8 +240,8 @@ fn straight(p: &mut Piece, length: f64) {
     );
     p.support(
         "lane",
-        [0.2, -LANE_M / 2.0 + 0.2],
-        [length - 0.2, LANE_M / 2.0 - 0.2],
+        [0.2, -LANE_M / 2.0 + kit::PLAYER_CLEARANCE],
+        [length - 0.2, LANE_M / 2.0 - kit::PLAYER_CLEARANCE],
         0.0,
         [0.0, 0.0],
     );
@@ -345,8 +345,8 @@ fn road_ramp(p: &mut Piece, length: f64, rise: f64) {
     let grade = rise / length;
     p.support(
         "lane",
-        [0.2, -LANE_M / 2.0 + 0.2],
-        [length - 0.2, LANE_M / 2.0 - 0.2],
+        [0.2, -LANE_M / 2.0 + kit::PLAYER_CLEARANCE],
+        [length - 0.2, LANE_M / 2.0 - kit::PLAYER_CLEARANCE],
         grade * 0.2,
         [grade, 0.0],
     );
@@ -424,8 +424,8 @@ pub fn roadworks() -> PackDesign {
             );
             p.support(
                 "lane",
-                [0.2, -LANE_M / 2.0 + 0.2],
-                [l - 0.2, LANE_M / 2.0 - 0.2],
+                [0.2, -LANE_M / 2.0 + kit::PLAYER_CLEARANCE],
+                [l - 0.2, LANE_M / 2.0 - kit::PLAYER_CLEARANCE],
                 0.0,
                 [0.0, 0.0],
             );
@@ -485,8 +485,8 @@ pub fn roadworks() -> PackDesign {
             p.hull_box("pier", "concrete", [18.0, -4.0, -8.0], [22.0, 4.0, -1.0]);
             p.support(
                 "lane",
-                [0.2, -LANE_M / 2.0 + 0.2],
-                [length - 0.2, LANE_M / 2.0 - 0.2],
+                [0.2, -LANE_M / 2.0 + kit::PLAYER_CLEARANCE],
+                [length - 0.2, LANE_M / 2.0 - kit::PLAYER_CLEARANCE],
                 0.0,
                 [0.0, 0.0],
             );
