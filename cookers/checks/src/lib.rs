@@ -137,7 +137,7 @@ impl Caster<'_> {
         origin: [f64; 3],
         dir: [f64; 3],
         max_m: f64,
-    ) -> Result<Option<ModelHit>, Failure> {
+    ) -> Result<Option<ModelHit>, Box<Failure>> {
         self.rays += 1;
         let bsp = self.inputs.model.ray(origin, dir, max_m);
         let mopp = self
@@ -159,7 +159,7 @@ impl Caster<'_> {
             _ => false,
         };
         if !agree {
-            return Err(Failure {
+            return Err(Box::new(Failure {
                 code: "engines_disagree",
                 message: format!("the BSP says {bsp:?} and the MOPP says {mopp:?}"),
                 ray: Some(RayRecord {
@@ -167,7 +167,7 @@ impl Caster<'_> {
                     direction: dir,
                 }),
                 hit: None,
-            });
+            }));
         }
         Ok(bsp)
     }
@@ -194,8 +194,8 @@ fn fail(
     origin: [f64; 3],
     dir: [f64; 3],
     hit: Option<HitRecord>,
-) -> Failure {
-    Failure {
+) -> Box<Failure> {
+    Box::new(Failure {
         code,
         message,
         ray: Some(RayRecord {
@@ -203,16 +203,16 @@ fn fail(
             direction: dir,
         }),
         hit,
-    }
+    })
 }
 
 fn result(
     check: &'static str,
     name: &str,
     rays: usize,
-    outcome: Result<(), Failure>,
+    outcome: Result<(), Box<Failure>>,
 ) -> CheckResult {
-    let failure = outcome.err();
+    let failure = outcome.err().map(|b| *b);
     CheckResult {
         check,
         name: name.to_string(),
@@ -281,7 +281,7 @@ fn aperture(
     a: &forge_contract::geometry::Aperture,
     lo: [f64; 3],
     hi: [f64; 3],
-) -> Result<(), Failure> {
+) -> Result<(), Box<Failure>> {
     let (along, across) = match a.axis {
         Axis::X => (0, 1),
         Axis::Y => (1, 0),
@@ -340,7 +340,7 @@ fn aperture(
     Ok(())
 }
 
-fn support(c: &mut Caster, s: &forge_contract::geometry::Support) -> Result<(), Failure> {
+fn support(c: &mut Caster, s: &forge_contract::geometry::Support) -> Result<(), Box<Failure>> {
     let dir = [0.0, 0.0, -1.0];
     let max_slope_cos = WALKABLE_MAX_SLOPE_DEG.to_radians().cos();
     for x in samples(s.min_m[0], s.max_m[0], SUPPORT_SPACING_M) {
@@ -380,7 +380,7 @@ fn support(c: &mut Caster, s: &forge_contract::geometry::Support) -> Result<(), 
     Ok(())
 }
 
-fn size(inputs: &Inputs, lo: [f64; 3], hi: [f64; 3]) -> Result<(), Failure> {
+fn size(inputs: &Inputs, lo: [f64; 3], hi: [f64; 3]) -> Result<(), Box<Failure>> {
     let declared = inputs.dimensions_m;
     let fmt = |d: [f64; 3]| format!("{:.4} x {:.4} x {:.4} m", d[0], d[1], d[2]);
     for (what, (l, h)) in [
@@ -389,7 +389,7 @@ fn size(inputs: &Inputs, lo: [f64; 3], hi: [f64; 3]) -> Result<(), Failure> {
     ] {
         let got = [h[0] - l[0], h[1] - l[1], h[2] - l[2]];
         if (0..3).any(|a| (got[a] - declared[a]).abs() > SIZE_TOLERANCE_M) {
-            return Err(Failure {
+            return Err(Box::new(Failure {
                 code: "size_mismatch",
                 message: format!(
                     "the {what} is {}, but the catalog declares {}",
@@ -398,7 +398,7 @@ fn size(inputs: &Inputs, lo: [f64; 3], hi: [f64; 3]) -> Result<(), Failure> {
                 ),
                 ray: None,
                 hit: None,
-            });
+            }));
         }
         if inputs.block.origin == Origin::BottomCentre {
             let centre = [(l[0] + h[0]) / 2.0, (l[1] + h[1]) / 2.0];
@@ -406,12 +406,12 @@ fn size(inputs: &Inputs, lo: [f64; 3], hi: [f64; 3]) -> Result<(), Failure> {
                 || centre[1].abs() > SIZE_TOLERANCE_M
                 || l[2].abs() > SIZE_TOLERANCE_M
             {
-                return Err(Failure {
+                return Err(Box::new(Failure {
                     code: "origin_mismatch",
                     message: format!("the {what}'s footprint centre is ({:.4}, {:.4}) and its bottom at {:.4} m; a bottom_centre piece has both at 0", centre[0], centre[1], l[2]),
                     ray: None,
                     hit: None,
-                });
+                }));
             }
         }
     }
@@ -423,7 +423,7 @@ fn join(
     j: &forge_contract::geometry::Join,
     lo: [f64; 3],
     hi: [f64; 3],
-) -> Result<(), Failure> {
+) -> Result<(), Box<Failure>> {
     // Along the edge, sample where the block declares walkable area (else its bounds).
     let (axis, at, along) = match j.edge {
         Edge::PlusX => (0, hi[0] - 0.001, 1),
@@ -486,7 +486,7 @@ fn join(
     Ok(())
 }
 
-fn connector(c: &mut Caster, f: &Frame, outward: f64) -> Result<(), Failure> {
+fn connector(c: &mut Caster, f: &Frame, outward: f64) -> Result<(), Box<Failure>> {
     let heading = f.heading_deg.to_radians();
     let fwd = [heading.cos(), heading.sin(), 0.0];
     let out = fwd.map(|x| x * outward);
