@@ -523,12 +523,12 @@ pub fn cook(options: &Options) -> Result<Ending> {
         "line": line,
         "render": config.render,
     });
-    let full = json!({
-        "format": report::FORMAT,
-        "summary": summary,
-        "errors": errors,
-        "steps": report::step_json(&graph, &results),
-    });
+    let full = report::Report {
+        format: report::FORMAT,
+        summary: &summary,
+        errors: &errors,
+        steps: report::step_records(&graph, &results),
+    };
     report::write(&config.out.join("report.json"), &full)?;
     if options.json {
         println!(

@@ -5,7 +5,7 @@
 //! use a fresh output folder. Unchanged files are recognised through the stat cache and
 //! left alone.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -50,7 +50,7 @@ pub fn set_folder(
             changes.written += 1;
         }
     }
-    let wanted: BTreeSet<PathBuf> = files.keys().map(|rel| dir.join(rel)).collect();
+    let wanted: HashSet<PathBuf> = files.keys().map(|rel| dir.join(rel)).collect();
     remove_unwanted(dir, &wanted, stat_cache, &mut changes)?;
     Ok(changes)
 }
@@ -58,7 +58,7 @@ pub fn set_folder(
 /// Deletes everything under `dir` that is not in `wanted`; returns whether `dir` is empty.
 fn remove_unwanted(
     dir: &Path,
-    wanted: &BTreeSet<PathBuf>,
+    wanted: &HashSet<PathBuf>,
     stat_cache: &StatCache,
     changes: &mut Changes,
 ) -> std::io::Result<bool> {

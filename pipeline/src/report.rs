@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde::Serialize;
 
 use crate::execute::{Finished, Outcome};
 use crate::graph::Graph;
@@ -58,43 +58,88 @@ pub fn summary_line(packs: usize, counts: Counts, elapsed: Duration) -> String {
     line
 }
 
-pub fn step_json(graph: &Graph, results: &[Finished]) -> Vec<Value> {
+/// `build/report.json`.
+#[derive(Serialize)]
+pub struct Report<'a> {
+    pub format: u32,
+    pub summary: &'a serde_json::Value,
+    pub errors: &'a [&'a forge_contract::Diagnostic],
+    pub steps: Vec<StepRecord<'a>>,
+}
+
+/// One step's record in the report. Borrowed and serialized straight to the file: a
+/// no-op cook writes hundreds of these, and building JSON trees first showed in its profile.
+#[derive(Serialize)]
+pub struct StepRecord<'a> {
+    id: &'a str,
+    pack: &'a str,
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    block: Option<&'a str>,
+    key: Option<&'a str>,
+    status: &'static str,
+    duration_ms: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'a crate::fingerprint::Dirty>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    errors: Option<&'a [forge_contract::Diagnostic]>,
+    inputs: Vec<FileRecord<'a>>,
+    outputs: Vec<FileRecord<'a>>,
+}
+
+#[derive(Serialize)]
+struct FileRecord<'a> {
+    name: &'a str,
+    hash: &'a str,
+    size: u64,
+}
+
+pub fn step_records<'a>(graph: &'a Graph, results: &'a [Finished]) -> Vec<StepRecord<'a>> {
     graph
         .steps
         .iter()
         .zip(results)
         .map(|(step, r)| {
             let (status, reason, errors) = match &r.outcome {
-                Outcome::Hit => ("cached", Value::Null, vec![]),
-                Outcome::Ran(dirty) => ("run", json!(dirty), vec![]),
-                Outcome::Failed(d) => ("failed", Value::Null, d.iter().map(|d| json!(d)).collect()),
-                Outcome::Skipped => ("skipped", Value::Null, vec![]),
+                Outcome::Hit => ("cached", None, None),
+                Outcome::Ran(dirty) => ("run", Some(dirty), None),
+                Outcome::Failed(d) => ("failed", None, Some(d.as_slice())),
+                Outcome::Skipped => ("skipped", None, None),
             };
-            let mut v = json!({
-                "id": step.id,
-                "pack": step.pack,
-                "kind": step.kind.name(),
-                "key": r.key,
-                "status": status,
-                "duration_ms": (r.duration.as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0,
-                "inputs": r.inputs.iter().map(|i| json!({"name": i.name, "hash": i.hash, "size": i.size})).collect::<Vec<_>>(),
-                "outputs": r.outputs.iter().map(|o| json!({"name": o.name, "hash": o.hash, "size": o.size})).collect::<Vec<_>>(),
-            });
-            if let Some(b) = &step.block {
-                v["block"] = json!(b);
+            StepRecord {
+                id: &step.id,
+                pack: &step.pack,
+                kind: step.kind.name(),
+                block: step.block.as_deref(),
+                key: r.key.as_deref(),
+                status,
+                duration_ms: (r.duration.as_secs_f64() * 1e6).round() / 1000.0,
+                reason,
+                errors,
+                inputs: r
+                    .inputs
+                    .iter()
+                    .map(|i| FileRecord {
+                        name: &i.name,
+                        hash: &i.hash,
+                        size: i.size,
+                    })
+                    .collect(),
+                outputs: r
+                    .outputs
+                    .iter()
+                    .map(|o| FileRecord {
+                        name: &o.name,
+                        hash: &o.hash,
+                        size: o.size,
+                    })
+                    .collect(),
             }
-            if !reason.is_null() {
-                v["reason"] = reason;
-            }
-            if !errors.is_empty() {
-                v["errors"] = json!(errors);
-            }
-            v
         })
         .collect()
 }
 
-pub fn write(path: &Path, report: &Value) -> std::io::Result<()> {
+pub fn write(path: &Path, report: &impl Serialize) -> std::io::Result<()> {
     let mut bytes = serde_json::to_vec_pretty(report).expect("a report serializes");
     bytes.push(b'\n');
     crate::atomic::write(path, &bytes)

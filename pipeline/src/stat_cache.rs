@@ -5,7 +5,7 @@
 //! saving are not recorded, since a second edit in the same timestamp tick would otherwise
 //! go unseen. Linux stamps files from a coarse clock (a few milliseconds), well inside it. A missing, old or unreadable cache file just means rehashing everything.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
@@ -43,7 +43,9 @@ pub struct StatCache {
     file: PathBuf,
     /// Set when anything changed since loading, so an unchanged cache is not rewritten.
     changed: std::sync::atomic::AtomicBool,
-    entries: Mutex<BTreeMap<PathBuf, Entry>>,
+    // Hashed in memory: a no-op cook looks up every source and output, and ordered path
+    // comparisons showed in its profile. The file on disk stays sorted.
+    entries: Mutex<HashMap<PathBuf, Entry>>,
     derived: Mutex<BTreeMap<String, Vec<String>>>,
 }
 
@@ -84,7 +86,7 @@ impl StatCache {
         StatCache {
             file,
             changed: std::sync::atomic::AtomicBool::new(false),
-            entries: Mutex::new(entries),
+            entries: Mutex::new(entries.into_iter().collect()),
             derived: Mutex::new(derived),
         }
     }
