@@ -1,0 +1,352 @@
+//! Reading chunks out of a `.ucas` through its TOC, verifying them the way the game finds
+//! them, and writing a container.
+
+use std::io::{Read, Write};
+
+use crate::directory::DirectoryIndex;
+use crate::error::{IoStoreError, Result};
+use crate::ids::{self, ChunkId};
+use crate::toc::{
+    ChunkMeta, CompressionBlock, OffsetLength, Toc, FLAG_COMPRESSED, FLAG_INDEXED, VERSION,
+};
+
+pub const BLOCK_SIZE: u32 = 0x10000;
+/// Where a pack's containers mount: its files are under `/Game/...`.
+pub const MOUNT_POINT: &str = "../../../MJOLNIR/Content/";
+
+fn align(x: u64, to: u64) -> u64 {
+    x.div_ceil(to) * to
+}
+
+pub fn hash160(data: &[u8]) -> [u8; 20] {
+    blake3::hash(data).as_bytes()[..20]
+        .try_into()
+        .expect("twenty bytes")
+}
+
+/// What reading a chunk gives.
+#[derive(Debug, PartialEq, Eq)]
+pub enum ChunkData {
+    Bytes(Vec<u8>),
+    /// A block uses a method this reader cannot decompress (Oodle); reported, not failed.
+    Unsupported(String),
+}
+
+/// Reads TOC entry `entry` from `ucas`.
+pub fn read_chunk(toc: &Toc, ucas: &[u8], entry: usize) -> Result<ChunkData> {
+    let OffsetLength { offset, length } = *toc
+        .offsets
+        .get(entry)
+        .ok_or_else(|| IoStoreError::new("utoc_entry", format!("entry {entry} does not exist")))?;
+    let bs = u64::from(toc.compression_block_size);
+    if bs == 0 {
+        return Err(IoStoreError::new(
+            "utoc_header",
+            "the compression block size is 0",
+        ));
+    }
+    if length == 0 {
+        return Ok(ChunkData::Bytes(Vec::new()));
+    }
+    let first = offset / bs;
+    let last = (offset + length - 1) / bs;
+    if last as usize >= toc.blocks.len() {
+        return Err(IoStoreError::new(
+            "utoc_offset",
+            format!(
+                "entry {entry} reaches block {last}, past the {} blocks",
+                toc.blocks.len()
+            ),
+        ));
+    }
+    let mut data = Vec::with_capacity(length.min(64 << 20) as usize);
+    for b in first..=last {
+        let block = toc.blocks[b as usize];
+        let start = block.offset as usize;
+        let stored = block.compressed_size as usize;
+        let raw = ucas.get(start..start + stored).ok_or_else(|| {
+            IoStoreError::new(
+                "ucas_out_of_range",
+                format!(
+                    "block {b} lies at {start}..{} past the end of the .ucas ({} bytes)",
+                    start + stored,
+                    ucas.len()
+                ),
+            )
+        })?;
+        match block.method {
+            0 => data.extend_from_slice(&raw[..(block.uncompressed_size as usize).min(raw.len())]),
+            m => {
+                let name = toc
+                    .methods
+                    .get(m as usize - 1)
+                    .map(String::as_str)
+                    .unwrap_or("?");
+                if name.eq_ignore_ascii_case("zlib") {
+                    let mut out = Vec::with_capacity(block.uncompressed_size as usize);
+                    flate2::read::ZlibDecoder::new(raw)
+                        .take(u64::from(block.uncompressed_size))
+                        .read_to_end(&mut out)
+                        .map_err(|e| {
+                            IoStoreError::new(
+                                "ucas_zlib",
+                                format!("block {b} does not inflate: {e}"),
+                            )
+                        })?;
+                    if out.len() != block.uncompressed_size as usize {
+                        return Err(IoStoreError::new(
+                            "ucas_zlib",
+                            format!(
+                                "block {b} inflates to {} bytes, not {}",
+                                out.len(),
+                                block.uncompressed_size
+                            ),
+                        ));
+                    }
+                    data.extend_from_slice(&out);
+                } else {
+                    return Ok(ChunkData::Unsupported(name.to_string()));
+                }
+            }
+        }
+    }
+    let skip = (offset - first * bs) as usize;
+    let end = skip + length as usize;
+    if end > data.len() {
+        return Err(IoStoreError::new(
+            "utoc_offset",
+            format!("entry {entry} ends past its blocks"),
+        ));
+    }
+    Ok(ChunkData::Bytes(data[skip..end].to_vec()))
+}
+
+/// The package name of a file path in the directory index: the path under
+/// `<Project>/Content/` becomes `/Game/...`, without its extension.
+pub fn package_name(path: &str) -> Option<String> {
+    let rel = path.trim_start_matches("../").trim_start_matches("../");
+    let (root, rest) = rel.split_once("/Content/")?;
+    let mount = if root == "Engine" {
+        "/Engine/".to_string()
+    } else if let Some(plugin) = root.rsplit_once("/Plugins/").map(|(_, p)| p) {
+        format!("/{plugin}/")
+    } else {
+        "/Game/".to_string()
+    };
+    let stem = rest.rsplit_once('.').map_or(rest, |(s, _)| s);
+    Some(format!("{mount}{stem}"))
+}
+
+/// One chunk's verification, as `mjolnir forge inspect` prints it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChunkCheck {
+    pub entry: usize,
+    pub chunk: ChunkId,
+    pub path: Option<String>,
+    pub size: u64,
+    /// Found at its own entry through the perfect hash alone.
+    pub resolves: bool,
+    /// `Some(true)` when the data matches the stored hash; `None` when it could not be read.
+    pub hash_ok: Option<bool>,
+    /// For files with a package name: whether the chunk's package id is its CityHash64.
+    pub package_id_ok: Option<bool>,
+    pub unsupported: Option<String>,
+}
+
+/// Checks every chunk of a container: perfect-hash resolution, stored hash, package id.
+pub fn verify(toc: &Toc, ucas: Option<&[u8]>) -> Result<Vec<ChunkCheck>> {
+    let paths = match &toc.directory {
+        Some(d) => d.files()?,
+        None => Vec::new(),
+    };
+    let mut out = Vec::with_capacity(toc.chunks.len());
+    for (entry, chunk) in toc.chunks.iter().enumerate() {
+        let path = paths
+            .iter()
+            .find(|(_, e)| *e as usize == entry)
+            .map(|(p, _)| p.clone());
+        let resolves = ids::lookup(&toc.seeds, toc.chunks.len(), chunk) == Some(entry);
+        let (hash_ok, unsupported) = match ucas {
+            None => (None, None),
+            Some(ucas) => match read_chunk(toc, ucas, entry)? {
+                ChunkData::Bytes(data) => (
+                    Some(
+                        toc.metas
+                            .get(entry)
+                            .is_some_and(|m| m.hash == hash160(&data)),
+                    ),
+                    None,
+                ),
+                ChunkData::Unsupported(m) => (None, Some(m)),
+            },
+        };
+        let package_id_ok = path
+            .as_deref()
+            .and_then(package_name)
+            .filter(|_| matches!(chunk.kind(), ids::EXPORT_BUNDLE_DATA | ids::BULK_DATA))
+            .map(|name| ids::name_hash(&name) == chunk.package_id());
+        out.push(ChunkCheck {
+            entry,
+            chunk: *chunk,
+            path,
+            size: toc.offsets[entry].length,
+            resolves,
+            hash_ok,
+            package_id_ok,
+            unsupported,
+        });
+    }
+    Ok(out)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    None,
+    Zlib,
+}
+
+/// A chunk to write, with its path under the mount point (for the directory index).
+pub struct NewChunk {
+    pub id: ChunkId,
+    pub data: Vec<u8>,
+    pub path: Option<String>,
+}
+
+/// Writes a container named `name` (the `_P` suffix is the caller's): `(utoc, ucas)`.
+/// Entries go in perfect-hash slot order, each chunk starts on a block boundary, and
+/// blocks are padded to 16 bytes in the `.ucas`. The output is a function of the inputs.
+pub fn write(
+    name: &str,
+    chunks: &[NewChunk],
+    compression: Compression,
+) -> Result<(Vec<u8>, Vec<u8>)> {
+    let ids_in: Vec<ChunkId> = chunks.iter().map(|c| c.id).collect();
+    for (i, id) in ids_in.iter().enumerate() {
+        if ids_in[..i].contains(id) {
+            return Err(IoStoreError::new(
+                "chunk_duplicate",
+                format!("chunk {:02x?} is added twice", id.0),
+            ));
+        }
+    }
+    let (seeds, slot_of) = ids::solve(&ids_in).map_err(|e| IoStoreError::new("perfect_hash", e))?;
+    let mut order = vec![0usize; chunks.len()];
+    for (i, &slot) in slot_of.iter().enumerate() {
+        order[slot] = i;
+    }
+    let bs = u64::from(BLOCK_SIZE);
+    let mut ucas = Vec::new();
+    let mut offsets = Vec::with_capacity(chunks.len());
+    let mut blocks = Vec::new();
+    let mut metas = Vec::with_capacity(chunks.len());
+    let mut uses_zlib = false;
+    let mut address = 0u64;
+    for &i in &order {
+        let data = &chunks[i].data;
+        offsets.push(OffsetLength {
+            offset: address,
+            length: data.len() as u64,
+        });
+        for piece in data.chunks(BLOCK_SIZE as usize) {
+            let stored = match compression {
+                Compression::Zlib => {
+                    let mut z =
+                        flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(6));
+                    z.write_all(piece).expect("writing to memory");
+                    let packed = z.finish().expect("writing to memory");
+                    (packed.len() < piece.len()).then_some(packed)
+                }
+                Compression::None => None,
+            };
+            let offset = ucas.len() as u64;
+            let (bytes, method) = match &stored {
+                Some(packed) => {
+                    uses_zlib = true;
+                    (packed.as_slice(), 1)
+                }
+                None => (piece, 0),
+            };
+            blocks.push(CompressionBlock {
+                offset,
+                compressed_size: bytes.len() as u32,
+                uncompressed_size: piece.len() as u32,
+                method,
+            });
+            ucas.extend_from_slice(bytes);
+            ucas.resize(align(ucas.len() as u64, 16) as usize, 0);
+        }
+        metas.push(ChunkMeta {
+            hash: hash160(data),
+            flags: 0,
+            pad: [0; 3],
+        });
+        // Block k covers addresses [k·bs, (k+1)·bs): an empty chunk takes no block and no space.
+        address = align(address + data.len() as u64, bs);
+    }
+    if blocks.len() > 0xFFFF_FFFF || ucas.len() as u64 >= 1 << 40 {
+        return Err(IoStoreError::new(
+            "container_too_large",
+            "the container exceeds the TOC's address space",
+        ));
+    }
+    let entry_of: Vec<usize> = slot_of.clone();
+    let files: Vec<(String, u32)> = chunks
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| c.path.clone().map(|p| (p, entry_of[i] as u32)))
+        .collect();
+    let directory = Some(DirectoryIndex::build(MOUNT_POINT, &files));
+    let toc = Toc {
+        version: VERSION,
+        reserved_after_version: [0; 3],
+        compression_block_size: BLOCK_SIZE,
+        partition_count: 1,
+        container_id: ids::name_hash(name),
+        encryption_key_guid: [0; 16],
+        flags: FLAG_INDEXED | if uses_zlib { FLAG_COMPRESSED } else { 0 },
+        reserved_after_flags: [0; 3],
+        partition_size: u64::MAX,
+        reserved_tail: [0; 44],
+        chunks: order.iter().map(|&i| chunks[i].id).collect(),
+        offsets,
+        seeds,
+        overflow: Vec::new(),
+        blocks,
+        methods: if uses_zlib {
+            vec!["Zlib".to_string()]
+        } else {
+            Vec::new()
+        },
+        signatures: Vec::new(),
+        directory,
+        metas,
+    };
+    Ok((toc.to_bytes(), ucas))
+}
+
+/// A `.pak` stub: the game discovers a container only through a `.pak` of the same stem.
+/// This is a version 11 pak with an empty index and no files.
+pub fn pak_stub() -> Vec<u8> {
+    let mut index = Vec::new();
+    let mount = b"../../../\0";
+    index.extend_from_slice(&(mount.len() as i32).to_le_bytes());
+    index.extend_from_slice(mount);
+    index.extend_from_slice(&0i32.to_le_bytes()); // files
+    index.extend_from_slice(&0u64.to_le_bytes()); // path hash seed
+    index.extend_from_slice(&0u32.to_le_bytes()); // no path hash index
+    index.extend_from_slice(&0u32.to_le_bytes()); // no full directory index
+    index.extend_from_slice(&0i32.to_le_bytes()); // encoded entries size
+    index.extend_from_slice(&0i32.to_le_bytes()); // unencoded entries
+    let mut out = index.clone();
+    out.extend_from_slice(&[0u8; 16]); // encryption key guid
+    out.push(0); // index not encrypted
+    out.extend_from_slice(&0x5A6F12E1u32.to_le_bytes());
+    out.extend_from_slice(&11i32.to_le_bytes());
+    out.extend_from_slice(&0i64.to_le_bytes()); // index offset
+    out.extend_from_slice(&(index.len() as i64).to_le_bytes());
+    out.extend_from_slice(
+        &<[u8; 20]>::try_from(&blake3::hash(&index).as_bytes()[..20]).expect("twenty bytes"),
+    ); // index hash slot
+    out.extend_from_slice(&[0u8; 32 * 5]); // compression method names
+    out
+}

@@ -1,0 +1,335 @@
+//! The directory index: a mount point, a tree of directories and files whose names live in
+//! a string table, and each file's TOC entry index.
+
+use crate::error::{IoStoreError, Result};
+
+pub const NONE: u32 = u32::MAX;
+
+/// An FString as stored: an i32 length including the NUL, negative for UTF-16.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FString {
+    pub text: String,
+    pub utf16: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DirectoryEntry {
+    pub name: u32,
+    pub first_child: u32,
+    pub next_sibling: u32,
+    pub first_file: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileEntry {
+    pub name: u32,
+    pub next_file: u32,
+    /// The TOC entry index of the file's chunk.
+    pub user_data: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirectoryIndex {
+    pub mount_point: FString,
+    pub directories: Vec<DirectoryEntry>,
+    pub files: Vec<FileEntry>,
+    pub strings: Vec<FString>,
+}
+
+struct Reader<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn u32(&mut self) -> Result<u32> {
+        let s = self.b.get(self.at..self.at + 4).ok_or_else(|| {
+            IoStoreError::new("utoc_directory", "the directory index is truncated")
+        })?;
+        self.at += 4;
+        Ok(u32::from_le_bytes(s.try_into().expect("four bytes")))
+    }
+
+    fn count(&mut self, size: usize) -> Result<usize> {
+        let n = self.u32()? as usize;
+        if n.checked_mul(size)
+            .is_none_or(|need| need > self.b.len() - self.at)
+        {
+            return Err(IoStoreError::new(
+                "utoc_count_overflow",
+                format!("the directory index claims {n} records, more than it holds"),
+            ));
+        }
+        Ok(n)
+    }
+
+    fn fstring(&mut self) -> Result<FString> {
+        let len = self.u32()? as i32;
+        let bad = || {
+            IoStoreError::new(
+                "utoc_directory",
+                "a directory index string runs past its end",
+            )
+        };
+        if len >= 0 {
+            let s = self
+                .b
+                .get(self.at..self.at + len as usize)
+                .ok_or_else(bad)?;
+            self.at += len as usize;
+            let text = s.strip_suffix(&[0]).unwrap_or(s);
+            Ok(FString {
+                text: String::from_utf8_lossy(text).into_owned(),
+                utf16: false,
+            })
+        } else {
+            let units = (len as i64).unsigned_abs() as usize;
+            let s = self.b.get(self.at..self.at + units * 2).ok_or_else(bad)?;
+            self.at += units * 2;
+            let chars: Vec<u16> = s
+                .chunks_exact(2)
+                .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                .collect();
+            let chars = chars.strip_suffix(&[0]).unwrap_or(&chars);
+            Ok(FString {
+                text: String::from_utf16_lossy(chars),
+                utf16: true,
+            })
+        }
+    }
+}
+
+fn write_fstring(out: &mut Vec<u8>, s: &FString) {
+    if s.utf16 {
+        let units: Vec<u16> = s.text.encode_utf16().chain([0]).collect();
+        out.extend_from_slice(&(-(units.len() as i32)).to_le_bytes());
+        for u in units {
+            out.extend_from_slice(&u.to_le_bytes());
+        }
+    } else {
+        out.extend_from_slice(&((s.text.len() + 1) as i32).to_le_bytes());
+        out.extend_from_slice(s.text.as_bytes());
+        out.push(0);
+    }
+}
+
+impl DirectoryIndex {
+    pub fn parse(bytes: &[u8]) -> Result<DirectoryIndex> {
+        let mut r = Reader { b: bytes, at: 0 };
+        let mount_point = r.fstring()?;
+        let n = r.count(16)?;
+        let mut directories = Vec::with_capacity(n);
+        for _ in 0..n {
+            directories.push(DirectoryEntry {
+                name: r.u32()?,
+                first_child: r.u32()?,
+                next_sibling: r.u32()?,
+                first_file: r.u32()?,
+            });
+        }
+        let n = r.count(12)?;
+        let mut files = Vec::with_capacity(n);
+        for _ in 0..n {
+            files.push(FileEntry {
+                name: r.u32()?,
+                next_file: r.u32()?,
+                user_data: r.u32()?,
+            });
+        }
+        let n = r.count(4)?;
+        let mut strings = Vec::with_capacity(n);
+        for _ in 0..n {
+            strings.push(r.fstring()?);
+        }
+        if r.at != bytes.len() {
+            return Err(IoStoreError::new(
+                "utoc_directory",
+                "bytes follow the directory index's string table",
+            ));
+        }
+        Ok(DirectoryIndex {
+            mount_point,
+            directories,
+            files,
+            strings,
+        })
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        write_fstring(&mut out, &self.mount_point);
+        out.extend_from_slice(&(self.directories.len() as u32).to_le_bytes());
+        for d in &self.directories {
+            for v in [d.name, d.first_child, d.next_sibling, d.first_file] {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        out.extend_from_slice(&(self.files.len() as u32).to_le_bytes());
+        for f in &self.files {
+            for v in [f.name, f.next_file, f.user_data] {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        out.extend_from_slice(&(self.strings.len() as u32).to_le_bytes());
+        for s in &self.strings {
+            write_fstring(&mut out, s);
+        }
+        out
+    }
+
+    fn name(&self, index: u32) -> Result<&str> {
+        self.strings
+            .get(index as usize)
+            .map(|s| s.text.as_str())
+            .ok_or_else(|| {
+                IoStoreError::new(
+                    "utoc_directory_string",
+                    format!(
+                        "a name refers to string {index}, past the {} in the table",
+                        self.strings.len()
+                    ),
+                )
+            })
+    }
+
+    /// Every file as `(full path including the mount point, TOC entry index)`, walking the
+    /// tree from entry 0. Cycles and out-of-range references are errors.
+    pub fn files(&self) -> Result<Vec<(String, u32)>> {
+        let mut out = Vec::new();
+        if self.directories.is_empty() {
+            return Ok(out);
+        }
+        let mut seen_dirs = vec![false; self.directories.len()];
+        let mut seen_files = vec![false; self.files.len()];
+        let mut stack = vec![(0u32, self.mount_point.text.clone())];
+        while let Some((d, path)) = stack.pop() {
+            let dir = *self.directories.get(d as usize).ok_or_else(|| {
+                IoStoreError::new("utoc_directory", format!("directory {d} does not exist"))
+            })?;
+            if std::mem::replace(&mut seen_dirs[d as usize], true) {
+                return Err(IoStoreError::new(
+                    "utoc_directory_cycle",
+                    format!("directory {d} is reached twice: the index has a cycle"),
+                ));
+            }
+            let here = if d == 0 || dir.name == NONE {
+                path
+            } else {
+                format!("{path}{}/", self.name(dir.name)?)
+            };
+            let mut f = dir.first_file;
+            while f != NONE {
+                let file = *self.files.get(f as usize).ok_or_else(|| {
+                    IoStoreError::new("utoc_directory", format!("file {f} does not exist"))
+                })?;
+                if std::mem::replace(&mut seen_files[f as usize], true) {
+                    return Err(IoStoreError::new(
+                        "utoc_directory_cycle",
+                        format!("file {f} is reached twice: the index has a cycle"),
+                    ));
+                }
+                out.push((format!("{here}{}", self.name(file.name)?), file.user_data));
+                f = file.next_file;
+            }
+            let mut child = dir.first_child;
+            while child != NONE {
+                let c = *self.directories.get(child as usize).ok_or_else(|| {
+                    IoStoreError::new(
+                        "utoc_directory",
+                        format!("directory {child} does not exist"),
+                    )
+                })?;
+                if seen_dirs[child as usize] || stack.iter().any(|(s, _)| *s == child) {
+                    return Err(IoStoreError::new(
+                        "utoc_directory_cycle",
+                        format!("directory {child} is reached twice: the index has a cycle"),
+                    ));
+                }
+                stack.push((child, here.clone()));
+                child = c.next_sibling;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Builds an index for `files` (paths relative to `mount_point`, `/`-separated, with their
+    /// TOC entry indices). Paths are sorted, so the same set gives the same bytes.
+    pub fn build(mount_point: &str, files: &[(String, u32)]) -> DirectoryIndex {
+        let mut sorted: Vec<&(String, u32)> = files.iter().collect();
+        sorted.sort();
+        let mut index = DirectoryIndex {
+            mount_point: FString {
+                text: mount_point.to_string(),
+                utf16: false,
+            },
+            directories: vec![DirectoryEntry {
+                name: NONE,
+                first_child: NONE,
+                next_sibling: NONE,
+                first_file: NONE,
+            }],
+            files: Vec::new(),
+            strings: Vec::new(),
+        };
+        let string = |strings: &mut Vec<FString>, s: &str| -> u32 {
+            match strings.iter().position(|x| x.text == s) {
+                Some(i) => i as u32,
+                None => {
+                    strings.push(FString {
+                        text: s.to_string(),
+                        utf16: !s.is_ascii(),
+                    });
+                    (strings.len() - 1) as u32
+                }
+            }
+        };
+        for (path, entry) in sorted {
+            let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+            let Some((file, dirs)) = parts.split_last() else {
+                continue;
+            };
+            let mut d = 0usize;
+            for name in dirs {
+                let name_id = string(&mut index.strings, name);
+                let mut child = index.directories[d].first_child;
+                let mut last = NONE;
+                while child != NONE && index.directories[child as usize].name != name_id {
+                    last = child;
+                    child = index.directories[child as usize].next_sibling;
+                }
+                if child == NONE {
+                    index.directories.push(DirectoryEntry {
+                        name: name_id,
+                        first_child: NONE,
+                        next_sibling: NONE,
+                        first_file: NONE,
+                    });
+                    child = (index.directories.len() - 1) as u32;
+                    if last == NONE {
+                        index.directories[d].first_child = child;
+                    } else {
+                        index.directories[last as usize].next_sibling = child;
+                    }
+                }
+                d = child as usize;
+            }
+            let name_id = string(&mut index.strings, file);
+            index.files.push(FileEntry {
+                name: name_id,
+                next_file: NONE,
+                user_data: *entry,
+            });
+            let new = (index.files.len() - 1) as u32;
+            let mut f = index.directories[d].first_file;
+            if f == NONE {
+                index.directories[d].first_file = new;
+            } else {
+                while index.files[f as usize].next_file != NONE {
+                    f = index.files[f as usize].next_file;
+                }
+                index.files[f as usize].next_file = new;
+            }
+        }
+        index
+    }
+}

@@ -1,0 +1,357 @@
+//! The `.utoc` table of contents, TOC version 8, read and written field for field so that
+//! reading then writing gives back the same bytes. Layout: `docs/formats/iostore.md`.
+
+use crate::directory::DirectoryIndex;
+use crate::error::{IoStoreError, Result};
+use crate::ids::ChunkId;
+
+pub const MAGIC: &[u8; 16] = b"-==--==--==--==-";
+pub const VERSION: u8 = 8;
+pub const HEADER_SIZE: u32 = 144;
+pub const BLOCK_ENTRY_SIZE: u32 = 12;
+pub const METHOD_NAME_LENGTH: u32 = 32;
+pub const META_SIZE: usize = 24;
+
+pub const FLAG_COMPRESSED: u8 = 1;
+pub const FLAG_ENCRYPTED: u8 = 2;
+pub const FLAG_SIGNED: u8 = 4;
+pub const FLAG_INDEXED: u8 = 8;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OffsetLength {
+    pub offset: u64,
+    pub length: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompressionBlock {
+    /// Offset into the `.ucas` (40 bits).
+    pub offset: u64,
+    pub compressed_size: u32,
+    pub uncompressed_size: u32,
+    /// 0 = none, `i` = method name `i - 1`.
+    pub method: u8,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkMeta {
+    /// The first 20 bytes of the BLAKE3 hash of the uncompressed chunk.
+    pub hash: [u8; 20],
+    pub flags: u8,
+    pub pad: [u8; 3],
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Toc {
+    pub version: u8,
+    pub reserved_after_version: [u8; 3],
+    pub compression_block_size: u32,
+    pub partition_count: u32,
+    pub container_id: u64,
+    pub encryption_key_guid: [u8; 16],
+    pub flags: u8,
+    pub reserved_after_flags: [u8; 3],
+    pub partition_size: u64,
+    pub reserved_tail: [u8; 44],
+    pub chunks: Vec<ChunkId>,
+    pub offsets: Vec<OffsetLength>,
+    pub seeds: Vec<i32>,
+    pub overflow: Vec<i32>,
+    pub blocks: Vec<CompressionBlock>,
+    pub methods: Vec<String>,
+    /// The signature section, kept as read (only with the Signed flag).
+    pub signatures: Vec<u8>,
+    pub directory: Option<DirectoryIndex>,
+    pub metas: Vec<ChunkMeta>,
+}
+
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
+        if n > self.bytes.len() - self.at {
+            return Err(IoStoreError::new(
+                "utoc_truncated",
+                format!("the TOC ends inside its {what}"),
+            ));
+        }
+        let s = &self.bytes[self.at..self.at + n];
+        self.at += n;
+        Ok(s)
+    }
+    /// Checks that `count` records of `size` bytes fit before anything is allocated.
+    fn fits(&self, count: u64, size: u64, what: &str) -> Result<usize> {
+        let need = count.checked_mul(size).ok_or_else(|| {
+            IoStoreError::new(
+                "utoc_count_overflow",
+                format!("the {what} count {count} overflows"),
+            )
+        })?;
+        if need > (self.bytes.len() - self.at) as u64 {
+            return Err(IoStoreError::new(
+                "utoc_count_overflow",
+                format!(
+                    "{count} {what} need {need} bytes but the TOC has {} left",
+                    self.bytes.len() - self.at
+                ),
+            ));
+        }
+        Ok(count as usize)
+    }
+}
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().expect("four bytes"))
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().expect("eight bytes"))
+}
+
+fn be40(b: &[u8]) -> u64 {
+    b.iter().fold(0u64, |acc, &x| (acc << 8) | u64::from(x))
+}
+
+fn le(b: &[u8]) -> u64 {
+    b.iter()
+        .rev()
+        .fold(0u64, |acc, &x| (acc << 8) | u64::from(x))
+}
+
+impl Toc {
+    pub fn is_compressed(&self) -> bool {
+        self.flags & FLAG_COMPRESSED != 0
+    }
+
+    pub fn parse(bytes: &[u8]) -> Result<Toc> {
+        if bytes.len() < HEADER_SIZE as usize {
+            return Err(IoStoreError::new(
+                "utoc_truncated",
+                format!(
+                    "a TOC header is {HEADER_SIZE} bytes; this file has {}",
+                    bytes.len()
+                ),
+            ));
+        }
+        if &bytes[..16] != MAGIC {
+            return Err(IoStoreError::new(
+                "utoc_magic",
+                "this is not a .utoc file (bad magic)",
+            ));
+        }
+        let h = &bytes[..HEADER_SIZE as usize];
+        let version = h[16];
+        if version != VERSION {
+            return Err(IoStoreError::new("utoc_version", format!("TOC version {version} is not supported; this reader reads version {VERSION}, as the game ships")));
+        }
+        let (header_size, entries, block_count, block_entry_size) = (
+            u32_at(h, 0x14),
+            u32_at(h, 0x18),
+            u32_at(h, 0x1C),
+            u32_at(h, 0x20),
+        );
+        let (method_count, method_len, block_size, dir_size) = (
+            u32_at(h, 0x24),
+            u32_at(h, 0x28),
+            u32_at(h, 0x2C),
+            u32_at(h, 0x30),
+        );
+        if header_size != HEADER_SIZE
+            || block_entry_size != BLOCK_ENTRY_SIZE
+            || (method_count > 0 && method_len != METHOD_NAME_LENGTH)
+        {
+            return Err(IoStoreError::new("utoc_header", format!("unexpected header sizes (header {header_size}, block entry {block_entry_size}, method name {method_len})")));
+        }
+        let flags = h[0x50];
+        if flags & FLAG_ENCRYPTED != 0 {
+            return Err(IoStoreError::new("utoc_encrypted", "the container is encrypted; encrypted containers cannot be read here and the Hub refuses them"));
+        }
+        let seed_count = u32_at(h, 0x54);
+        let overflow_count = u32_at(h, 0x60);
+        let mut c = Cursor {
+            bytes,
+            at: HEADER_SIZE as usize,
+        };
+        let n = c.fits(
+            u64::from(entries),
+            12 + 10 + META_SIZE as u64,
+            "chunk entries",
+        )?;
+        let chunks = c
+            .take(n * 12, "chunk ids")?
+            .chunks_exact(12)
+            .map(|b| ChunkId(b.try_into().expect("twelve bytes")))
+            .collect();
+        let offsets = c
+            .take(n * 10, "offsets")?
+            .chunks_exact(10)
+            .map(|b| OffsetLength {
+                offset: be40(&b[..5]),
+                length: be40(&b[5..]),
+            })
+            .collect();
+        let s = c.fits(u64::from(seed_count), 4, "perfect-hash seeds")?;
+        let seeds = c
+            .take(s * 4, "seeds")?
+            .chunks_exact(4)
+            .map(|b| i32::from_le_bytes(b.try_into().expect("four bytes")))
+            .collect();
+        let o = c.fits(u64::from(overflow_count), 4, "overflow entries")?;
+        let overflow = c
+            .take(o * 4, "overflow list")?
+            .chunks_exact(4)
+            .map(|b| i32::from_le_bytes(b.try_into().expect("four bytes")))
+            .collect();
+        let bc = c.fits(u64::from(block_count), 12, "compression blocks")?;
+        let blocks = c
+            .take(bc * 12, "compression blocks")?
+            .chunks_exact(12)
+            .map(|b| CompressionBlock {
+                offset: le(&b[..5]),
+                compressed_size: le(&b[5..8]) as u32,
+                uncompressed_size: le(&b[8..11]) as u32,
+                method: b[11],
+            })
+            .collect();
+        let mc = c.fits(
+            u64::from(method_count),
+            u64::from(METHOD_NAME_LENGTH),
+            "compression method names",
+        )?;
+        let mut methods = Vec::with_capacity(mc);
+        for _ in 0..mc {
+            let raw = c.take(METHOD_NAME_LENGTH as usize, "method names")?;
+            let end = raw.iter().position(|&b| b == 0).unwrap_or(raw.len());
+            methods.push(String::from_utf8_lossy(&raw[..end]).into_owned());
+        }
+        let signatures = if flags & FLAG_SIGNED != 0 {
+            let start = c.at;
+            let hash_size =
+                i32::from_le_bytes(c.take(4, "signature size")?.try_into().expect("four bytes"));
+            if hash_size < 0 {
+                return Err(IoStoreError::new(
+                    "utoc_signature",
+                    "a negative signature size",
+                ));
+            }
+            c.take(hash_size as usize * 2, "signatures")?;
+            c.fits(u64::from(block_count), 20, "block signatures")?;
+            c.take(bc * 20, "block signatures")?;
+            bytes[start..c.at].to_vec()
+        } else {
+            Vec::new()
+        };
+        let directory = if flags & FLAG_INDEXED != 0 && dir_size > 0 {
+            let raw = c.take(dir_size as usize, "directory index")?;
+            Some(DirectoryIndex::parse(raw)?)
+        } else {
+            if dir_size > 0 {
+                c.take(dir_size as usize, "directory index")?;
+            }
+            None
+        };
+        let metas = c
+            .take(n * META_SIZE, "chunk metas")?
+            .chunks_exact(META_SIZE)
+            .map(|b| ChunkMeta {
+                hash: b[..20].try_into().expect("twenty bytes"),
+                flags: b[20],
+                pad: [b[21], b[22], b[23]],
+            })
+            .collect();
+        if c.at != bytes.len() {
+            return Err(IoStoreError::new(
+                "utoc_trailing",
+                format!("{} bytes follow the chunk metas", bytes.len() - c.at),
+            ));
+        }
+        Ok(Toc {
+            version,
+            reserved_after_version: [h[0x11], h[0x12], h[0x13]],
+            compression_block_size: block_size,
+            partition_count: u32_at(h, 0x34),
+            container_id: u64_at(h, 0x38),
+            encryption_key_guid: h[0x40..0x50].try_into().expect("sixteen bytes"),
+            flags,
+            reserved_after_flags: [h[0x51], h[0x52], h[0x53]],
+            partition_size: u64_at(h, 0x58),
+            reserved_tail: h[0x64..0x90].try_into().expect("44 bytes"),
+            chunks,
+            offsets,
+            seeds,
+            overflow,
+            blocks,
+            methods,
+            signatures,
+            directory,
+            metas,
+        })
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let dir = self
+            .directory
+            .as_ref()
+            .map(DirectoryIndex::to_bytes)
+            .unwrap_or_default();
+        let mut out = Vec::new();
+        out.extend_from_slice(MAGIC);
+        out.push(self.version);
+        out.extend_from_slice(&self.reserved_after_version);
+        for v in [
+            HEADER_SIZE,
+            self.chunks.len() as u32,
+            self.blocks.len() as u32,
+            BLOCK_ENTRY_SIZE,
+            self.methods.len() as u32,
+            METHOD_NAME_LENGTH,
+            self.compression_block_size,
+            dir.len() as u32,
+            self.partition_count,
+        ] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&self.container_id.to_le_bytes());
+        out.extend_from_slice(&self.encryption_key_guid);
+        out.push(self.flags);
+        out.extend_from_slice(&self.reserved_after_flags);
+        out.extend_from_slice(&(self.seeds.len() as u32).to_le_bytes());
+        out.extend_from_slice(&self.partition_size.to_le_bytes());
+        out.extend_from_slice(&(self.overflow.len() as u32).to_le_bytes());
+        out.extend_from_slice(&self.reserved_tail);
+        debug_assert_eq!(out.len(), HEADER_SIZE as usize);
+        for c in &self.chunks {
+            out.extend_from_slice(&c.0);
+        }
+        for o in &self.offsets {
+            out.extend_from_slice(&o.offset.to_be_bytes()[3..]);
+            out.extend_from_slice(&o.length.to_be_bytes()[3..]);
+        }
+        for s in self.seeds.iter().chain(&self.overflow) {
+            out.extend_from_slice(&s.to_le_bytes());
+        }
+        for b in &self.blocks {
+            out.extend_from_slice(&b.offset.to_le_bytes()[..5]);
+            out.extend_from_slice(&b.compressed_size.to_le_bytes()[..3]);
+            out.extend_from_slice(&b.uncompressed_size.to_le_bytes()[..3]);
+            out.push(b.method);
+        }
+        for m in &self.methods {
+            let mut name = [0u8; METHOD_NAME_LENGTH as usize];
+            let bytes = m.as_bytes();
+            name[..bytes.len().min(31)].copy_from_slice(&bytes[..bytes.len().min(31)]);
+            out.extend_from_slice(&name);
+        }
+        out.extend_from_slice(&self.signatures);
+        out.extend_from_slice(&dir);
+        for m in &self.metas {
+            out.extend_from_slice(&m.hash);
+            out.push(m.flags);
+            out.extend_from_slice(&m.pad);
+        }
+        out
+    }
+}
