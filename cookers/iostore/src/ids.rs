@@ -117,7 +117,7 @@ fn try_solve(ids: &[ChunkId], seed_count: usize) -> Option<(Vec<i32>, Vec<usize>
             }
             _ => {
                 let mut found = false;
-                'seed: for seed in 1..=i32::MAX.min(100_000) {
+                'seed: for seed in 1..=100_000 {
                     let mut slots = Vec::with_capacity(members.len());
                     for &m in members {
                         let s = (chunk_hash(seed, &ids[m]) % n as u64) as usize;

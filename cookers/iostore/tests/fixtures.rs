@@ -22,7 +22,7 @@ fn fixtures() -> Option<PathBuf> {
     }
 }
 
-fn read(dir: &PathBuf, name: &str) -> (Toc, Vec<u8>, Option<Vec<u8>>) {
+fn read(dir: &std::path::Path, name: &str) -> (Toc, Vec<u8>, Option<Vec<u8>>) {
     let utoc = std::fs::read(dir.join(format!("{name}.utoc"))).unwrap();
     let ucas = std::fs::read(dir.join(format!("{name}.ucas"))).ok();
     (
