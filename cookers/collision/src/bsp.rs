@@ -446,57 +446,99 @@ mod codec {
             ] {
                 w.u32(n as u32);
             }
-            for n in &self.nodes {
-                w.u16(n.plane);
-                w.u24(n.back);
-                w.u24(n.front);
+            for table in self.tables() {
+                w.raw(&table);
             }
-            for p in &self.planes {
-                w.f32s(&p.ijk);
-                w.f32(p.d);
-            }
-            for l in &self.leaves {
-                w.u8(l.flags);
-                w.u8(0);
-                w.u16(l.reference_count);
-                w.u32(l.first_reference);
-            }
-            for r in &self.references {
-                w.u16(r.plane as u16);
-                w.u16(r.node);
-            }
-            for n in &self.bsp2d_nodes {
-                w.f32s(&n.line);
-                w.u16(n.left);
-                w.u16(n.right);
-            }
-            for s in &self.surfaces {
-                w.u16(s.plane);
-                w.u16(s.first_edge);
-                w.u16(s.material as u16);
-                w.u16(s.breakable_set as u16);
-                w.u16(s.breakable as u16);
-                w.u16(s.flags);
-                w.u8(s.best_plane_vertex);
-                w.u8(0);
-            }
-            for e in &self.edges {
-                for x in [
-                    e.start_vertex,
-                    e.end_vertex,
-                    e.forward_edge,
-                    e.reverse_edge,
-                    e.left_surface,
-                    e.right_surface,
-                ] {
-                    w.u16(x);
+        }
+
+        /// The eight tables' bytes in the game's element layouts, in table order: bsp3d
+        /// nodes, planes, leaves, bsp2d references, bsp2d nodes, surfaces, edges, vertices.
+        pub fn tables(&self) -> [Vec<u8>; 8] {
+            let mut out: [Vec<u8>; 8] = Default::default();
+            {
+                let w = &mut Writer::default();
+                for n in &self.nodes {
+                    w.u16(n.plane);
+                    w.u24(n.back);
+                    w.u24(n.front);
                 }
+                out[0] = std::mem::take(&mut w.bytes);
             }
-            for v in &self.vertices {
-                w.f32s(&v.point);
-                w.u16(v.first_edge);
-                w.u16(v.sink as u16);
+            {
+                let w = &mut Writer::default();
+                for p in &self.planes {
+                    w.f32s(&p.ijk);
+                    w.f32(p.d);
+                }
+                out[1] = std::mem::take(&mut w.bytes);
             }
+            {
+                let w = &mut Writer::default();
+                for l in &self.leaves {
+                    w.u8(l.flags);
+                    w.u8(0);
+                    w.u16(l.reference_count);
+                    w.u32(l.first_reference);
+                }
+                out[2] = std::mem::take(&mut w.bytes);
+            }
+            {
+                let w = &mut Writer::default();
+                for r in &self.references {
+                    w.u16(r.plane as u16);
+                    w.u16(r.node);
+                }
+                out[3] = std::mem::take(&mut w.bytes);
+            }
+            {
+                let w = &mut Writer::default();
+                for n in &self.bsp2d_nodes {
+                    w.f32s(&n.line);
+                    w.u16(n.left);
+                    w.u16(n.right);
+                }
+                out[4] = std::mem::take(&mut w.bytes);
+            }
+            {
+                let w = &mut Writer::default();
+                for s in &self.surfaces {
+                    w.u16(s.plane);
+                    w.u16(s.first_edge);
+                    w.u16(s.material as u16);
+                    w.u16(s.breakable_set as u16);
+                    w.u16(s.breakable as u16);
+                    w.u16(s.flags);
+                    w.u8(s.best_plane_vertex);
+                    w.u8(0);
+                }
+                out[5] = std::mem::take(&mut w.bytes);
+            }
+            {
+                let w = &mut Writer::default();
+                for e in &self.edges {
+                    for x in [
+                        e.start_vertex,
+                        e.end_vertex,
+                        e.forward_edge,
+                        e.reverse_edge,
+                        e.left_surface,
+                        e.right_surface,
+                    ] {
+                        w.u16(x);
+                    }
+                }
+                out[6] = std::mem::take(&mut w.bytes);
+            }
+            {
+                let w = &mut Writer::default();
+                for v in &self.vertices {
+                    w.f32s(&v.point);
+                    w.u16(v.first_edge);
+                    w.u16(v.sink as u16);
+                }
+                out[7] = std::mem::take(&mut w.bytes);
+            }
+            out
         }
 
         /// Reads the tables and checks every cross-reference, so queries cannot index out of
