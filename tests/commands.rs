@@ -272,3 +272,53 @@ fn inspect_reads_static_meshes_and_actors() {
         Some(2)
     );
 }
+
+#[test]
+fn cooked_containers_resolve_and_verify_through_inspect() {
+    let ws = Workspace::with_packs(&["foundry", "roadworks"]);
+    ws.cook(&[]);
+    for pack in ["foundry", "roadworks"] {
+        let out = ws.mjolnir(&[
+            "forge",
+            "inspect",
+            &format!("build/game/{pack}/all/content/{pack}_P.utoc"),
+            "--json",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["overflow"], 0);
+        assert_eq!(v["failures"], 0);
+        let chunks = v["chunks"].as_array().unwrap();
+        // Per block: mesh, actor and four tags.
+        let blocks = if pack == "foundry" { 23 } else { 12 };
+        assert_eq!(chunks.len(), 6 * blocks);
+        for c in chunks {
+            assert_eq!(
+                (
+                    c["resolves"].as_bool(),
+                    c["hash_ok"].as_bool(),
+                    c["package_id_ok"].as_bool()
+                ),
+                (Some(true), Some(true), Some(true)),
+                "{c}"
+            );
+            assert!(
+                c["path"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with(&format!("../../../Meteorite/Content/MJOLNIR/Forge/{pack}/")),
+                "{c}"
+            );
+        }
+    }
+    let out = ws.mjolnir(&[
+        "forge",
+        "inspect",
+        "build/game/foundry/all/cooked/wall_door/wall_door.crate",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("reference hlmt objects\\mjolnir\\forge\\foundry\\wall_door"),
+        "{text}"
+    );
+}

@@ -16,8 +16,17 @@ fn cold_then_noop_cook() {
     let steps = summary["steps"].as_u64().unwrap();
     assert_eq!(summary["run"].as_u64().unwrap(), steps);
     // Two validation steps and one assembly per pack; per block an import, a mesh, an
-    // actor, a collision model, MOPP code, polyhedra and the ray checks.
-    assert_eq!(steps, 3 * 3 + 7 * (23 + 20 + 12));
+    // actor, a collision model, MOPP code, polyhedra, the ray checks and the tags.
+    assert_eq!(steps, 3 * 3 + 8 * (23 + 20 + 12));
+    assert!(ws
+        .path("build/game/foundry/all/content/foundry_P.utoc")
+        .is_file());
+    assert!(ws
+        .path("build/game/foundry/all/content/foundry_P.ucas")
+        .is_file());
+    assert!(ws
+        .path("build/game/foundry/all/content/foundry_P.pak")
+        .is_file());
     let line = String::from_utf8_lossy(&out.stdout);
     assert!(
         line.starts_with(&format!(
@@ -97,7 +106,8 @@ fn one_geometry_edit_stops_at_the_changed_block() {
             "foundry/collision/wall_2",
             "foundry/geometry",
             "foundry/mopp/wall_2",
-            "foundry/polyhedra/wall_2"
+            "foundry/polyhedra/wall_2",
+            "foundry/tags/wall_2"
         ]
     );
     let inventory =
@@ -364,8 +374,8 @@ fn a_broken_model_fails_its_block_and_keep_going_finishes_the_rest() {
     assert_eq!(failed, ["foundry/import/wall_2"]);
     assert_eq!(
         report["summary"]["run"].as_u64().unwrap(),
-        2 + 7 * 22 + 3,
-        "every other block still cooked, and wall_2's collision"
+        2 + 8 * 22 + 4,
+        "every other block still cooked, and wall_2's collision and tags"
     );
     assert_eq!(
         report["summary"]["skipped"].as_u64().unwrap(),

@@ -150,7 +150,7 @@ fn block_ids(manifest: &[u8]) -> Vec<String> {
 /// The outputs a block contributes to its set, and the steps that make them.
 struct BlockSteps {
     id: String,
-    outputs: Vec<(StepId, &'static str)>,
+    outputs: Vec<(StepId, String)>,
 }
 
 struct SetPlan {
@@ -245,6 +245,15 @@ fn plan_cook(
                     upstream("static_mesh.fmsh", mesh, "static_mesh.fmsh"),
                 ],
             ));
+            let tags = graph.add(per_block(
+                Kind::Tags,
+                String::new(),
+                vec![
+                    upstream("collision.fcol", collision, "collision.fcol"),
+                    upstream("mopp.fmop", mopp, "mopp.fmop"),
+                    upstream("polyhedra.fpol", polyhedra, "polyhedra.fpol"),
+                ],
+            ));
             cooked.push(BlockSteps {
                 id: block.clone(),
                 outputs: vec![
@@ -254,7 +263,14 @@ fn plan_cook(
                     (mopp, "mopp.fmop"),
                     (polyhedra, "polyhedra.fpol"),
                     (check, "checks.json"),
-                ],
+                ]
+                .into_iter()
+                .map(|(step, name)| (step, name.to_string()))
+                .chain(
+                    ["crate", "model", "physics_model", "collision_model"]
+                        .map(|ext| (tags, format!("{block}.{ext}"))),
+                )
+                .collect(),
             });
         }
         let mut inputs = vec![upstream(
@@ -267,7 +283,7 @@ fn plan_cook(
         }
         for b in &cooked {
             for (step, name) in &b.outputs {
-                inputs.push(upstream(format!("{}/{name}", b.id), *step, *name));
+                inputs.push(upstream(format!("{}/{name}", b.id), *step, name.as_str()));
             }
             inputs.push(upstream(
                 format!("{}/geometry.json", b.id),

@@ -28,6 +28,8 @@ pub enum Kind {
     Polyhedra,
     /// Ray-check a block's cooked collision and mesh against what it declares.
     Checks,
+    /// Write a block's crate, model, physics_model and collision_model tags.
+    Tags,
     /// Assemble a set (the full pack, or an `--only` subset): its manifest and inventory.
     Assemble,
 }
@@ -44,6 +46,7 @@ impl Kind {
             Kind::Mopp => "mopp",
             Kind::Polyhedra => "polyhedra",
             Kind::Checks => "checks",
+            Kind::Tags => "tags",
             Kind::Assemble => "assemble",
         }
     }

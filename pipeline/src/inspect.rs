@@ -17,6 +17,11 @@ pub fn inspect(path: &Path, as_json: bool) -> Result<i32> {
         imported_mesh(&ImportedMesh::from_bytes(&bytes).map_err(fail)?)
     } else if bytes.starts_with(b"FMSH") {
         static_mesh(&StaticMesh::from_bytes(&bytes).map_err(fail)?)
+    } else if bytes.starts_with(forge_iostore::toc::MAGIC) {
+        return container(path, &bytes, as_json);
+    } else if let Some(tag) = tag_group(&bytes) {
+        let parsed = forge_tags::Tag::from_bytes(&bytes).map_err(fail)?;
+        tag_summary(&tag, &parsed)
     } else if bytes.starts_with(b"FCOL") {
         collision(&CollisionModel::from_bytes(&bytes).map_err(fail)?)
     } else if bytes.starts_with(b"FMOP") {
@@ -203,4 +208,129 @@ fn polyhedra(list: &[forge_collision::Polyhedron]) -> (Value, String) {
         json!({"format": "polyhedra", "version": forge_collision::POLYHEDRA_VERSION, "polyhedra": values}),
         text,
     )
+}
+
+fn tag_group(bytes: &[u8]) -> Option<[u8; 4]> {
+    let head: [u8; 4] = bytes.get(..4)?.try_into().ok()?;
+    let group = [head[3], head[2], head[1], head[0]];
+    [
+        forge_tags::CRATE,
+        forge_tags::MODEL,
+        forge_tags::PHYSICS_MODEL,
+        forge_tags::COLLISION_MODEL,
+    ]
+    .contains(&group)
+    .then_some(group)
+}
+
+fn tag_summary(group: &[u8; 4], tag: &forge_tags::Tag) -> (Value, String) {
+    let g = forge_tags::definitions::group(group).expect("a known group");
+    let mut refs = Vec::new();
+    let mut blocks = Vec::new();
+    fn walk(
+        g: &forge_tags::definitions::GroupDef,
+        i: &forge_tags::Instance,
+        refs: &mut Vec<Value>,
+        blocks: &mut Vec<Value>,
+    ) {
+        for child in i.children.values() {
+            match child {
+                forge_tags::Child::Ref(Some(r)) => {
+                    refs.push(json!({"group": String::from_utf8_lossy(&r.group), "path": r.path}))
+                }
+                forge_tags::Child::Block { element, items } => {
+                    blocks.push(json!({"struct": g.structs[*element].name, "count": items.len()}));
+                    items.iter().for_each(|x| walk(g, x, refs, blocks));
+                }
+                forge_tags::Child::Data(d) => blocks.push(json!({"data_bytes": d.len()})),
+                _ => {}
+            }
+        }
+    }
+    walk(g, &tag.root, &mut refs, &mut blocks);
+    let mut text = format!(
+        "{} tag ({}), root {}\n",
+        g.key,
+        String::from_utf8_lossy(group),
+        g.structs[tag.root.def].name
+    );
+    for r in &refs {
+        text.push_str(&format!(
+            "  reference {} {}\n",
+            r["group"].as_str().unwrap_or(""),
+            r["path"].as_str().unwrap_or("")
+        ));
+    }
+    for b in &blocks {
+        text.push_str(&format!("  {}\n", b));
+    }
+    (
+        json!({"format": "tag", "group": String::from_utf8_lossy(group), "name": g.key, "references": refs, "blocks": blocks}),
+        text,
+    )
+}
+
+/// A `.utoc` (with its `.ucas` when beside it): every chunk with its package path, checked
+/// the way the game finds it. Exit code 1 when any check fails.
+fn container(path: &Path, bytes: &[u8], as_json: bool) -> Result<i32> {
+    let toc =
+        forge_iostore::Toc::parse(bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let ucas = std::fs::read(path.with_extension("ucas")).ok();
+    let checks = forge_iostore::verify(&toc, ucas.as_deref())
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let bad = checks
+        .iter()
+        .filter(|c| !c.resolves || c.hash_ok == Some(false) || c.package_id_ok == Some(false))
+        .count();
+    if as_json {
+        let chunks: Vec<Value> = checks
+            .iter()
+            .map(|c| json!({"entry": c.entry, "chunk_id": format!("{:016x}:{:04x}:{:02x}", c.chunk.package_id(), c.chunk.index(), c.chunk.kind()), "path": c.path, "size": c.size,
+                            "resolves": c.resolves, "hash_ok": c.hash_ok, "package_id_ok": c.package_id_ok, "unsupported": c.unsupported}))
+            .collect();
+        println!(
+            "{}",
+            serde_json::to_string_pretty(
+                &json!({"format": "iostore", "version": toc.version, "container_id": format!("{:016x}", toc.container_id), "flags": toc.flags,
+            "methods": toc.methods, "seeds": toc.seeds.len(), "overflow": toc.overflow.len(), "ucas": ucas.is_some(), "failures": bad, "chunks": chunks})
+            )?
+        );
+    } else {
+        println!(
+            "IoStore TOC v{} container {:016x}: {} chunks, {} seeds, {} overflow, {} blocks, methods {:?}{}",
+            toc.version,
+            toc.container_id,
+            toc.chunks.len(),
+            toc.seeds.len(),
+            toc.overflow.len(),
+            toc.blocks.len(),
+            toc.methods,
+            if ucas.is_none() { " (no .ucas beside it: data not checked)" } else { "" }
+        );
+        for c in &checks {
+            let status = match (c.resolves, c.hash_ok, &c.unsupported) {
+                (false, _, _) => "NOT FOUND through the perfect hash".to_string(),
+                (_, Some(false), _) => "HASH MISMATCH".to_string(),
+                (_, _, Some(m)) => format!("{m} blocks: not decompressed here"),
+                (_, Some(true), _) => "ok".to_string(),
+                (_, None, _) => "resolves".to_string(),
+            };
+            let pid = if c.package_id_ok == Some(false) {
+                " PACKAGE ID MISMATCH"
+            } else {
+                ""
+            };
+            println!(
+                "  {:4} {:016x}:{:04x}:{:02x} {:>9} B  {}  {status}{pid}",
+                c.entry,
+                c.chunk.package_id(),
+                c.chunk.index(),
+                c.chunk.kind(),
+                c.size,
+                c.path.as_deref().unwrap_or("(no path)")
+            );
+        }
+        println!("{} chunks, {bad} failing", checks.len());
+    }
+    Ok(if bad > 0 { 1 } else { 0 })
 }

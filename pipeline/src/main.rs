@@ -18,5 +18,12 @@ mod steps;
 mod store;
 
 fn main() {
+    // Like other command-line tools, end quietly when the reader of our output goes away
+    // (`mjolnir forge inspect x.utoc | head`) instead of panicking on a broken pipe.
+    #[cfg(unix)]
+    // SAFETY: restoring the default action of SIGPIPE before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     std::process::exit(cli::run());
 }

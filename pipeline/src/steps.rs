@@ -25,6 +25,7 @@ pub fn version(kind: Kind) -> u32 {
         Kind::Mopp => forge_collision::MOPP_VERSION,
         Kind::Polyhedra => forge_collision::POLYHEDRA_VERSION,
         Kind::Checks => forge_checks::VERSION,
+        Kind::Tags => forge_tags::VERSION,
         Kind::Assemble => 1,
     }
 }
@@ -230,6 +231,7 @@ pub fn cook(step: &Step, inputs: &Inputs) -> Result<Outputs, Vec<Diagnostic>> {
             Ok(vec![("mopp.fmop".to_string(), index.to_bytes())])
         }
         Kind::Checks => checks(step, inputs),
+        Kind::Tags => tags(step, inputs),
         Kind::Assemble => assemble(step, inputs),
     }
 }
@@ -276,7 +278,8 @@ fn assemble(step: &Step, inputs: &Inputs) -> Result<Outputs, Vec<Diagnostic>> {
             checks.push(report);
         }
     }
-    let mut out = vec![
+    let mut out = container(step, &blocks, inputs)?;
+    out.extend([
         (
             "checks.json".to_string(),
             pretty(
@@ -290,7 +293,7 @@ fn assemble(step: &Step, inputs: &Inputs) -> Result<Outputs, Vec<Diagnostic>> {
                 &json!({"pack": step.pack, "set": params["set"], "diagnostic": diagnostic, "blocks": inventory}),
             ),
         ),
-    ];
+    ]);
     if let Some(changes) = inputs.get("changes.json") {
         out.push(("changes.json".to_string(), changes.to_vec()));
     }
@@ -389,4 +392,109 @@ fn checks(step: &Step, inputs: &Inputs) -> Result<Outputs, Vec<Diagnostic>> {
         "checks.json".to_string(),
         pretty(&serde_json::to_value(&report).expect("a report serializes")),
     )])
+}
+
+/// The block's four tags, named `<block>.<group extension>`.
+fn tags(step: &Step, inputs: &Inputs) -> Result<Outputs, Vec<Diagnostic>> {
+    let block = step.block.as_deref().unwrap_or_default();
+    let file = format!("{}/source/geometry.json", step.pack);
+    let bad =
+        |what: &str, e: String| vec![finding("bad_intermediate", &file, format!("{what}: {e}"))];
+    let get = |name: &str| {
+        inputs.get(name).ok_or_else(|| {
+            vec![finding(
+                "missing_input",
+                &file,
+                format!("{name} is missing"),
+            )]
+        })
+    };
+    let model = forge_collision::CollisionModel::from_bytes(get("collision.fcol")?)
+        .map_err(|e| bad("collision", e))?;
+    let index =
+        forge_collision::MoppIndex::from_bytes(get("mopp.fmop")?).map_err(|e| bad("mopp", e))?;
+    let polyhedra = forge_collision::polyhedron::from_bytes(get("polyhedra.fpol")?)
+        .map_err(|e| bad("polyhedra", e))?;
+    let (lo, hi) = model.bounds_m().unwrap_or(([0.0; 3], [0.0; 3]));
+    let bounds = (forge_units::pack_to_blam(lo), forge_units::pack_to_blam(hi));
+    let tags = forge_tags::block_tags(&step.pack, block, bounds, &model, &index, &polyhedra)
+        .map_err(|e| bad("tags", e))?;
+    Ok(tags
+        .into_iter()
+        .map(|(group, bytes)| (format!("{block}.{}", forge_tags::extension(&group)), bytes))
+        .collect())
+}
+
+/// The pack's container: every block's mesh and actor as packages under
+/// `/Game/MJOLNIR/Forge/<pack>/<block>/`, and each tag as the bulk chunk of a package
+/// beside them. Returns `(file name, bytes)` for the `.utoc`, `.ucas` and `.pak` stub.
+fn container(step: &Step, blocks: &[&str], inputs: &Inputs) -> Result<Outputs, Vec<Diagnostic>> {
+    use forge_iostore::ids::{self, ChunkId};
+    let file = format!("{}/mjolnir.json", step.pack);
+    let root = forge_contract::ids::unreal_root(&step.pack);
+    let mut chunks = Vec::new();
+    let mut add = |package: String, kind: u8, extension: &str, data: &[u8]| {
+        let rel = package.trim_start_matches("/Game/").to_string();
+        chunks.push(forge_iostore::NewChunk {
+            id: ChunkId::new(ids::name_hash(&package), 0, kind),
+            data: data.to_vec(),
+            path: Some(format!("{rel}.{extension}")),
+        });
+    };
+    for block in blocks {
+        let get = |name: &str| {
+            inputs.get(&format!("{block}/{name}")).ok_or_else(|| {
+                vec![finding(
+                    "missing_input",
+                    &file,
+                    format!("{block}/{name} is missing"),
+                )]
+            })
+        };
+        add(
+            format!("{root}{block}/SM_{block}"),
+            ids::EXPORT_BUNDLE_DATA,
+            "uasset",
+            get("static_mesh.fmsh")?,
+        );
+        add(
+            format!("{root}{block}/BP_{block}"),
+            ids::EXPORT_BUNDLE_DATA,
+            "uasset",
+            get("actor.json")?,
+        );
+        for group in [
+            forge_tags::CRATE,
+            forge_tags::MODEL,
+            forge_tags::PHYSICS_MODEL,
+            forge_tags::COLLISION_MODEL,
+        ] {
+            let ext = forge_tags::extension(&group);
+            add(
+                format!("{root}{block}/{ext}"),
+                ids::BULK_DATA,
+                "ubulk",
+                get(&format!("{block}.{ext}"))?,
+            );
+        }
+    }
+    let name = format!("{}_P", step.pack);
+    let (utoc, ucas) = forge_iostore::write(&name, &chunks, forge_iostore::Compression::Zlib)
+        .map_err(|e| vec![finding(e.code, &file, e.message)])?;
+    let toc =
+        forge_iostore::Toc::parse(&utoc).map_err(|e| vec![finding(e.code, &file, e.message)])?;
+    let outside = forge_iostore::outside_namespace(&toc, &root)
+        .map_err(|e| vec![finding(e.code, &file, e.message)])?;
+    if let Some(path) = outside.first() {
+        return Err(vec![finding(
+            "namespace_violation",
+            &file,
+            format!("{path} is outside the pack's namespace {root}"),
+        )]);
+    }
+    Ok(vec![
+        (format!("content/{name}.utoc"), utoc),
+        (format!("content/{name}.ucas"), ucas),
+        (format!("content/{name}.pak"), forge_iostore::pak_stub()),
+    ])
 }

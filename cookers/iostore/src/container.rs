@@ -11,8 +11,8 @@ use crate::toc::{
 };
 
 pub const BLOCK_SIZE: u32 = 0x10000;
-/// Where a pack's containers mount: its files are under `/Game/...`.
-pub const MOUNT_POINT: &str = "../../../MJOLNIR/Content/";
+/// Where a pack's containers mount: the game project's content, so files are `/Game/...`.
+pub const MOUNT_POINT: &str = "../../../Meteorite/Content/";
 
 fn align(x: u64, to: u64) -> u64 {
     x.div_ceil(to) * to
@@ -349,4 +349,22 @@ pub fn pak_stub() -> Vec<u8> {
     ); // index hash slot
     out.extend_from_slice(&[0u8; 32 * 5]); // compression method names
     out
+}
+
+/// Files in the container's directory index whose package is not under `prefix` (e.g.
+/// `/Game/MJOLNIR/Forge/foundry/`): a pack replaces nothing outside its own namespace.
+pub fn outside_namespace(toc: &Toc, prefix: &str) -> Result<Vec<String>> {
+    let Some(dir) = &toc.directory else {
+        return Ok(Vec::new());
+    };
+    Ok(dir
+        .files()?
+        .into_iter()
+        .filter(|(path, _)| {
+            package_name(path).is_none_or(|name| {
+                !name.starts_with(prefix) || name.contains("/../") || name.contains("/./")
+            })
+        })
+        .map(|(path, _)| path)
+        .collect())
 }

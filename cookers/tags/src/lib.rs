@@ -110,6 +110,9 @@ impl Builder {
     }
 }
 
+/// A tag file: its group and bytes.
+pub type TagFile = ([u8; 4], Vec<u8>);
+
 /// The four tags of a block: `(group, bytes)`. `bounds_wu` is the collision's bounds in
 /// world units, for the object's bounding sphere.
 pub fn block_tags(
