@@ -113,12 +113,15 @@ impl Builder {
 /// A tag file: its group and bytes.
 pub type TagFile = ([u8; 4], Vec<u8>);
 
+/// `(min, max)` corners in world units.
+pub type BoundsWu = ([f64; 3], [f64; 3]);
+
 /// The four tags of a block: `(group, bytes)`. `bounds_wu` is the collision's bounds in
 /// world units, for the object's bounding sphere.
 pub fn block_tags(
     pack: &str,
     block: &str,
-    bounds_wu: ([f64; 3], [f64; 3]),
+    bounds_wu: BoundsWu,
     model: &CollisionModel,
     index: &MoppIndex,
     polyhedra: &[Polyhedron],
