@@ -125,7 +125,7 @@ pub fn block_tags(
     model: &CollisionModel,
     index: &MoppIndex,
     polyhedra: &[Polyhedron],
-) -> Result<Vec<([u8; 4], Vec<u8>)>, String> {
+) -> Result<Vec<TagFile>, String> {
     let path = tag_path(pack, block);
 
     let b = Builder::new(&CRATE);
