@@ -29,6 +29,21 @@ enum Command {
     /// Forge pack commands.
     #[command(subcommand)]
     Forge(Forge),
+    /// The author signing key.
+    #[command(subcommand)]
+    Key(Key),
+}
+
+#[derive(Subcommand)]
+enum Key {
+    /// Create the local author device key (readable by you only).
+    New {
+        /// Replace an existing key.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Print the public key and its fingerprint.
+    Show,
 }
 
 #[derive(Subcommand)]
@@ -74,6 +89,38 @@ enum Forge {
         #[arg(long)]
         json: bool,
     },
+    /// Pack a release archive (.mjolnir) after checking everything the Hub checks.
+    Pack {
+        /// The release's mjolnir.json.
+        manifest: PathBuf,
+        /// The folder holding the .utoc/.ucas containers.
+        #[arg(long)]
+        content: PathBuf,
+        #[arg(long)]
+        readme: Option<PathBuf>,
+        #[arg(long)]
+        changes: Option<PathBuf>,
+        #[arg(long)]
+        out: PathBuf,
+        /// Sign with the local author key (`mjolnir key new`).
+        #[arg(long, conflicts_with = "sign_seed")]
+        sign: bool,
+        /// Sign with this 32-byte seed (raw or hex).
+        #[arg(long, value_name = "FILE")]
+        sign_seed: Option<PathBuf>,
+    },
+    /// Run the Hub scanner's checks on an archive.
+    Verify {
+        archive: PathBuf,
+        /// The author key the signature must be by (hex, base64 or fingerprint).
+        #[arg(long)]
+        expect_key: Option<String>,
+        /// The release version the manifest must declare.
+        #[arg(long)]
+        release_version: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Print what a cooked file holds.
     Inspect {
         file: PathBuf,
@@ -108,6 +155,9 @@ struct CookArgs {
     /// For each step that ran, print which input changed.
     #[arg(long)]
     explain: bool,
+    /// Pack each set into an unsigned release archive (`<set>/release/`) as the last step.
+    #[arg(long)]
+    archive: bool,
 }
 
 /// Runs the command line; returns the process exit code.
@@ -123,7 +173,11 @@ pub fn run() -> i32 {
 }
 
 fn dispatch(cli: Cli) -> Result<i32> {
-    let Command::Forge(forge) = cli.command;
+    let forge = match cli.command {
+        Command::Forge(forge) => forge,
+        Command::Key(Key::New { force }) => return crate::release::key_new(force),
+        Command::Key(Key::Show) => return crate::release::key_show(),
+    };
     match forge {
         Forge::Cook(args) => {
             let overrides = Overrides {
@@ -134,6 +188,7 @@ fn dispatch(cli: Cli) -> Result<i32> {
             let config = Config::load(&args.config, &overrides)?;
             let options = cook::Options {
                 config,
+                archive: args.archive,
                 only: args.only,
                 use_cache: !args.no_cache,
                 keep_going: args.keep_going,
@@ -148,6 +203,34 @@ fn dispatch(cli: Cli) -> Result<i32> {
         Forge::Validate { packs, slug, json } => validate(&packs, slug.as_deref(), json),
         Forge::Compat { old, new, json } => compare(&old, &new, json),
         Forge::Inspect { file, json } => crate::inspect::inspect(&file, json),
+        Forge::Pack {
+            manifest,
+            content,
+            readme,
+            changes,
+            out,
+            sign,
+            sign_seed,
+        } => crate::release::pack(&crate::release::PackArgs {
+            manifest,
+            content,
+            readme,
+            changes,
+            out,
+            sign,
+            sign_seed,
+        }),
+        Forge::Verify {
+            archive,
+            expect_key,
+            release_version,
+            json,
+        } => crate::release::verify(
+            &archive,
+            expect_key.as_deref(),
+            release_version.as_deref(),
+            json,
+        ),
         Forge::Probe {
             pack,
             block,

@@ -26,6 +26,8 @@ use crate::store::Store;
 
 pub struct Options {
     pub config: Config,
+    /// Pack each set into an unsigned release archive as the graph's last step.
+    pub archive: bool,
     pub only: Vec<String>,
     pub use_cache: bool,
     pub keep_going: bool,
@@ -157,6 +159,8 @@ struct SetPlan {
     pack: usize,
     blocks: Vec<BlockSteps>,
     assemble: StepId,
+    /// The release archive step, with `--archive`.
+    archive: Option<StepId>,
 }
 
 fn plan_cook(
@@ -165,6 +169,7 @@ fn plan_cook(
     validation: &[PackSteps],
     catalogs: &[Vec<String>],
     only: &[String],
+    archive: bool,
     stat_cache: &StatCache,
 ) -> Result<Vec<SetPlan>> {
     let mut sets = Vec::new();
@@ -302,10 +307,41 @@ fn plan_cook(
             params,
             inputs,
         });
+        let archive = archive.then(|| {
+            let container = format!("content/{}_P", pack.id);
+            let mut inputs = vec![
+                upstream("mjolnir.json", assemble, "mjolnir.json"),
+                upstream(
+                    format!("{container}.utoc"),
+                    assemble,
+                    format!("{container}.utoc"),
+                ),
+                upstream(
+                    format!("{container}.ucas"),
+                    assemble,
+                    format!("{container}.ucas"),
+                ),
+            ];
+            if pack.dir.join("changes.json").is_file() {
+                inputs.push(upstream("changes.json", assemble, "changes.json"));
+            }
+            if pack.dir.join("README.md").is_file() {
+                inputs.push(source(pack, "README.md"));
+            }
+            graph.add(Step {
+                id: format!("{}/archive/{}", pack.id, set_name(only)),
+                pack: pack.id.clone(),
+                kind: Kind::Archive,
+                block: None,
+                params: String::new(),
+                inputs,
+            })
+        });
         sets.push(SetPlan {
             pack: pi,
             blocks: cooked,
             assemble,
+            archive,
         });
     }
     if !unmatched.is_empty() {
@@ -384,6 +420,7 @@ fn attempt(options: &Options, settings: &Settings, progress: &Progress) -> Resul
             &validation,
             &catalogs,
             &options.only,
+            options.archive,
             settings.stat_cache,
         )?;
         progress.start(&Graph {
@@ -411,8 +448,10 @@ fn attempt(options: &Options, settings: &Settings, progress: &Progress) -> Resul
     for set in &sets {
         let pack = &config.packs[set.pack];
         let mut files: BTreeMap<String, Arc<Output>> = BTreeMap::new();
-        for o in &results[set.assemble].outputs {
-            files.insert(o.name.clone(), o.clone());
+        for step in std::iter::once(set.assemble).chain(set.archive) {
+            for o in &results[step].outputs {
+                files.insert(o.name.clone(), o.clone());
+            }
         }
         for b in &set.blocks {
             for (step, name) in &b.outputs {

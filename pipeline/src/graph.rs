@@ -30,6 +30,8 @@ pub enum Kind {
     Checks,
     /// Write a block's crate, model, physics_model and collision_model tags.
     Tags,
+    /// Pack a set into an unsigned release archive, with the catalog the Hub would publish.
+    Archive,
     /// Assemble a set (the full pack, or an `--only` subset): its manifest and inventory.
     Assemble,
 }
@@ -48,6 +50,7 @@ impl Kind {
             Kind::Checks => "checks",
             Kind::Tags => "tags",
             Kind::Assemble => "assemble",
+            Kind::Archive => "archive",
         }
     }
 }

@@ -12,6 +12,7 @@ mod lock;
 mod materialize;
 mod probe;
 mod progress;
+mod release;
 mod report;
 mod stat_cache;
 mod steps;

@@ -27,6 +27,7 @@ pub fn version(kind: Kind) -> u32 {
         Kind::Checks => forge_checks::VERSION,
         Kind::Tags => forge_tags::VERSION,
         Kind::Assemble => 1,
+        Kind::Archive => 1,
     }
 }
 
@@ -233,6 +234,7 @@ pub fn cook(step: &Step, inputs: &Inputs) -> Result<Outputs, Vec<Diagnostic>> {
         Kind::Checks => checks(step, inputs),
         Kind::Tags => tags(step, inputs),
         Kind::Assemble => assemble(step, inputs),
+        Kind::Archive => archive(step, inputs),
     }
 }
 
@@ -496,5 +498,69 @@ fn container(step: &Step, blocks: &[&str], inputs: &Inputs) -> Result<Outputs, V
         (format!("content/{name}.utoc"), utoc),
         (format!("content/{name}.ucas"), ucas),
         (format!("content/{name}.pak"), forge_iostore::pak_stub()),
+    ])
+}
+
+/// An unsigned `.mjolnir` archive of the set and the catalog the Hub would publish for it
+/// (`GET /api/v1/releases/{id}/forge-pack`): catalog, version, archive SHA-256, deps.
+fn archive(step: &Step, inputs: &Inputs) -> Result<Outputs, Vec<Diagnostic>> {
+    let file = format!("{}/mjolnir.json", step.pack);
+    let as_diagnostics = |findings: Vec<forge_release::scan::Finding>| {
+        findings
+            .into_iter()
+            .map(|f| {
+                finding(
+                    f.code,
+                    &file,
+                    format!(
+                        "{}{}",
+                        f.member.map(|m| format!("{m}: ")).unwrap_or_default(),
+                        f.message
+                    ),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let manifest = inputs.get("mjolnir.json").ok_or_else(|| {
+        vec![finding(
+            "missing_input",
+            &file,
+            "the set's manifest is missing",
+        )]
+    })?;
+    let content: BTreeMap<String, Vec<u8>> = inputs
+        .iter()
+        .filter_map(|(name, bytes)| {
+            name.strip_prefix("content/")
+                .map(|n| (n.to_string(), bytes.to_vec()))
+        })
+        .collect();
+    let prepared = forge_release::prepare(
+        manifest,
+        &content,
+        inputs.get("README.md").map(|b| b.as_slice()),
+        inputs.get("changes.json").map(|b| b.as_slice()),
+    )
+    .map_err(as_diagnostics)?;
+    let bytes =
+        forge_release::archive::write(&prepared.members, &prepared.slug, &prepared.version, None)
+            .map_err(|e| vec![finding("archive_write", &file, e)])?;
+    let report = forge_release::scan::scan(
+        &bytes,
+        &forge_release::scan::ScanOptions {
+            expect_key: None,
+            release_version: Some(&prepared.version),
+        },
+    );
+    let errors: Vec<_> = report.errors().cloned().collect();
+    if !errors.is_empty() {
+        return Err(as_diagnostics(errors));
+    }
+    let mut catalog = prepared.catalog;
+    catalog["archive_sha256"] = json!(forge_release::signature::sha256_hex(&bytes));
+    let stem = format!("release/{}-{}", prepared.slug, prepared.version);
+    Ok(vec![
+        (format!("{stem}.mjolnir"), bytes),
+        (format!("{stem}.forge-pack.json"), pretty(&catalog)),
     ])
 }

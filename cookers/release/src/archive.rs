@@ -1,0 +1,60 @@
+//! Writing a `.mjolnir` archive: a plain zip with sorted members, fixed timestamps and fixed
+//! compression, so the same members give the same bytes.
+
+use std::collections::BTreeMap;
+use std::io::{Cursor, Write};
+
+use ed25519_dalek::SigningKey;
+use zip::write::SimpleFileOptions;
+
+use crate::signature::{self, Statement};
+
+/// The fixed timestamp of every member (the zip epoch, 1980-01-01).
+fn options() -> SimpleFileOptions {
+    SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .compression_level(Some(6))
+        .last_modified_time(zip::DateTime::default())
+        .unix_permissions(0o644)
+}
+
+/// Who signs, and when (RFC 3339).
+pub struct Signer<'a> {
+    pub key: &'a SigningKey,
+    pub signed_at: String,
+}
+
+/// Zips `members` (archive path to bytes), adding `signature.json` when signing.
+pub fn write(
+    members: &BTreeMap<String, Vec<u8>>,
+    slug: &str,
+    version: &str,
+    signer: Option<Signer>,
+) -> Result<Vec<u8>, String> {
+    let mut all = members.clone();
+    if let Some(s) = signer {
+        let statement = Statement {
+            schema_version: 1,
+            slug: slug.to_string(),
+            version: version.to_string(),
+            author: None,
+            key_fingerprint: signature::fingerprint(&s.key.verifying_key()),
+            signed_at: s.signed_at,
+            files: members
+                .iter()
+                .map(|(p, b)| (p.clone(), signature::sha256_hex(b)))
+                .collect(),
+        };
+        let envelope = signature::sign(s.key, &statement);
+        let mut bytes = serde_json::to_vec_pretty(&envelope).map_err(|e| e.to_string())?;
+        bytes.push(b'\n');
+        all.insert("signature.json".to_string(), bytes);
+    }
+    let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    for (path, bytes) in &all {
+        zip.start_file(path.as_str(), options())
+            .map_err(|e| format!("{path}: {e}"))?;
+        zip.write_all(bytes).map_err(|e| format!("{path}: {e}"))?;
+    }
+    Ok(zip.finish().map_err(|e| e.to_string())?.into_inner())
+}

@@ -1,0 +1,171 @@
+//! What the packer checks before it writes anything, and the members it then writes.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use crate::scan::{Finding, Severity};
+
+fn error(code: &'static str, member: Option<&str>, message: impl Into<String>) -> Finding {
+    Finding {
+        code,
+        severity: Severity::Error,
+        member: member.map(str::to_string),
+        message: message.into(),
+    }
+}
+
+/// A release ready to zip: its members and what the Hub would publish about it.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub slug: String,
+    pub version: String,
+    pub members: BTreeMap<String, Vec<u8>>,
+    /// The catalog, version and dependencies (the archive hash is added once it exists).
+    pub catalog: Value,
+}
+
+/// Checks a release before packing: the catalog (every contract rule), a publishable
+/// version (no `+build`, not a reduced `--only` build at the full set's version), each
+/// container paired and well-formed, and every package inside the pack's namespace.
+/// `content` maps container file names to bytes; `.pak` stubs are left out (the launcher
+/// makes them).
+pub fn prepare(
+    manifest: &[u8],
+    content: &BTreeMap<String, Vec<u8>>,
+    readme: Option<&[u8]>,
+    changes: Option<&[u8]>,
+) -> Result<Prepared, Vec<Finding>> {
+    let text = String::from_utf8_lossy(manifest);
+    let (m, _) = forge_contract::parse_manifest("mjolnir.json", &text).map_err(|d| {
+        d.iter()
+            .filter(|d| d.is_error())
+            .map(|d| error("bad_manifest", Some("mjolnir.json"), d.to_string()))
+            .collect::<Vec<_>>()
+    })?;
+    let mut findings = Vec::new();
+    let Some(catalog) = m.catalog() else {
+        return Err(vec![error(
+            "not_a_forge_pack",
+            Some("mjolnir.json"),
+            "the manifest has no forge_pack catalog",
+        )]);
+    };
+    if !m.version.build.is_empty() {
+        findings.push(error(
+            "build_metadata",
+            Some("mjolnir.json"),
+            format!(
+                "{} carries +build metadata, which the Hub refuses; publish it without",
+                m.version
+            ),
+        ));
+    }
+    if m.diagnostic {
+        let value: Value = serde_json::from_str(&text).unwrap_or_default();
+        let full = value["diagnostic"]["full_set_version"]
+            .as_str()
+            .unwrap_or_default();
+        if full.is_empty() || full == m.version.to_string() {
+            findings.push(error(
+                "diagnostic_build",
+                Some("mjolnir.json"),
+                format!("this is a reduced --only build (blocks {}); it cannot be published as {}, the full set's version", value["diagnostic"]["only"], m.version),
+            ));
+        }
+    }
+    let prefix = forge_contract::ids::unreal_root(&catalog.id);
+    let mut members = BTreeMap::new();
+    for (name, bytes) in content {
+        if name.ends_with(".pak") {
+            continue;
+        }
+        if crate::scan::traverses(name) || name.contains('/') {
+            findings.push(error(
+                "path_traversal",
+                Some(name),
+                "container files must sit directly in the content folder",
+            ));
+            continue;
+        }
+        if let Some(stem) = name.strip_suffix(".utoc") {
+            let ucas = content.get(&format!("{stem}.ucas"));
+            if ucas.is_none() {
+                findings.push(error(
+                    "orphan_utoc",
+                    Some(name),
+                    "the container's .ucas is missing",
+                ));
+            }
+            match forge_iostore::Toc::parse(bytes) {
+                Err(e) => findings.push(error("bad_container", Some(name), e.to_string())),
+                Ok(toc) => {
+                    match forge_iostore::verify(&toc, ucas.map(Vec::as_slice)) {
+                        Err(e) => findings.push(error("bad_container", Some(name), e.to_string())),
+                        Ok(checks) => {
+                            if let Some(c) = checks
+                                .iter()
+                                .find(|c| !c.resolves || c.hash_ok == Some(false))
+                            {
+                                findings.push(error(
+                                    "bad_container",
+                                    Some(name),
+                                    format!("chunk {} does not verify", c.entry),
+                                ));
+                            }
+                        }
+                    }
+                    match forge_iostore::outside_namespace(&toc, &prefix) {
+                        Ok(outside) => findings.extend(outside.iter().map(|p| error("namespace_violation", Some(name), format!("{p} is outside {prefix}: a pack replaces nothing outside its own namespace")))),
+                        Err(e) => findings.push(error("bad_container", Some(name), e.to_string())),
+                    }
+                }
+            }
+        } else if let Some(stem) = name.strip_suffix(".ucas") {
+            if !content.contains_key(&format!("{stem}.utoc")) {
+                findings.push(error(
+                    "orphan_ucas",
+                    Some(name),
+                    "the container's .utoc is missing",
+                ));
+            }
+        } else {
+            findings.push(error(
+                "forbidden_file",
+                Some(name),
+                "the content folder holds only .utoc/.ucas containers (and .pak stubs, left out)",
+            ));
+            continue;
+        }
+        members.insert(format!("content/{name}"), bytes.clone());
+    }
+    if !members.keys().any(|k| k.ends_with(".utoc")) {
+        findings.push(error(
+            "no_content",
+            None,
+            "there is no container to release",
+        ));
+    }
+    if !findings.is_empty() {
+        return Err(findings);
+    }
+    members.insert("mjolnir.json".into(), manifest.to_vec());
+    if let Some(r) = readme {
+        members.insert("docs/README.md".into(), r.to_vec());
+    }
+    if let Some(c) = changes {
+        members.insert("changes.json".into(), c.to_vec());
+    }
+    let value: Value = serde_json::from_str(&text).unwrap_or_default();
+    let deps: Vec<Value> = m
+        .deps
+        .iter()
+        .map(|d| json!({"slug": d.slug, "range": d.range_text}))
+        .collect();
+    Ok(Prepared {
+        slug: catalog.id.clone(),
+        version: m.version.to_string(),
+        members,
+        catalog: json!({"catalog": value["forge_pack"], "release_version": m.version.to_string(), "dependencies": deps}),
+    })
+}

@@ -1,0 +1,358 @@
+//! The Hub's scan of a `.mjolnir` archive, offline, with its finding codes.
+
+use std::collections::BTreeMap;
+use std::io::{Cursor, Read};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::signature::{self, Problem};
+
+pub const MAX_UNPACKED: u64 = 256 << 20;
+pub const MAX_CHANGES: usize = 512 << 10;
+pub const ALLOWED: &[&str] = &[
+    "utoc", "ucas", "json", "md", "txt", "png", "jpg", "jpeg", "webp",
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub code: &'static str,
+    pub severity: Severity,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub member: Option<String>,
+    pub message: String,
+}
+
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct ScanReport {
+    pub findings: Vec<Finding>,
+    /// The manifest's slug and version, when it parsed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// The signer's key fingerprint, when signed and valid.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signer: Option<String>,
+}
+
+impl ScanReport {
+    pub fn errors(&self) -> impl Iterator<Item = &Finding> {
+        self.findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+    }
+
+    fn error(&mut self, code: &'static str, member: Option<&str>, message: impl Into<String>) {
+        self.findings.push(Finding {
+            code,
+            severity: Severity::Error,
+            member: member.map(str::to_string),
+            message: message.into(),
+        });
+    }
+
+    fn warning(&mut self, code: &'static str, member: Option<&str>, message: impl Into<String>) {
+        self.findings.push(Finding {
+            code,
+            severity: Severity::Warning,
+            member: member.map(str::to_string),
+            message: message.into(),
+        });
+    }
+}
+
+pub struct ScanOptions<'a> {
+    pub expect_key: Option<&'a str>,
+    pub release_version: Option<&'a str>,
+}
+
+/// A member path the Hub refuses: `..`, absolute, drive letters, backslashes.
+pub fn traverses(path: &str) -> bool {
+    path.starts_with('/')
+        || path.contains('\\')
+        || path.split('/').any(|c| c == "..")
+        || path.as_bytes().get(1) == Some(&b':')
+}
+
+pub fn scan(bytes: &[u8], options: &ScanOptions) -> ScanReport {
+    let mut r = ScanReport::default();
+    let mut zip = match zip::ZipArchive::new(Cursor::new(bytes)) {
+        Ok(z) => z,
+        Err(e) => {
+            r.error("bad_zip", None, format!("not a readable zip archive: {e}"));
+            return r;
+        }
+    };
+    let mut members: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    let mut budget = MAX_UNPACKED;
+    for i in 0..zip.len() {
+        let mut entry = match zip.by_index(i) {
+            Ok(e) => e,
+            Err(e) => {
+                r.error("bad_zip", None, format!("member {i} cannot be read: {e}"));
+                continue;
+            }
+        };
+        let name = match entry.name() {
+            Ok(n) => n.to_string(),
+            Err(e) => {
+                r.error(
+                    "bad_zip",
+                    None,
+                    format!("member {i} has an unreadable name: {e}"),
+                );
+                continue;
+            }
+        };
+        if entry.is_dir() {
+            continue;
+        }
+        if traverses(&name) {
+            r.error(
+                "path_traversal",
+                Some(&name),
+                "member paths must be relative, without `..`, backslashes or drive letters",
+            );
+            continue;
+        }
+        let ext = name
+            .rsplit_once('.')
+            .map(|(_, e)| e.to_ascii_lowercase())
+            .unwrap_or_default();
+        if !ALLOWED.contains(&ext.as_str()) {
+            r.error(
+                "forbidden_file",
+                Some(&name),
+                format!("only {} files may be in a release", ALLOWED.join(", ")),
+            );
+            continue;
+        }
+        if entry.size() > budget {
+            r.error(
+                "bad_zip",
+                Some(&name),
+                format!(
+                    "the archive unpacks to more than {} MiB",
+                    MAX_UNPACKED >> 20
+                ),
+            );
+            return r;
+        }
+        // Never trust the declared size: read at most what is left of the budget.
+        let mut data = Vec::new();
+        match (&mut entry).take(budget + 1).read_to_end(&mut data) {
+            Ok(n) if n as u64 > budget => {
+                r.error(
+                    "bad_zip",
+                    Some(&name),
+                    format!(
+                        "the archive unpacks to more than {} MiB",
+                        MAX_UNPACKED >> 20
+                    ),
+                );
+                return r;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                r.error(
+                    "bad_zip",
+                    Some(&name),
+                    format!("the member does not decompress: {e}"),
+                );
+                continue;
+            }
+        }
+        budget -= data.len() as u64;
+        members.insert(name, data);
+    }
+    manifest(&mut r, &members, options);
+    containers(&mut r, &members);
+    changes(&mut r, &members);
+    signature_check(&mut r, &members, options);
+    r
+}
+
+fn manifest(r: &mut ScanReport, members: &BTreeMap<String, Vec<u8>>, options: &ScanOptions) {
+    let Some(bytes) = members.get("mjolnir.json") else {
+        r.error(
+            "no_manifest",
+            None,
+            "the archive has no mjolnir.json at its root",
+        );
+        return;
+    };
+    let text = String::from_utf8_lossy(bytes);
+    match forge_contract::parse_manifest("mjolnir.json", &text) {
+        Ok((m, _)) => {
+            r.version = Some(m.version.to_string());
+            if let Some(expected) = options.release_version {
+                if m.version.to_string() != expected {
+                    r.error(
+                        "version_mismatch",
+                        Some("mjolnir.json"),
+                        format!("the manifest says {}, the release is {expected}", m.version),
+                    );
+                }
+            }
+        }
+        Err(findings) => {
+            let first: Vec<String> = findings
+                .iter()
+                .filter(|d| d.is_error())
+                .take(3)
+                .map(|d| d.to_string())
+                .collect();
+            r.error("bad_manifest", Some("mjolnir.json"), first.join("; "));
+        }
+    }
+}
+
+fn containers(r: &mut ScanReport, members: &BTreeMap<String, Vec<u8>>) {
+    let mut any = false;
+    for (name, bytes) in members {
+        if let Some(stem) = name.strip_suffix(".utoc") {
+            any |= name.starts_with("content/");
+            let ucas = members.get(&format!("{stem}.ucas"));
+            if ucas.is_none() {
+                r.error(
+                    "orphan_utoc",
+                    Some(name),
+                    "the container's .ucas is missing",
+                );
+            }
+            match forge_iostore::Toc::parse(bytes) {
+                Err(e) if e.code == "utoc_encrypted" => {
+                    r.error("encrypted_container", Some(name), e.message)
+                }
+                Err(e) => r.error("bad_container", Some(name), e.to_string()),
+                Ok(toc) => match forge_iostore::verify(&toc, ucas.map(Vec::as_slice)) {
+                    Err(e) => r.error("bad_container", Some(name), e.to_string()),
+                    Ok(checks) => {
+                        if let Some(c) = checks
+                            .iter()
+                            .find(|c| !c.resolves || c.hash_ok == Some(false))
+                        {
+                            r.error(
+                                "bad_container",
+                                Some(name),
+                                format!(
+                                    "chunk {} {}",
+                                    c.entry,
+                                    if c.resolves {
+                                        "fails its hash check"
+                                    } else {
+                                        "is not found through the perfect hash"
+                                    }
+                                ),
+                            );
+                        }
+                    }
+                },
+            }
+        } else if let Some(stem) = name.strip_suffix(".ucas") {
+            if !members.contains_key(&format!("{stem}.utoc")) {
+                r.error(
+                    "orphan_ucas",
+                    Some(name),
+                    "the container's .utoc is missing",
+                );
+            }
+        }
+    }
+    if !any {
+        r.error(
+            "no_content",
+            None,
+            "the archive has no container under content/",
+        );
+    }
+}
+
+fn changes(r: &mut ScanReport, members: &BTreeMap<String, Vec<u8>>) {
+    let Some(bytes) = members.get("changes.json") else {
+        r.warning(
+            "no_changes",
+            None,
+            "the archive has no changes.json declaring what it changes",
+        );
+        return;
+    };
+    if bytes.len() > MAX_CHANGES {
+        r.error(
+            "bad_changes",
+            Some("changes.json"),
+            format!(
+                "changes.json is {} bytes; at most {MAX_CHANGES}",
+                bytes.len()
+            ),
+        );
+        return;
+    }
+    let ok = serde_json::from_slice::<Value>(bytes)
+        .ok()
+        .is_some_and(|v| {
+            v["schema_version"].is_u64()
+                && v["tags"].as_array().is_some_and(|t| {
+                    t.iter().all(|t| {
+                        t["group"].is_string() && t["tag"].is_string() && t["fields"].is_array()
+                    })
+                })
+                && v.get("textures").is_none_or(Value::is_array)
+                && v.get("scripts").is_none_or(Value::is_array)
+        });
+    if !ok {
+        r.error("bad_changes", Some("changes.json"), "changes.json must be {schema_version, tags: [{group, tag, fields}], textures, scripts}");
+    }
+}
+
+fn signature_check(r: &mut ScanReport, members: &BTreeMap<String, Vec<u8>>, options: &ScanOptions) {
+    let Some(envelope) = members.get("signature.json") else {
+        r.warning(
+            "unsigned",
+            None,
+            "the archive is unsigned; the Hub refuses unsigned public uploads",
+        );
+        return;
+    };
+    match signature::verify(envelope, options.expect_key) {
+        Err(Problem::Bad(why)) => r.error("bad_signature", Some("signature.json"), why),
+        Err(Problem::Foreign { fingerprint }) => r.error(
+            "foreign_signature",
+            Some("signature.json"),
+            format!("signed by key {fingerprint}, not the expected author key"),
+        ),
+        Ok(statement) => {
+            let listed: Vec<&String> = statement.files.keys().collect();
+            let present: Vec<&String> = members
+                .keys()
+                .filter(|k| k.as_str() != "signature.json")
+                .collect();
+            if listed != present {
+                let extra: Vec<&&String> = present.iter().filter(|p| !listed.contains(p)).collect();
+                let missing: Vec<&&String> =
+                    listed.iter().filter(|l| !present.contains(l)).collect();
+                r.error("bad_signature", Some("signature.json"), format!("the members do not match the signed statement (not signed: {extra:?}; missing: {missing:?})"));
+                return;
+            }
+            if let Some((path, _)) = statement.files.iter().find(|(p, h)| {
+                members
+                    .get(*p)
+                    .is_none_or(|b| &signature::sha256_hex(b) != *h)
+            }) {
+                r.error(
+                    "bad_signature",
+                    Some(path),
+                    "the member's SHA-256 is not the signed one",
+                );
+                return;
+            }
+            r.signer = Some(statement.key_fingerprint);
+        }
+    }
+}

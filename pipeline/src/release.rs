@@ -1,0 +1,254 @@
+//! `mjolnir forge pack`, `mjolnir forge verify` and `mjolnir key`: releases on disk.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use forge_release::scan::{self, Finding, ScanOptions, Severity};
+use forge_release::signature;
+use serde_json::json;
+
+use crate::atomic;
+
+/// The author key's file: `$MJOLNIR_CONFIG_DIR`, else `$XDG_CONFIG_HOME/mjolnir`, else
+/// `~/.config/mjolnir`, then `author-key` (a hex seed, readable by its owner only).
+pub fn key_path() -> Result<PathBuf> {
+    let dir = if let Some(d) = std::env::var_os("MJOLNIR_CONFIG_DIR") {
+        PathBuf::from(d)
+    } else if let Some(x) = std::env::var_os("XDG_CONFIG_HOME") {
+        PathBuf::from(x).join("mjolnir")
+    } else {
+        PathBuf::from(std::env::var_os("HOME").context("HOME is not set; set MJOLNIR_CONFIG_DIR")?)
+            .join(".config/mjolnir")
+    };
+    Ok(dir.join("author-key"))
+}
+
+pub fn key_new(force: bool) -> Result<i32> {
+    let path = key_path()?;
+    if path.exists() && !force {
+        bail!("{} already exists; `mjolnir key show` prints it, and --force replaces it (the Hub would no longer know the new key)", path.display());
+    }
+    let mut seed = [0u8; 32];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut seed))
+        .context("cannot read /dev/urandom for a new key")?;
+    let hex: String = seed.iter().map(|b| format!("{b:02x}")).collect();
+    let dir = path.parent().expect("a key path has a folder");
+    std::fs::create_dir_all(dir)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&path)?;
+        std::io::Write::write_all(&mut f, format!("{hex}\n").as_bytes())?;
+    }
+    #[cfg(not(unix))]
+    std::fs::write(&path, format!("{hex}\n"))?;
+    println!("created {}", path.display());
+    key_show()
+}
+
+pub fn key_show() -> Result<i32> {
+    let path = key_path()?;
+    let seed = std::fs::read(&path).with_context(|| {
+        format!(
+            "no author key at {}; `mjolnir key new` creates one",
+            path.display()
+        )
+    })?;
+    let key = signature::key_from_seed(&seed).map_err(anyhow::Error::msg)?;
+    let public: String = key
+        .verifying_key()
+        .as_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    println!("public key   {public}");
+    println!(
+        "fingerprint  {}",
+        signature::fingerprint(&key.verifying_key())
+    );
+    Ok(0)
+}
+
+fn print_findings(findings: &[Finding], as_json: bool) {
+    if as_json {
+        let errors: Vec<&Finding> = findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .collect();
+        let warnings: Vec<&Finding> = findings
+            .iter()
+            .filter(|f| f.severity == Severity::Warning)
+            .collect();
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({"errors": errors, "warnings": warnings}))
+                .expect("serializes")
+        );
+        return;
+    }
+    for f in findings {
+        let level = if f.severity == Severity::Error {
+            "error"
+        } else {
+            "warning"
+        };
+        let member = f
+            .member
+            .as_deref()
+            .map(|m| format!(" {m}:"))
+            .unwrap_or_default();
+        eprintln!("{level}[{}]:{member} {}", f.code, f.message);
+    }
+}
+
+pub struct PackArgs {
+    pub manifest: PathBuf,
+    pub content: PathBuf,
+    pub readme: Option<PathBuf>,
+    pub changes: Option<PathBuf>,
+    pub out: PathBuf,
+    pub sign: bool,
+    pub sign_seed: Option<PathBuf>,
+}
+
+fn read(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// When a signed archive says it was signed: `SOURCE_DATE_EPOCH` if set (for reproducible
+/// signed archives), else now.
+fn signed_at() -> String {
+    let secs = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())
+        });
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+pub fn pack(args: &PackArgs) -> Result<i32> {
+    let manifest = read(&args.manifest)?;
+    let mut content = BTreeMap::new();
+    for entry in std::fs::read_dir(&args.content)
+        .with_context(|| format!("cannot read the content folder {}", args.content.display()))?
+    {
+        let entry = entry?;
+        if entry.file_type()?.is_file() {
+            content.insert(
+                entry.file_name().to_string_lossy().into_owned(),
+                std::fs::read(entry.path())?,
+            );
+        }
+    }
+    let readme = args.readme.as_deref().map(read).transpose()?;
+    let changes = args.changes.as_deref().map(read).transpose()?;
+    let prepared =
+        match forge_release::prepare(&manifest, &content, readme.as_deref(), changes.as_deref()) {
+            Ok(p) => p,
+            Err(findings) => {
+                print_findings(&findings, false);
+                eprintln!("nothing was written");
+                return Ok(1);
+            }
+        };
+    let key = match (&args.sign_seed, args.sign) {
+        (Some(seed), _) => {
+            Some(signature::key_from_seed(&read(seed)?).map_err(anyhow::Error::msg)?)
+        }
+        (None, true) => {
+            let path = key_path()?;
+            Some(
+                signature::key_from_seed(&read(&path).with_context(|| {
+                    "--sign needs an author key; `mjolnir key new` creates one"
+                })?)
+                .map_err(anyhow::Error::msg)?,
+            )
+        }
+        (None, false) => None,
+    };
+    let signer = key.as_ref().map(|k| forge_release::archive::Signer {
+        key: k,
+        signed_at: signed_at(),
+    });
+    let bytes =
+        forge_release::archive::write(&prepared.members, &prepared.slug, &prepared.version, signer)
+            .map_err(anyhow::Error::msg)?;
+    let report = scan::scan(
+        &bytes,
+        &ScanOptions {
+            expect_key: None,
+            release_version: Some(&prepared.version),
+        },
+    );
+    if report.errors().next().is_some() {
+        print_findings(&report.findings, false);
+        bail!("the archive failed the Hub's scan; nothing was written");
+    }
+    atomic::write(&args.out, &bytes)
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    print_findings(&report.findings, false);
+    println!("wrote {} ({} bytes)", args.out.display(), bytes.len());
+    println!("sha256 {}", signature::sha256_hex(&bytes));
+    Ok(0)
+}
+
+pub fn verify(
+    archive: &Path,
+    expect_key: Option<&str>,
+    release_version: Option<&str>,
+    as_json: bool,
+) -> Result<i32> {
+    let bytes = read(archive)?;
+    let report = scan::scan(
+        &bytes,
+        &ScanOptions {
+            expect_key,
+            release_version,
+        },
+    );
+    print_findings(&report.findings, as_json);
+    let errors = report.errors().count();
+    if !as_json {
+        let signer = report
+            .signer
+            .as_deref()
+            .map(|s| format!(", signed by {s}"))
+            .unwrap_or_default();
+        println!(
+            "{}: {} error(s), {} warning(s){signer}; sha256 {}",
+            archive.display(),
+            errors,
+            report.findings.len() - errors,
+            signature::sha256_hex(&bytes)
+        );
+    }
+    Ok(if errors > 0 { 1 } else { 0 })
+}
