@@ -121,6 +121,28 @@ enum Forge {
         #[arg(long)]
         json: bool,
     },
+    /// Render previews (and the contact sheet) of the configured packs, cooking as needed.
+    Render {
+        /// Only this pack.
+        pack: Option<String>,
+        #[arg(long = "only", value_name = "BLOCK")]
+        only: Vec<String>,
+        #[arg(long, default_value_t = 512)]
+        size: u32,
+        /// `collision` (hull wireframes) or `checks` (aperture and support rays); repeatable.
+        #[arg(long = "overlay", value_parser = ["collision", "checks"])]
+        overlays: Vec<String>,
+        /// Also render this many evenly spaced angles.
+        #[arg(long, default_value_t = 0)]
+        turntable: u32,
+        /// A transparent background instead of the neutral one.
+        #[arg(long)]
+        transparent: bool,
+        #[arg(long, default_value = "pipeline.toml")]
+        config: PathBuf,
+        #[arg(long, short = 'j')]
+        jobs: Option<usize>,
+    },
     /// Print what a cooked file holds.
     Inspect {
         file: PathBuf,
@@ -187,6 +209,12 @@ fn dispatch(cli: Cli) -> Result<i32> {
             };
             let config = Config::load(&args.config, &overrides)?;
             let options = cook::Options {
+                render: config.render.enabled.then(|| crate::preview::RenderParams {
+                    size: config.render.size.unwrap_or(512),
+                    overlays: config.render.overlays.clone(),
+                    turntable: config.render.turntable,
+                    transparent: config.render.transparent,
+                }),
                 config,
                 archive: args.archive,
                 only: args.only,
@@ -203,6 +231,45 @@ fn dispatch(cli: Cli) -> Result<i32> {
         Forge::Validate { packs, slug, json } => validate(&packs, slug.as_deref(), json),
         Forge::Compat { old, new, json } => compare(&old, &new, json),
         Forge::Inspect { file, json } => crate::inspect::inspect(&file, json),
+        Forge::Render {
+            pack,
+            only,
+            size,
+            overlays,
+            turntable,
+            transparent,
+            config,
+            jobs,
+        } => {
+            if !(16..=4096).contains(&size) {
+                bail!("--size must be within 16..4096 pixels");
+            }
+            let overrides = Overrides {
+                packs: pack.into_iter().collect(),
+                jobs,
+                out: None,
+            };
+            let config = Config::load(&config, &overrides)?;
+            let options = cook::Options {
+                render: Some(crate::preview::RenderParams {
+                    size,
+                    overlays,
+                    turntable: turntable.min(72),
+                    transparent,
+                }),
+                config,
+                archive: false,
+                only,
+                use_cache: true,
+                keep_going: false,
+                explain: false,
+                json: false,
+            };
+            Ok(match cook::cook(&options)? {
+                Ending::Cooked => 0,
+                Ending::Failed => 1,
+            })
+        }
         Forge::Pack {
             manifest,
             content,

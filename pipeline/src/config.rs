@@ -34,8 +34,8 @@ struct PackSection {
     path: PathBuf,
 }
 
-/// Preview rendering settings. The file's shape is fixed now; renders join the graph when
-/// the renderer lands, and until then `enabled = true` prints a warning.
+/// Preview rendering settings: with `enabled`, every cook renders each block and each set's
+/// contact sheet into `<out>/render/<pack>/<set>/`.
 #[derive(Debug, Clone, Default, Deserialize, serde::Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct RenderSettings {
@@ -43,8 +43,14 @@ pub struct RenderSettings {
     pub enabled: bool,
     #[serde(default)]
     pub size: Option<u32>,
+    /// `collision` and/or `checks`.
     #[serde(default)]
     pub overlays: Vec<String>,
+    /// Extra views at evenly spaced angles (0 for none).
+    #[serde(default)]
+    pub turntable: u32,
+    #[serde(default)]
+    pub transparent: bool,
 }
 
 #[derive(Debug, Clone)]

@@ -26,6 +26,8 @@ use crate::store::Store;
 
 pub struct Options {
     pub config: Config,
+    /// Render previews, with these settings.
+    pub render: Option<crate::preview::RenderParams>,
     /// Pack each set into an unsigned release archive as the graph's last step.
     pub archive: bool,
     pub only: Vec<String>,
@@ -157,6 +159,8 @@ struct BlockSteps {
 
 struct SetPlan {
     pack: usize,
+    /// The previews and contact sheet, when rendering.
+    renders: Vec<StepId>,
     blocks: Vec<BlockSteps>,
     assemble: StepId,
     /// The release archive step, with `--archive`.
@@ -170,6 +174,7 @@ fn plan_cook(
     catalogs: &[Vec<String>],
     only: &[String],
     archive: bool,
+    render: Option<&crate::preview::RenderParams>,
     stat_cache: &StatCache,
 ) -> Result<Vec<SetPlan>> {
     let mut sets = Vec::new();
@@ -337,7 +342,68 @@ fn plan_cook(
                 inputs,
             })
         });
+        let mut renders = Vec::new();
+        if let Some(render) = render {
+            let params = serde_json::to_string(render).expect("render settings serialize");
+            let mut sheet_inputs = Vec::new();
+            for b in &cooked {
+                let output = |name: &str| {
+                    b.outputs
+                        .iter()
+                        .find(|(_, n)| n == name)
+                        .map(|(s, _)| *s)
+                        .expect("every block has its outputs")
+                };
+                let id = graph.add(Step {
+                    id: format!("{}/render/{}", pack.id, b.id),
+                    pack: pack.id.clone(),
+                    kind: Kind::Render,
+                    block: Some(b.id.clone()),
+                    params: params.clone(),
+                    inputs: vec![
+                        upstream(
+                            "static_mesh.fmsh",
+                            output("static_mesh.fmsh"),
+                            "static_mesh.fmsh",
+                        ),
+                        upstream("collision.fcol", output("collision.fcol"), "collision.fcol"),
+                        upstream("checks.json", output("checks.json"), "checks.json"),
+                        upstream(
+                            "entry.json",
+                            validation[pi].catalog,
+                            format!("entry/{}.json", b.id),
+                        ),
+                        upstream(
+                            "geometry.json",
+                            validation[pi].geometry,
+                            format!("block/{}.json", b.id),
+                        ),
+                    ],
+                });
+                sheet_inputs.push(upstream(
+                    format!("{}.png", b.id),
+                    id,
+                    format!("{}.png", b.id),
+                ));
+                sheet_inputs.push(upstream(
+                    format!("{}.entry.json", b.id),
+                    validation[pi].catalog,
+                    format!("entry/{}.json", b.id),
+                ));
+                renders.push(id);
+            }
+            let ids: Vec<&str> = cooked.iter().map(|b| b.id.as_str()).collect();
+            renders.push(graph.add(Step {
+                id: format!("{}/sheet/{}", pack.id, set_name(only)),
+                pack: pack.id.clone(),
+                kind: Kind::Sheet,
+                block: None,
+                params: serde_json::to_string(&ids).expect("ids serialize"),
+                inputs: sheet_inputs,
+            }));
+        }
         sets.push(SetPlan {
+            renders,
             pack: pi,
             blocks: cooked,
             assemble,
@@ -421,6 +487,7 @@ fn attempt(options: &Options, settings: &Settings, progress: &Progress) -> Resul
             &catalogs,
             &options.only,
             options.archive,
+            options.render.as_ref(),
             settings.stat_cache,
         )?;
         progress.start(&Graph {
@@ -467,6 +534,35 @@ fn attempt(options: &Options, settings: &Settings, progress: &Progress) -> Resul
                 files.insert(format!("cooked/{}/geometry.json", b.id), g.clone());
             }
         }
+        if !set.renders.is_empty() {
+            let mut renders: BTreeMap<String, Arc<Output>> = BTreeMap::new();
+            for step in &set.renders {
+                for o in &results[*step].outputs {
+                    renders.insert(o.name.clone(), o.clone());
+                }
+            }
+            let dir = config
+                .out
+                .join("render")
+                .join(&pack.id)
+                .join(set_name(&options.only));
+            match materialize::set_folder(&dir, &renders, store, settings.stat_cache) {
+                Ok(c) => {
+                    materialized.written += c.written;
+                    materialized.removed += c.removed;
+                }
+                Err(materialize::Error::Corrupt(e)) => {
+                    return Ok(Attempt {
+                        graph,
+                        results,
+                        sets,
+                        materialized,
+                        corrupt: Some(e.detail),
+                    })
+                }
+                Err(materialize::Error::Io(e)) => bail!("cannot write {}: {e}", dir.display()),
+            }
+        }
         let dir = set_dir(&config.out, &pack.id, &options.only);
         match materialize::set_folder(&dir, &files, store, settings.stat_cache) {
             Ok(c) => {
@@ -505,9 +601,6 @@ pub fn cook(options: &Options) -> Result<Ending> {
         ),
         Err(LockError::Io(e)) => bail!("cannot lock {}: {e}", config.out.display()),
     };
-    if config.render.enabled {
-        eprintln!("warning[render_unavailable]: pipeline.toml enables [render], but preview rendering is not part of the pipeline yet; nothing is rendered");
-    }
     let store = Store::open(&config.cache)?;
     let stat_cache = StatCache::open(config.cache.join("stat-cache.json"));
     let pool = rayon::ThreadPoolBuilder::new()
@@ -585,6 +678,11 @@ pub fn cook(options: &Options) -> Result<Ending> {
         steps: report::step_records(&graph, &results),
     };
     report::write(&config.out.join("report.json"), &full)?;
+    let cooked_sets: Vec<(String, String)> = sets
+        .iter()
+        .map(|s| (config.packs[s.pack].id.clone(), set_name(&options.only)))
+        .collect();
+    crate::html::write(&config.out, &cooked_sets, &summary, &graph, &results)?;
     if options.json {
         println!(
             "{}",

@@ -30,6 +30,10 @@ pub enum Kind {
     Checks,
     /// Write a block's crate, model, physics_model and collision_model tags.
     Tags,
+    /// Render a block's preview.
+    Render,
+    /// Lay a set's previews out on a contact sheet.
+    Sheet,
     /// Pack a set into an unsigned release archive, with the catalog the Hub would publish.
     Archive,
     /// Assemble a set (the full pack, or an `--only` subset): its manifest and inventory.
@@ -49,6 +53,8 @@ impl Kind {
             Kind::Polyhedra => "polyhedra",
             Kind::Checks => "checks",
             Kind::Tags => "tags",
+            Kind::Render => "render",
+            Kind::Sheet => "sheet",
             Kind::Assemble => "assemble",
             Kind::Archive => "archive",
         }

@@ -26,6 +26,7 @@ pub fn version(kind: Kind) -> u32 {
         Kind::Polyhedra => forge_collision::POLYHEDRA_VERSION,
         Kind::Checks => forge_checks::VERSION,
         Kind::Tags => forge_tags::VERSION,
+        Kind::Render | Kind::Sheet => forge_render::VERSION,
         Kind::Assemble => 1,
         Kind::Archive => 1,
     }
@@ -233,6 +234,8 @@ pub fn cook(step: &Step, inputs: &Inputs) -> Result<Outputs, Vec<Diagnostic>> {
         }
         Kind::Checks => checks(step, inputs),
         Kind::Tags => tags(step, inputs),
+        Kind::Render => crate::preview::render_block(step, inputs),
+        Kind::Sheet => crate::preview::contact_sheet(step, inputs),
         Kind::Assemble => assemble(step, inputs),
         Kind::Archive => archive(step, inputs),
     }

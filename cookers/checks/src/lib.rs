@@ -276,6 +276,75 @@ pub fn run(inputs: &Inputs) -> BlockReport {
     }
 }
 
+/// One ray a check casts, in pack-space metres.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CheckRay {
+    pub origin: [f64; 3],
+    pub direction: [f64; 3],
+    pub length: f64,
+}
+
+/// The grid of rays through an aperture: inset from its frame, at most
+/// [`APERTURE_SPACING_M`] apart, from 1 m before the piece (`lo..hi`) to 1 m past it.
+pub fn aperture_rays(
+    a: &forge_contract::geometry::Aperture,
+    lo: [f64; 3],
+    hi: [f64; 3],
+) -> Vec<CheckRay> {
+    let (along, across) = match a.axis {
+        Axis::X => (0, 1),
+        Axis::Y => (1, 0),
+    };
+    let mut direction = [0.0; 3];
+    direction[along] = 1.0;
+    let length = hi[along] - lo[along] + 2.0;
+    let (hw, hh) = (a.width_m / 2.0, a.height_m / 2.0);
+    let mut rays = Vec::new();
+    for u in samples(
+        -hw + APERTURE_INSET_M,
+        hw - APERTURE_INSET_M,
+        APERTURE_SPACING_M,
+    ) {
+        for v in samples(
+            -hh + APERTURE_INSET_M,
+            hh - APERTURE_INSET_M,
+            APERTURE_SPACING_M,
+        ) {
+            let mut origin = a.centre_m;
+            origin[along] = lo[along] - 1.0;
+            origin[across] = a.centre_m[across] + u;
+            origin[2] = a.centre_m[2] + v;
+            rays.push(CheckRay {
+                origin,
+                direction,
+                length,
+            });
+        }
+    }
+    rays
+}
+
+/// The downward rays over a walkable area, at most [`SUPPORT_SPACING_M`] apart, each from
+/// 1 m above the surface it expects, with that expected height.
+pub fn support_rays(s: &forge_contract::geometry::Support) -> Vec<(CheckRay, f64)> {
+    let mut rays = Vec::new();
+    for x in samples(s.min_m[0], s.max_m[0], SUPPORT_SPACING_M) {
+        for y in samples(s.min_m[1], s.max_m[1], SUPPORT_SPACING_M) {
+            let expected =
+                s.height_m + s.grade[0] * (x - s.min_m[0]) + s.grade[1] * (y - s.min_m[1]);
+            rays.push((
+                CheckRay {
+                    origin: [x, y, expected + 1.0],
+                    direction: [0.0, 0.0, -1.0],
+                    length: 2.0,
+                },
+                expected,
+            ));
+        }
+    }
+    rays
+}
+
 fn aperture(
     c: &mut Caster,
     a: &forge_contract::geometry::Aperture,
@@ -297,17 +366,9 @@ fn aperture(
         p
     };
     let (hw, hh) = (a.width_m / 2.0, a.height_m / 2.0);
-    for u in samples(
-        -hw + APERTURE_INSET_M,
-        hw - APERTURE_INSET_M,
-        APERTURE_SPACING_M,
-    ) {
-        for v in samples(
-            -hh + APERTURE_INSET_M,
-            hh - APERTURE_INSET_M,
-            APERTURE_SPACING_M,
-        ) {
-            let o = point(u, v);
+    for ray in aperture_rays(a, lo, hi) {
+        {
+            let o = ray.origin;
             if let Some(h) = c.cast(o, dir, length)? {
                 let hit = c.hit_record(&h);
                 return Err(fail(
@@ -343,11 +404,10 @@ fn aperture(
 fn support(c: &mut Caster, s: &forge_contract::geometry::Support) -> Result<(), Box<Failure>> {
     let dir = [0.0, 0.0, -1.0];
     let max_slope_cos = WALKABLE_MAX_SLOPE_DEG.to_radians().cos();
-    for x in samples(s.min_m[0], s.max_m[0], SUPPORT_SPACING_M) {
-        for y in samples(s.min_m[1], s.max_m[1], SUPPORT_SPACING_M) {
-            let expected =
-                s.height_m + s.grade[0] * (x - s.min_m[0]) + s.grade[1] * (y - s.min_m[1]);
-            let o = [x, y, expected + 1.0];
+    for (ray, expected) in support_rays(s) {
+        {
+            let o = ray.origin;
+            let (x, y) = (o[0], o[1]);
             let Some(h) = c.cast(o, dir, 2.0)? else {
                 return Err(fail("support_missing", format!("{:?}: nothing to stand on at ({x:.3}, {y:.3}); expected a surface at {expected:.3} m", s.name), o, dir, None));
             };

@@ -1,0 +1,218 @@
+//! Previews of cooked pieces without a GPU or a display.
+//!
+//! [`render`] draws a [`Scene`] (the placed visual mesh, optional collision wireframes and
+//! check rays) from a fixed three-quarter [`Camera`] that frames the declared dimensions:
+//! flat shading from one directional light plus ambient, a ground grid at the pack's snap,
+//! a neutral or transparent background, and edges anti-aliased by 2×2 supersampling.
+//! [`contact_sheet`] lays renders out in a labelled grid with an embedded 8×8 bitmap font.
+//! Everything is a pure function of its inputs: the same scene gives the same PNG bytes.
+
+pub mod camera;
+mod raster;
+mod sheet;
+
+use image::RgbaImage;
+
+pub use camera::Camera;
+pub use sheet::contact_sheet;
+
+/// Version of this cooker; part of every render step's key.
+pub const VERSION: u32 = 1;
+
+pub type V3 = [f64; 3];
+
+pub const BACKGROUND: [f32; 4] = [0.92, 0.92, 0.93, 1.0];
+pub const GRID: [f32; 4] = [0.76, 0.76, 0.78, 1.0];
+pub const WIREFRAME: [f32; 4] = [0.1, 0.55, 1.0, 1.0];
+pub const PASS: [f32; 4] = [0.15, 0.75, 0.25, 1.0];
+pub const FAIL: [f32; 4] = [0.9, 0.15, 0.15, 1.0];
+/// Light from above the camera's left shoulder.
+const LIGHT: V3 = [-0.35, -0.55, 0.76];
+const AMBIENT: f32 = 0.35;
+
+/// A triangle in pack space with its material slot.
+#[derive(Debug, Clone)]
+pub struct Triangle {
+    pub points: [V3; 3],
+    pub material: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Line {
+    pub from: V3,
+    pub to: V3,
+    pub colour: [f32; 4],
+    /// Drawn over everything (overlays) rather than depth-tested.
+    pub on_top: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Scene {
+    pub triangles: Vec<Triangle>,
+    pub lines: Vec<Line>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub size: u32,
+    pub transparent: bool,
+    /// Ground grid spacing (the pack's snap), drawn on z = 0 around the piece.
+    pub grid_m: Option<f64>,
+}
+
+/// A stable colour per material slot: known stock materials by name, others by hash.
+pub fn material_colour(name: &str) -> [f32; 3] {
+    match name {
+        "steel" => [0.55, 0.58, 0.63],
+        "steel_dark" => [0.25, 0.27, 0.3],
+        "concrete" => [0.72, 0.69, 0.63],
+        "asphalt" => [0.2, 0.2, 0.22],
+        "paint" => [0.95, 0.82, 0.2],
+        "glass" => [0.62, 0.82, 0.92],
+        "portal" => [0.25, 0.55, 1.0],
+        "lamp" => [1.0, 0.92, 0.7],
+        other => {
+            let h = other.bytes().fold(2166136261u32, |h, b| {
+                (h ^ u32::from(b)).wrapping_mul(16777619)
+            });
+            [
+                0.4 + (h & 0xff) as f32 / 600.0,
+                0.4 + ((h >> 8) & 0xff) as f32 / 600.0,
+                0.4 + ((h >> 16) & 0xff) as f32 / 600.0,
+            ]
+        }
+    }
+}
+
+fn sub(a: V3, b: V3) -> V3 {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+fn cross(a: V3, b: V3) -> V3 {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+fn dot(a: V3, b: V3) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// Renders `scene` from `camera` (whose resolution is the output size).
+pub fn render(scene: &Scene, camera: &Camera, options: &Options) -> RgbaImage {
+    let s = raster::SUPERSAMPLE;
+    let mut big = camera.clone();
+    big.resolution = [camera.resolution[0] * s, camera.resolution[1] * s];
+    let background = if options.transparent {
+        [0.0; 4]
+    } else {
+        BACKGROUND
+    };
+    let mut canvas = raster::Canvas::new(big.resolution[0], big.resolution[1], background);
+    let forward = camera.forward();
+    let light = {
+        let l = dot(LIGHT, LIGHT).sqrt();
+        LIGHT.map(|c| c / l)
+    };
+    if let Some(step) = options.grid_m.filter(|s| *s > 0.0) {
+        // The grid spans the scene's footprint and one step around it.
+        let (mut lo, mut hi) = ([f64::MAX; 2], [f64::MIN; 2]);
+        for t in &scene.triangles {
+            for p in &t.points {
+                for a in 0..2 {
+                    lo[a] = lo[a].min(p[a]);
+                    hi[a] = hi[a].max(p[a]);
+                }
+            }
+        }
+        if lo[0] <= hi[0] {
+            let start = [(lo[0] / step).floor() - 1.0, (lo[1] / step).floor() - 1.0];
+            let end = [(hi[0] / step).ceil() + 1.0, (hi[1] / step).ceil() + 1.0];
+            let lines = ((end[0] - start[0]) + (end[1] - start[1])) as usize;
+            if lines < 400 {
+                for i in start[0] as i64..=end[0] as i64 {
+                    let x = i as f64 * step;
+                    line(
+                        &mut canvas,
+                        &big,
+                        [x, start[1] * step, 0.0],
+                        [x, end[1] * step, 0.0],
+                        GRID,
+                        true,
+                    );
+                }
+                for j in start[1] as i64..=end[1] as i64 {
+                    let y = j as f64 * step;
+                    line(
+                        &mut canvas,
+                        &big,
+                        [start[0] * step, y, 0.0],
+                        [end[0] * step, y, 0.0],
+                        GRID,
+                        true,
+                    );
+                }
+            }
+        }
+    }
+    for t in &scene.triangles {
+        let [a, b, c] = t.points;
+        let mut n = cross(sub(b, a), sub(c, a));
+        let len = dot(n, n).sqrt();
+        if len == 0.0 {
+            continue;
+        }
+        n = n.map(|x| x / len);
+        if dot(n, forward) > 0.0 {
+            n = n.map(|x| -x);
+        }
+        let shade = AMBIENT + (1.0 - AMBIENT) * dot(n, light).max(0.0) as f32;
+        let base = material_colour(&t.material);
+        let rgba = [base[0] * shade, base[1] * shade, base[2] * shade, 1.0];
+        if let (Some(pa), Some(pb), Some(pc)) = (big.project(a), big.project(b), big.project(c)) {
+            canvas.triangle([pa, pb, pc], rgba);
+        }
+    }
+    for l in &scene.lines {
+        line(&mut canvas, &big, l.from, l.to, l.colour, !l.on_top);
+    }
+    canvas.downsample(s)
+}
+
+fn line(
+    canvas: &mut raster::Canvas,
+    camera: &Camera,
+    a: V3,
+    b: V3,
+    colour: [f32; 4],
+    depth_test: bool,
+) {
+    if let (Some(pa), Some(pb)) = (raster::project(camera, a), raster::project(camera, b)) {
+        canvas.line(pa, pb, colour, 2, depth_test);
+    }
+}
+
+/// PNG bytes of an image (deterministic for the same pixels).
+pub fn png(image: &RgbaImage) -> Vec<u8> {
+    let mut out = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut out)
+        .write_image(
+            image.as_raw(),
+            image.width(),
+            image.height(),
+            image::ExtendedColorType::Rgba8,
+        )
+        .expect("encoding to memory");
+    out
+}
+
+use image::ImageEncoder;
+
+/// Decodes a PNG this crate wrote.
+pub fn decode_png(bytes: &[u8]) -> Result<RgbaImage, String> {
+    image::load_from_memory_with_format(bytes, image::ImageFormat::Png)
+        .map(|i| i.to_rgba8())
+        .map_err(|e| e.to_string())
+}

@@ -1,0 +1,152 @@
+//! A small z-buffered rasterizer: flat-shaded triangles and lines, drawn at twice the
+//! resolution and averaged down, which anti-aliases every edge.
+
+use image::{Rgba, RgbaImage};
+
+use crate::camera::{Camera, V3};
+
+pub const SUPERSAMPLE: u32 = 2;
+
+pub struct Canvas {
+    pub width: u32,
+    pub height: u32,
+    colour: Vec<[f32; 4]>,
+    depth: Vec<f32>,
+}
+
+impl Canvas {
+    pub fn new(width: u32, height: u32, background: [f32; 4]) -> Canvas {
+        let n = (width * height) as usize;
+        Canvas {
+            width,
+            height,
+            colour: vec![background; n],
+            depth: vec![f32::INFINITY; n],
+        }
+    }
+
+    fn plot(&mut self, x: i64, y: i64, z: f64, rgba: [f32; 4], depth_test: bool) {
+        if x < 0 || y < 0 || x >= i64::from(self.width) || y >= i64::from(self.height) {
+            return;
+        }
+        let i = (y as u32 * self.width + x as u32) as usize;
+        let z = z as f32;
+        if depth_test && z >= self.depth[i] {
+            return;
+        }
+        if depth_test {
+            self.depth[i] = z;
+        }
+        self.colour[i] = rgba;
+    }
+
+    /// A flat triangle from three projected points (pixels, with view depth).
+    pub fn triangle(&mut self, p: [[f64; 3]; 3], rgba: [f32; 4]) {
+        let area =
+            (p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) - (p[1][1] - p[0][1]) * (p[2][0] - p[0][0]);
+        if area.abs() < 1e-12 {
+            return;
+        }
+        let min_x = p
+            .iter()
+            .map(|q| q[0])
+            .fold(f64::MAX, f64::min)
+            .floor()
+            .max(0.0) as i64;
+        let max_x = p
+            .iter()
+            .map(|q| q[0])
+            .fold(f64::MIN, f64::max)
+            .ceil()
+            .min(f64::from(self.width) - 1.0) as i64;
+        let min_y = p
+            .iter()
+            .map(|q| q[1])
+            .fold(f64::MAX, f64::min)
+            .floor()
+            .max(0.0) as i64;
+        let max_y = p
+            .iter()
+            .map(|q| q[1])
+            .fold(f64::MIN, f64::max)
+            .ceil()
+            .min(f64::from(self.height) - 1.0) as i64;
+        for y in min_y..=max_y {
+            for x in min_x..=max_x {
+                let (px, py) = (x as f64 + 0.5, y as f64 + 0.5);
+                let w0 = ((p[1][0] - px) * (p[2][1] - py) - (p[1][1] - py) * (p[2][0] - px)) / area;
+                let w1 = ((p[2][0] - px) * (p[0][1] - py) - (p[2][1] - py) * (p[0][0] - px)) / area;
+                let w2 = 1.0 - w0 - w1;
+                if w0 >= 0.0 && w1 >= 0.0 && w2 >= 0.0 {
+                    let z = w0 * p[0][2] + w1 * p[1][2] + w2 * p[2][2];
+                    self.plot(x, y, z, rgba, true);
+                }
+            }
+        }
+    }
+
+    /// A line between two projected points, `width` pixels wide.
+    pub fn line(&mut self, a: [f64; 3], b: [f64; 3], rgba: [f32; 4], width: i64, depth_test: bool) {
+        let steps = ((b[0] - a[0]).abs().max((b[1] - a[1]).abs()).ceil() as i64).clamp(1, 1 << 16);
+        for s in 0..=steps {
+            let t = s as f64 / steps as f64;
+            let (x, y, z) = (
+                a[0] + (b[0] - a[0]) * t,
+                a[1] + (b[1] - a[1]) * t,
+                a[2] + (b[2] - a[2]) * t,
+            );
+            for dy in 0..width {
+                for dx in 0..width {
+                    // A small bias keeps lines on a surface from fighting with it.
+                    self.plot(
+                        x as i64 + dx - width / 2,
+                        y as i64 + dy - width / 2,
+                        z * 0.999,
+                        rgba,
+                        depth_test,
+                    );
+                }
+            }
+        }
+    }
+
+    /// Averages `factor`² samples into each pixel.
+    pub fn downsample(&self, factor: u32) -> RgbaImage {
+        let (w, h) = (self.width / factor, self.height / factor);
+        let mut out = RgbaImage::new(w, h);
+        let n = (factor * factor) as f32;
+        for y in 0..h {
+            for x in 0..w {
+                let mut acc = [0.0f32; 4];
+                for sy in 0..factor {
+                    for sx in 0..factor {
+                        let c = self.colour
+                            [((y * factor + sy) * self.width + x * factor + sx) as usize];
+                        // Premultiplied, so transparent samples do not darken the edge.
+                        acc[0] += c[0] * c[3];
+                        acc[1] += c[1] * c[3];
+                        acc[2] += c[2] * c[3];
+                        acc[3] += c[3];
+                    }
+                }
+                let a = acc[3] / n;
+                let px = if a > 0.0 {
+                    [acc[0] / acc[3], acc[1] / acc[3], acc[2] / acc[3], a]
+                } else {
+                    [0.0; 4]
+                };
+                out.put_pixel(
+                    x,
+                    y,
+                    Rgba(px.map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8)),
+                );
+            }
+        }
+        out
+    }
+}
+
+/// Projects a world point with a camera scaled to the canvas.
+pub fn project(camera: &Camera, p: V3) -> Option<[f64; 3]> {
+    camera.project(p)
+}

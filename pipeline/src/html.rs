@@ -1,0 +1,127 @@
+//! `build/report.html`: one self-contained page (inline CSS, images referenced relative to
+//! the build folder) with each pack's contact sheet, every block's preview and checks, and
+//! the cook's timings and cache hit rate.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::execute::Finished;
+use crate::graph::Graph;
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fafafa}h1{font-size:20px}h2{font-size:17px;margin-top:32px}\
+table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:4px 8px;vertical-align:top;text-align:left}th{background:#f0f0f0}\
+.pass{color:#1a7f37}.fail{color:#c62828;font-weight:600}.waived{color:#9a6700}img.preview{width:160px;height:160px;background:#eee}\
+img.sheet{max-width:100%;border:1px solid #ddd}.grid{display:flex;flex-wrap:wrap;gap:12px}.card{background:#fff;border:1px solid #ddd;padding:8px;width:180px}\
+.summary{font-size:16px}code{background:#eee;padding:0 3px}";
+
+/// Writes the report page into `out` (the build folder) for the sets cooked this time.
+pub fn write(
+    out: &Path,
+    sets: &[(String, String)],
+    summary: &Value,
+    graph: &Graph,
+    results: &[Finished],
+) -> std::io::Result<()> {
+    let mut h = String::new();
+    let _ = write!(h, "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Forge pack cook report</title><style>{STYLE}</style></head><body>");
+    let _ = write!(
+        h,
+        "<h1>Forge pack cook report</h1><p class=\"summary\">{}</p>",
+        escape(summary["line"].as_str().unwrap_or(""))
+    );
+    let rate = summary["hit_rate"].as_f64().unwrap_or(0.0) * 100.0;
+    let _ = write!(
+        h,
+        "<p>Cache hit rate: <b>{rate:.1}%</b> ({} of {} steps cached, {} run, {} failed).</p>",
+        summary["cached"], summary["steps"], summary["run"], summary["failed"]
+    );
+    for (pack, set) in sets {
+        let _ = write!(
+            h,
+            "<h2>{} <small>({})</small></h2>",
+            escape(pack),
+            escape(set)
+        );
+        let render = format!("render/{pack}/{set}");
+        if out.join(&render).join("contact_sheet.png").is_file() {
+            let _ = write!(h, "<p><img class=\"sheet\" alt=\"contact sheet of {0}\" src=\"{1}/contact_sheet.png\"></p>", escape(pack), escape(&render));
+        }
+        let checks: Value =
+            std::fs::read(out.join("game").join(pack).join(set).join("checks.json"))
+                .ok()
+                .and_then(|b| serde_json::from_slice(&b).ok())
+                .unwrap_or(Value::Null);
+        let _ = write!(h, "<div class=\"grid\">");
+        for block in checks["blocks"].as_array().into_iter().flatten() {
+            let id = block["block"].as_str().unwrap_or("");
+            let _ = write!(h, "<div class=\"card\"><b>{}</b><br>", escape(id));
+            if out.join(&render).join(format!("{id}.png")).is_file() {
+                let _ = write!(
+                    h,
+                    "<img class=\"preview\" alt=\"{0}\" src=\"{1}/{0}.png\"><br>",
+                    escape(id),
+                    escape(&render)
+                );
+            }
+            for c in block["checks"].as_array().into_iter().flatten() {
+                let (class, word) = match (c["passed"].as_bool(), c["waiver"].is_object()) {
+                    (Some(true), _) => ("pass", "pass"),
+                    (_, true) => ("waived", "waived"),
+                    _ => ("fail", "FAIL"),
+                };
+                let _ = write!(
+                    h,
+                    "<span class=\"{class}\">{word}</span> {} <code>{}</code> ({} rays)<br>",
+                    escape(c["check"].as_str().unwrap_or("")),
+                    escape(c["name"].as_str().unwrap_or("")),
+                    c["rays"]
+                );
+            }
+            let _ = write!(h, "</div>");
+        }
+        let _ = write!(h, "</div>");
+    }
+    let mut timed: Vec<(&str, &str, f64)> = graph
+        .steps
+        .iter()
+        .zip(results)
+        .map(|(s, r)| {
+            (
+                s.id.as_str(),
+                match r.outcome {
+                    crate::execute::Outcome::Hit => "cached",
+                    crate::execute::Outcome::Ran(_) => "run",
+                    crate::execute::Outcome::Failed(_) => "failed",
+                    crate::execute::Outcome::Skipped => "skipped",
+                },
+                r.duration.as_secs_f64() * 1000.0,
+            )
+        })
+        .collect();
+    timed.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(b.0)));
+    let _ = write!(
+        h,
+        "<h2>Slowest steps</h2><table><tr><th>step</th><th>status</th><th>ms</th></tr>"
+    );
+    for (id, status, ms) in timed.iter().take(25) {
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td>{status}</td><td>{ms:.2}</td></tr>",
+            escape(id)
+        );
+    }
+    let _ = write!(
+        h,
+        "</table><p>Every step is in <code>report.json</code>.</p></body></html>\n"
+    );
+    crate::atomic::write(&out.join("report.html"), h.as_bytes())
+}
