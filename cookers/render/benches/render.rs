@@ -1,1 +1,88 @@
-fn main() {}
+//! A 512² preview of every stock Foundry block (one core), and the whole Foundry contact
+//! sheet. Run: `cargo bench -p forge-render`.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use forge_render::{contact_sheet, render, Camera, Options, Scene, Triangle};
+
+fn foundry_scenes() -> Vec<(String, Scene, [f64; 3], [f64; 3])> {
+    let dir =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../forge-packs/foundry/source/models");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| {
+            e.ok()?
+                .file_name()
+                .to_str()?
+                .strip_suffix(".gltf")
+                .map(str::to_string)
+        })
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|name| {
+            let gltf = std::fs::read(dir.join(format!("{name}.gltf"))).unwrap();
+            let bin = std::fs::read(dir.join(format!("{name}.bin"))).unwrap();
+            let mesh = forge_gltf::import(
+                "m.gltf",
+                &gltf,
+                &BTreeMap::from([(format!("{name}.bin"), bin)]),
+            )
+            .unwrap();
+            let mut scene = Scene::default();
+            for s in &mesh.sections {
+                for t in &mesh.triangles
+                    [s.first_triangle as usize..(s.first_triangle + s.triangle_count) as usize]
+                {
+                    scene.triangles.push(Triangle {
+                        points: t.map(|i| mesh.positions[i as usize]),
+                        material: s.material.clone(),
+                    });
+                }
+            }
+            let (lo, hi) = mesh.bounds().unwrap();
+            (name, scene, lo, hi)
+        })
+        .collect()
+}
+
+fn bench(c: &mut Criterion) {
+    let scenes = foundry_scenes();
+    let options = Options {
+        size: 512,
+        transparent: false,
+        grid_m: Some(0.5),
+    };
+    let mut group = c.benchmark_group("render_512");
+    group.sample_size(10);
+    for (name, scene, lo, hi) in &scenes {
+        let camera = Camera::framing(*lo, *hi, 0.0, 512);
+        group.bench_function(name.as_str(), |b| {
+            b.iter(|| render(scene, &camera, &options))
+        });
+    }
+    group.finish();
+    let mut sheet = c.benchmark_group("contact_sheet");
+    sheet.sample_size(10);
+    sheet.bench_function("foundry_all_blocks", |b| {
+        b.iter(|| {
+            let tiles: Vec<(Vec<String>, image::RgbaImage)> = scenes
+                .iter()
+                .map(|(name, scene, lo, hi)| {
+                    (
+                        vec![name.clone()],
+                        render(scene, &Camera::framing(*lo, *hi, 0.0, 512), &options),
+                    )
+                })
+                .collect();
+            forge_render::png(&contact_sheet(&tiles, 192))
+        })
+    });
+    sheet.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -116,6 +116,12 @@ pub fn render(scene: &Scene, camera: &Camera, options: &Options) -> RgbaImage {
         let l = dot(LIGHT, LIGHT).sqrt();
         LIGHT.map(|c| c / l)
     };
+    // On a transparent background the grid is faint, so the piece's silhouette is its alpha.
+    let grid = if options.transparent {
+        [GRID[0], GRID[1], GRID[2], 0.4]
+    } else {
+        GRID
+    };
     if let Some(step) = options.grid_m.filter(|s| *s > 0.0) {
         // The grid spans the scene's footprint and one step around it.
         let (mut lo, mut hi) = ([f64::MAX; 2], [f64::MIN; 2]);
@@ -139,7 +145,7 @@ pub fn render(scene: &Scene, camera: &Camera, options: &Options) -> RgbaImage {
                         &big,
                         [x, start[1] * step, 0.0],
                         [x, end[1] * step, 0.0],
-                        GRID,
+                        grid,
                         true,
                     );
                 }
@@ -150,7 +156,7 @@ pub fn render(scene: &Scene, camera: &Camera, options: &Options) -> RgbaImage {
                         &big,
                         [start[0] * step, y, 0.0],
                         [end[0] * step, y, 0.0],
-                        GRID,
+                        grid,
                         true,
                     );
                 }

@@ -71,16 +71,35 @@ impl Canvas {
             .fold(f64::MIN, f64::max)
             .ceil()
             .min(f64::from(self.height) - 1.0) as i64;
+        // Edge functions as planes in (x, y), normalized by the area, stepped per pixel.
+        let inv = 1.0 / area;
+        let edge = |a: [f64; 3], b: [f64; 3]| {
+            // w(px, py) = ((a.x - px)(b.y - py) - (a.y - py)(b.x - px)) / area
+            let ka = (a[1] - b[1]) * inv;
+            let kb = (b[0] - a[0]) * inv;
+            let kc = (a[0] * b[1] - a[1] * b[0]) * inv;
+            (ka, kb, kc)
+        };
+        let (a0, b0, c0) = edge(p[1], p[2]);
+        let (a1, b1, c1) = edge(p[2], p[0]);
+        let width = self.width as usize;
         for y in min_y..=max_y {
+            let py = y as f64 + 0.5;
+            let row = y as usize * width;
+            let mut w0 = a0 * (min_x as f64 + 0.5) + b0 * py + c0;
+            let mut w1 = a1 * (min_x as f64 + 0.5) + b1 * py + c1;
             for x in min_x..=max_x {
-                let (px, py) = (x as f64 + 0.5, y as f64 + 0.5);
-                let w0 = ((p[1][0] - px) * (p[2][1] - py) - (p[1][1] - py) * (p[2][0] - px)) / area;
-                let w1 = ((p[2][0] - px) * (p[0][1] - py) - (p[2][1] - py) * (p[0][0] - px)) / area;
                 let w2 = 1.0 - w0 - w1;
                 if w0 >= 0.0 && w1 >= 0.0 && w2 >= 0.0 {
-                    let z = w0 * p[0][2] + w1 * p[1][2] + w2 * p[2][2];
-                    self.plot(x, y, z, rgba, true);
+                    let z = (w0 * p[0][2] + w1 * p[1][2] + w2 * p[2][2]) as f32;
+                    let i = row + x as usize;
+                    if z < self.depth[i] {
+                        self.depth[i] = z;
+                        self.colour[i] = rgba;
+                    }
                 }
+                w0 += a0;
+                w1 += a1;
             }
         }
     }
