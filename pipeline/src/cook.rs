@@ -172,11 +172,10 @@ fn plan_cook(
     packs: &[PackSource],
     validation: &[PackSteps],
     catalogs: &[Vec<String>],
-    only: &[String],
-    archive: bool,
-    render: Option<&crate::preview::RenderParams>,
+    options: &Options,
     stat_cache: &StatCache,
 ) -> Result<Vec<SetPlan>> {
+    let (only, archive, render) = (options.only.as_slice(), options.archive, options.render.as_ref());
     let mut sets = Vec::new();
     let mut unmatched: Vec<&String> = only.iter().collect();
     for (pi, pack) in packs.iter().enumerate() {
@@ -485,9 +484,7 @@ fn attempt(options: &Options, settings: &Settings, progress: &Progress) -> Resul
             &config.packs,
             &validation,
             &catalogs,
-            &options.only,
-            options.archive,
-            options.render.as_ref(),
+            options,
             settings.stat_cache,
         )?;
         progress.start(&Graph {
