@@ -175,7 +175,11 @@ fn plan_cook(
     options: &Options,
     stat_cache: &StatCache,
 ) -> Result<Vec<SetPlan>> {
-    let (only, archive, render) = (options.only.as_slice(), options.archive, options.render.as_ref());
+    let (only, archive, render) = (
+        options.only.as_slice(),
+        options.archive,
+        options.render.as_ref(),
+    );
     let mut sets = Vec::new();
     let mut unmatched: Vec<&String> = only.iter().collect();
     for (pi, pack) in packs.iter().enumerate() {

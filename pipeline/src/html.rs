@@ -119,9 +119,9 @@ pub fn write(
             escape(id)
         );
     }
-    let _ = write!(
+    let _ = writeln!(
         h,
-        "</table><p>Every step is in <code>report.json</code>.</p></body></html>\n"
+        "</table><p>Every step is in <code>report.json</code>.</p></body></html>"
     );
     crate::atomic::write(&out.join("report.html"), h.as_bytes())
 }
