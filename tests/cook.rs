@@ -409,7 +409,17 @@ fn killed_cooks_are_completed_by_the_next_one() {
     reference.cook(&[]);
     let expected = tree(&reference.path("build/game"));
     let ws = Workspace::with_packs(&["foundry", "foundry-wide"]);
-    for delay_ms in [5u64, 20, 40, 80, 120] {
+    // Pseudo-random kill points across the whole cook, the same ones on every run.
+    let mut state = 0x9e37_79b9_u64;
+    let delays: Vec<u64> = (0..12)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % 400
+        })
+        .collect();
+    for delay_ms in delays {
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mjolnir"))
             .current_dir(ws.dir.path())
             .args(["forge", "cook", "--no-cache", "--jobs", "2"])

@@ -9,6 +9,7 @@ Ratios compare numbers from the same run.
 """
 
 import json
+import math
 import os
 import platform
 import re
@@ -70,7 +71,7 @@ def main():
     for tool in ["hyperfine", "ninja"]:
         if not shutil.which(tool):
             sys.exit(f"{tool} is missing: apt-get install hyperfine ninja-build")
-    run(["cargo", "build", "--release", "--bin", "mjolnir"], cwd=REPO)
+    run(["cargo", "build", "--release", "--bin", "mjolnir", "--bin", "forge-packgen"], cwd=REPO)
     mjolnir = REPO / "target/release/mjolnir"
     results = {}
     # Under target/, not /tmp: the build folder should sit on the same file system as a
@@ -97,8 +98,37 @@ def main():
         run(["rm", "-rf", "build"], cwd=root)
         results["peak_rss_kib"] = peak_rss_kib([str(mjolnir), "forge", "cook"], root)
         results["steps"] = steps
+        results["scaling"] = scaling(mjolnir, root)
     results["criterion"] = criterion()
     write_markdown(results)
+
+
+def synth_cook(mjolnir, root, blocks, triangles, hulls=2, jobs=None, runs=5):
+    """Median cold-cook time (ms) of a synthetic pack."""
+    work = root / f"synth-{blocks}-{triangles}-{hulls}"
+    if not work.exists():
+        run([str(REPO / "target/release/forge-packgen"), "synth", str(work / "packs/synth"), "--blocks", str(blocks), "--triangles", str(triangles), "--hulls", str(hulls), "--seed", "1"])
+        (work / "pipeline.toml").write_text('[[pack]]\nid = "synth"\npath = "packs/synth"\n')
+    cmd = f"{mjolnir} forge cook" + (f" --jobs {jobs}" if jobs else "")
+    return hyperfine(f"synth-{blocks}-{triangles}-{jobs}", cmd, work, prepare="rm -rf build", runs=runs, warmup=1)["median_ms"]
+
+
+def exponent(xs, ys):
+    """Least-squares slope of log(y) against log(x): the growth exponent."""
+    lx = [math.log(x) for x in xs]
+    ly = [math.log(y) for y in ys]
+    mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
+    return sum((a - mx) * (b - my) for a, b in zip(lx, ly)) / sum((a - mx) ** 2 for a in lx)
+
+
+def scaling(mjolnir, root):
+    blocks = [64, 128, 256]
+    by_blocks = [synth_cook(mjolnir, root, n, 1000) for n in blocks]
+    tris = [1000, 10000, 100000]
+    by_tris = [synth_cook(mjolnir, root, 16, t) for t in tris]
+    j1 = synth_cook(mjolnir, root, 128, 10000, jobs=1)
+    j2 = synth_cook(mjolnir, root, 128, 10000, jobs=2)
+    return {"blocks": list(zip(blocks, by_blocks)), "blocks_exp": exponent(blocks, by_blocks), "tris": list(zip(tris, by_tris)), "tris_exp": exponent(tris, by_tris), "j1": j1, "j2": j2}
 
 
 def criterion():
@@ -117,6 +147,19 @@ def fmt_ns(ns):
     if ns >= 1e3:
         return f"{ns / 1e3:.1f} µs"
     return f"{ns:.0f} ns"
+
+
+def scaling_md(s):
+    rows = "".join(f"| {n} blocks x 1k triangles, 2 hulls | {t:.1f} ms |\n" for n, t in s["blocks"])
+    rows += "".join(f"| 16 blocks x {t // 1000}k triangles, 2 hulls | {ms:.1f} ms |\n" for t, ms in s["tris"])
+    return f"""| pack | cold cook (median) |
+|---|---|
+{rows}
+- Growth exponent in blocks: **{s['blocks_exp']:.2f}** (1.0 is linear); in triangles per
+  block: **{s['tris_exp']:.2f}** (below 1 while fixed per-block costs still dominate).
+- 128 blocks x 10k triangles: `--jobs 1` {s['j1']:.1f} ms, `--jobs 2` {s['j2']:.1f} ms:
+  **{s['j1'] / s['j2']:.2f}x** speedup (target: at least 1.7).
+"""
 
 
 def write_markdown(r):
@@ -152,6 +195,9 @@ checks.
   writing a few hundred small files) weigh heavily in it.
 - **Peak memory** (RSS) of a cold cook: {rss}.
 
+## Scaling (synthetic packs: `forge-packgen synth`, cold cooks)
+
+""" + scaling_md(r["scaling"]) + """
 ## Cookers (criterion medians, `cargo bench --workspace`)
 
 | group | benchmark | median |

@@ -96,7 +96,51 @@ fn material_json(name: &str) -> Value {
 
 /// Encodes one piece. `glb` selects a single binary file over `.gltf` + `.bin`.
 pub fn encode(block_id: &str, solids: &[Solid], glb: bool) -> Encoded {
-    let prims = build_primitives(solids);
+    encode_primitives(block_id, build_primitives(solids), glb)
+}
+
+/// Encodes an arbitrary indexed triangle mesh in pack space as one primitive, with
+/// area-weighted vertex normals.
+pub fn encode_mesh(
+    block_id: &str,
+    material: &'static str,
+    positions: &[[f64; 3]],
+    triangles: &[[u32; 3]],
+    glb: bool,
+) -> Encoded {
+    let mut normals = vec![[0.0f64; 3]; positions.len()];
+    for t in triangles {
+        let [a, b, c] = t.map(|i| positions[i as usize]);
+        let n = cross(sub(b, a), sub(c, a));
+        for &i in t {
+            for k in 0..3 {
+                normals[i as usize][k] += n[k];
+            }
+        }
+    }
+    let prim = Primitive {
+        material,
+        positions: positions.iter().map(|p| to_gltf(*p)).collect(),
+        normals: normals
+            .iter()
+            .map(|n| {
+                to_gltf(if n.iter().any(|c| *c != 0.0) {
+                    normalize(*n)
+                } else {
+                    [0.0, 0.0, 1.0]
+                })
+            })
+            .collect(),
+        uvs: positions
+            .iter()
+            .map(|p| [p[0] as f32, p[1] as f32])
+            .collect(),
+        indices: triangles.iter().flatten().copied().collect(),
+    };
+    encode_primitives(block_id, vec![prim], glb)
+}
+
+fn encode_primitives(block_id: &str, prims: Vec<Primitive>, glb: bool) -> Encoded {
     let mut bin: Vec<u8> = Vec::new();
     let mut views = Vec::new();
     let mut accessors = Vec::new();

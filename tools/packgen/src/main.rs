@@ -8,6 +8,7 @@ mod kit;
 mod packs;
 mod piece;
 mod solid;
+mod synth;
 
 use std::path::Path;
 
@@ -19,11 +20,54 @@ use piece::round;
 use solid::Role;
 
 fn main() -> Result<()> {
-    let out = std::env::args()
-        .nth(1)
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("synth") {
+        return synth_main(&args[1..]);
+    }
+    let out = args
+        .first()
+        .cloned()
         .unwrap_or_else(|| "forge-packs".to_string());
     for pack in [packs::foundry(), packs::foundry_wide(), packs::roadworks()] {
         write_pack(Path::new(&out), &pack).with_context(|| format!("writing pack {}", pack.id))?;
+    }
+    Ok(())
+}
+
+/// `forge-packgen synth OUT [--blocks N] [--triangles T] [--hulls H] [--seed S] [--id ID]`
+fn synth_main(args: &[String]) -> Result<()> {
+    let out = args.first().context("synth needs an output folder")?;
+    let flag = |name: &str, default: u64| -> Result<u64> {
+        match args.iter().position(|a| a == name) {
+            Some(i) => args
+                .get(i + 1)
+                .context("a flag needs a value")?
+                .parse()
+                .with_context(|| format!("{name} takes a number")),
+            None => Ok(default),
+        }
+    };
+    let id = args
+        .iter()
+        .position(|a| a == "--id")
+        .and_then(|i| args.get(i + 1))
+        .cloned()
+        .unwrap_or_else(|| "synth".into());
+    let blocks = flag("--blocks", 64)? as usize;
+    anyhow::ensure!((1..=256).contains(&blocks), "--blocks must be 1-256");
+    let s = synth::Synth {
+        id,
+        blocks,
+        triangles: flag("--triangles", 1000)? as usize,
+        hulls: (flag("--hulls", 2)? as usize).clamp(1, 64),
+        seed: flag("--seed", 1)?,
+    };
+    let dir = Path::new(out);
+    if dir.join("source/models").exists() {
+        std::fs::remove_dir_all(dir.join("source/models"))?;
+    }
+    for (rel, bytes) in synth::files(&s) {
+        write(&dir.join(rel), &bytes)?;
     }
     Ok(())
 }
