@@ -107,10 +107,17 @@ fn plan_validation(graph: &mut Graph, packs: &[PackSource]) -> Vec<PackSteps> {
 }
 
 /// The model file of a block and the external buffers it names, relative to the pack.
-fn model_inputs(pack: &PackSource, block: &str, stat_cache: &StatCache) -> (String, Vec<String>) {
+/// `models` lists the file names in `source/models/` (read once per pack, not stat'ed per
+/// block: a no-op cook's time is mostly file-system calls).
+fn model_inputs(
+    pack: &PackSource,
+    block: &str,
+    models: &std::collections::HashSet<String>,
+    stat_cache: &StatCache,
+) -> (String, Vec<String>) {
     let gltf = format!("source/models/{block}.gltf");
     let glb = format!("source/models/{block}.glb");
-    if pack.dir.join(&glb).exists() && !pack.dir.join(&gltf).exists() {
+    if models.contains(&format!("{block}.glb")) && !models.contains(&format!("{block}.gltf")) {
         return (glb, Vec::new());
     }
     let externals = stat_cache
@@ -193,9 +200,17 @@ fn plan_cook(
         if blocks.is_empty() {
             continue;
         }
+        let models: std::collections::HashSet<String> =
+            std::fs::read_dir(pack.dir.join("source/models"))
+                .map(|d| {
+                    d.filter_map(|e| e.ok())
+                        .map(|e| e.file_name().to_string_lossy().into_owned())
+                        .collect()
+                })
+                .unwrap_or_default();
         let mut cooked = Vec::new();
         for block in &blocks {
-            let (model, externals) = model_inputs(pack, block, stat_cache);
+            let (model, externals) = model_inputs(pack, block, &models, stat_cache);
             let mut inputs = vec![source(pack, &model)];
             inputs.extend(externals.iter().map(|e| source(pack, e)));
             let per_block = |kind: Kind, params: String, inputs: Vec<Input>| Step {

@@ -52,7 +52,8 @@ pub fn write(
             escape(set)
         );
         let render = format!("render/{pack}/{set}");
-        if out.join(&render).join("contact_sheet.png").is_file() {
+        let rendered = out.join(&render).is_dir();
+        if rendered && out.join(&render).join("contact_sheet.png").is_file() {
             let _ = write!(h, "<p><img class=\"sheet\" alt=\"contact sheet of {0}\" src=\"{1}/contact_sheet.png\"></p>", escape(pack), escape(&render));
         }
         let checks: Value =
@@ -64,7 +65,7 @@ pub fn write(
         for block in checks["blocks"].as_array().into_iter().flatten() {
             let id = block["block"].as_str().unwrap_or("");
             let _ = write!(h, "<div class=\"card\"><b>{}</b><br>", escape(id));
-            if out.join(&render).join(format!("{id}.png")).is_file() {
+            if rendered && out.join(&render).join(format!("{id}.png")).is_file() {
                 let _ = write!(
                     h,
                     "<img class=\"preview\" alt=\"{0}\" src=\"{1}/{0}.png\"><br>",

@@ -140,7 +140,8 @@ pub fn step_records<'a>(graph: &'a Graph, results: &'a [Finished]) -> Vec<StepRe
 }
 
 pub fn write(path: &Path, report: &impl Serialize) -> std::io::Result<()> {
-    let mut bytes = serde_json::to_vec_pretty(report).expect("a report serializes");
+    // Compact: a no-op cook writes this every time, and it holds every step's inputs.
+    let mut bytes = serde_json::to_vec(report).expect("a report serializes");
     bytes.push(b'\n');
     crate::atomic::write(path, &bytes)
 }

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Seeds each fuzz target's corpus with the stock files (run from the repository root after a
+# cook, so the cooked containers, tags and an archive exist).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+c=fuzz/corpus
+mkdir -p $c/manifest $c/geometry $c/gltf $c/utoc $c/tag $c/archive
+for p in forge-packs/*; do cp "$p/mjolnir.json" "$c/manifest/$(basename "$p").json"; done
+for p in forge-packs/*; do cp "$p/source/geometry.json" "$c/geometry/$(basename "$p").json"; done
+cp forge-packs/foundry/source/models/floor_2x2.gltf forge-packs/roadworks/source/models/road_curve_45_left.glb $c/gltf/
+cp build/game/foundry/all/content/foundry_P.utoc $c/utoc/
+cp build/game/foundry/all/cooked/wall_door/wall_door.* $c/tag/
+target/release/mjolnir forge pack build/game/foundry/all/mjolnir.json --content build/game/foundry/all/content --out $c/archive/foundry.mjolnir >/dev/null
