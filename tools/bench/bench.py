@@ -218,7 +218,13 @@ checks.
 """ + "".join(f"| {g} | {b} | {fmt_ns(ns)} |\n" for g, b, ns in r["criterion"]) + """
 `mesh_100k` imports and cooks a 100,352-triangle grid (`cookers/mesh/benches/cook.rs`).
 """
-    (REPO / "BENCHMARKS.md").write_text(text)
+    # The fuzzing section is written by hand after fuzz/run-all.sh; keep it across reruns.
+    path = REPO / "BENCHMARKS.md"
+    previous = path.read_text() if path.exists() else ""
+    marker = "\n## Fuzzing"
+    if marker in previous:
+        text += previous[previous.index(marker):]
+    path.write_text(text)
     print(text)
 
 

@@ -316,18 +316,41 @@ fn add_mesh(
                 ));
             }
             let w = world * Vector4::new(p[0], p[1], p[2], 1.0);
+            if !(w.x.is_finite() && w.y.is_finite() && w.z.is_finite()) {
+                return Err(at(
+                    "gltf_nan_position",
+                    format!("vertex {i} is not a finite number after the node transforms"),
+                ));
+            }
             out.positions
                 .push(forge_units::gltf_to_pack([w.x, w.y, w.z]));
             let n = match &normals {
                 Some(n) => {
                     let v = normal_matrix * Vector3::new(n[i][0], n[i][1], n[i][2]);
-                    let v = if v.norm() > 0.0 { v.normalize() } else { v };
+                    let norm = v.norm();
+                    if !norm.is_finite() {
+                        return Err(at(
+                            "gltf_nan_attribute",
+                            format!(
+                                "the normal of vertex {i} is not a finite number: {:?}",
+                                n[i]
+                            ),
+                        ));
+                    }
+                    let v = if norm > 0.0 { v / norm } else { v };
                     forge_units::gltf_to_pack([v.x, v.y, v.z])
                 }
                 None => [0.0; 3],
             };
             out.normals.push(n);
-            out.uvs.push(uvs.as_ref().map_or([0.0, 0.0], |u| u[i]));
+            let uv = uvs.as_ref().map_or([0.0, 0.0], |u| u[i]);
+            if !(uv[0].is_finite() && uv[1].is_finite()) {
+                return Err(at(
+                    "gltf_nan_attribute",
+                    format!("the texture coordinate of vertex {i} is not a finite number: {uv:?}"),
+                ));
+            }
+            out.uvs.push(uv);
         }
         let first = out.triangles.len() as u32;
         for t in triangles {

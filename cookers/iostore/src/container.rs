@@ -319,6 +319,7 @@ pub fn write(
         },
         signatures: Vec::new(),
         directory,
+        unread_directory: Vec::new(),
         metas,
     };
     Ok((toc.to_bytes(), ucas))

@@ -62,6 +62,9 @@ pub struct Toc {
     /// The signature section, kept as read (only with the Signed flag).
     pub signatures: Vec<u8>,
     pub directory: Option<DirectoryIndex>,
+    /// A directory index the flags say not to read (no Indexed flag), kept as bytes so the
+    /// TOC writes back as it came; the game skips it the same way.
+    pub unread_directory: Vec<u8>,
     pub metas: Vec<ChunkMeta>,
 }
 
@@ -224,8 +227,22 @@ impl Toc {
         let mut methods = Vec::with_capacity(mc);
         for _ in 0..mc {
             let raw = c.take(METHOD_NAME_LENGTH as usize, "method names")?;
-            let end = raw.iter().position(|&b| b == 0).unwrap_or(raw.len());
-            methods.push(String::from_utf8_lossy(&raw[..end]).into_owned());
+            // A name is NUL-padded text; anything else could not be written back the same.
+            let name = raw
+                .iter()
+                .position(|&b| b == 0)
+                .filter(|&end| raw[end..].iter().all(|&b| b == 0))
+                .and_then(|end| std::str::from_utf8(&raw[..end]).ok())
+                .ok_or_else(|| {
+                    IoStoreError::new(
+                        "utoc_method_name",
+                        format!(
+                            "compression method name {} is not NUL-padded text",
+                            methods.len()
+                        ),
+                    )
+                })?;
+            methods.push(name.to_string());
         }
         let signatures = if flags & FLAG_SIGNED != 0 {
             let start = c.at;
@@ -244,14 +261,11 @@ impl Toc {
         } else {
             Vec::new()
         };
-        let directory = if flags & FLAG_INDEXED != 0 && dir_size > 0 {
-            let raw = c.take(dir_size as usize, "directory index")?;
-            Some(DirectoryIndex::parse(raw)?)
+        let raw_directory = c.take(dir_size as usize, "directory index")?;
+        let (directory, unread_directory) = if flags & FLAG_INDEXED != 0 && dir_size > 0 {
+            (Some(DirectoryIndex::parse(raw_directory)?), Vec::new())
         } else {
-            if dir_size > 0 {
-                c.take(dir_size as usize, "directory index")?;
-            }
-            None
+            (None, raw_directory.to_vec())
         };
         let metas = c
             .take(n * META_SIZE, "chunk metas")?
@@ -287,6 +301,7 @@ impl Toc {
             methods,
             signatures,
             directory,
+            unread_directory,
             metas,
         })
     }
@@ -296,7 +311,7 @@ impl Toc {
             .directory
             .as_ref()
             .map(DirectoryIndex::to_bytes)
-            .unwrap_or_default();
+            .unwrap_or_else(|| self.unread_directory.clone());
         let mut out = Vec::new();
         out.extend_from_slice(MAGIC);
         out.push(self.version);

@@ -247,16 +247,25 @@ fn fixed_bytes(g: &GroupDef, inst: &Instance, layout: &mut Vec<usize>) -> Result
                 slot[8..12].copy_from_slice(&(r.path.len() as u32).to_le_bytes());
                 slot[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
             }
-            (FieldKind::Block, _) => slot[..12].fill(0),
-            (FieldKind::Data, _) => slot[..20].fill(0),
-            (FieldKind::TagReference, _) => {
-                slot[..12].fill(0);
-                slot[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
-            }
-            _ => {}
+            (kind, _) => clear_header(kind, slot),
         }
     }
     Ok(b)
+}
+
+/// Writes an empty child field's header. The reader clears every header it has read too:
+/// counts, layout indices and sizes are derived from the children, so two tags with the
+/// same content compare equal however their headers were laid out.
+fn clear_header(kind: FieldKind, slot: &mut [u8]) {
+    match kind {
+        FieldKind::Block => slot[..12].fill(0),
+        FieldKind::Data => slot[..20].fill(0),
+        FieldKind::TagReference => {
+            slot[..12].fill(0);
+            slot[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
+        }
+        _ => {}
+    }
 }
 
 struct Cursor<'a> {
@@ -310,6 +319,7 @@ fn decode_children(
             FieldKind::Block => {
                 let count = u(0) as usize;
                 if count == 0 {
+                    clear_header(kind, &mut inst.bytes[offset..]);
                     continue;
                 }
                 let element = *layout
@@ -347,6 +357,7 @@ fn decode_children(
             }
             _ => {}
         }
+        clear_header(kind, &mut inst.bytes[offset..]);
     }
     Ok(())
 }
