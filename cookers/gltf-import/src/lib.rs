@@ -30,17 +30,11 @@ pub use error::ImportError;
 pub use imported::{ImportedMesh, Section, FORMAT_VERSION};
 
 /// Version of this cooker; part of every import step's cache key.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2; // 2: non-finite normals and UVs are refused
 
 /// The relative URIs of external buffers the document needs (data URIs excluded), sorted.
 pub fn external_uris(file: &str, bytes: &[u8]) -> Result<Vec<String>, ImportError> {
-    let doc = gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| {
-        ImportError::new(
-            "gltf_parse",
-            file,
-            format!("not a readable glTF or GLB file: {e}"),
-        )
-    })?;
+    let doc = read_unvalidated(file, bytes)?;
     let mut uris: Vec<String> = doc
         .document
         .buffers()
@@ -54,24 +48,38 @@ pub fn external_uris(file: &str, bytes: &[u8]) -> Result<Vec<String>, ImportErro
     Ok(uris)
 }
 
+fn read_unvalidated(file: &str, bytes: &[u8]) -> Result<gltf::Gltf, ImportError> {
+    let unreadable = |why: String| {
+        ImportError::new(
+            "gltf_parse",
+            file,
+            format!("not a readable glTF or GLB file: {why}"),
+        )
+    };
+    // The gltf crate subtracts the header size from the GLB's declared length unchecked
+    // (found by fuzzing), so a length shorter than the header is refused here first.
+    const GLB_HEADER: u32 = 12;
+    if bytes.len() >= GLB_HEADER as usize && bytes.starts_with(b"glTF") {
+        let declared = u32::from_le_bytes(bytes[8..12].try_into().expect("four bytes"));
+        if declared < GLB_HEADER {
+            return Err(unreadable(format!(
+                "the GLB header declares a length of {declared} bytes, shorter than the header"
+            )));
+        }
+    }
+    gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| unreadable(e.to_string()))
+}
+
 fn parse(file: &str, bytes: &[u8]) -> Result<gltf::Gltf, ImportError> {
-    gltf::Gltf::from_slice_without_validation(bytes)
-        .map_err(|e| {
+    read_unvalidated(file, bytes).and_then(|doc| {
+        gltf::Gltf::from_slice(bytes).map(|_| doc).map_err(|e| {
             ImportError::new(
-                "gltf_parse",
+                "gltf_invalid",
                 file,
-                format!("not a readable glTF or GLB file: {e}"),
+                format!("the glTF document is invalid: {e}"),
             )
         })
-        .and_then(|doc| {
-            gltf::Gltf::from_slice(bytes).map(|_| doc).map_err(|e| {
-                ImportError::new(
-                    "gltf_invalid",
-                    file,
-                    format!("the glTF document is invalid: {e}"),
-                )
-            })
-        })
+    })
 }
 
 /// Decodes a percent-encoded relative URI the way exporters write file names.

@@ -63,39 +63,56 @@ impl Reader<'_> {
         Ok(n)
     }
 
+    /// Reads an FString in the one form `write_fstring` gives back: length 0 for empty,
+    /// otherwise the text and exactly one NUL, valid UTF-8 or UTF-16 without inner NULs.
     fn fstring(&mut self) -> Result<FString> {
         let len = self.u32()? as i32;
-        let bad = || {
+        let bad = |why: &str| {
             IoStoreError::new(
-                "utoc_directory",
-                "a directory index string runs past its end",
+                "utoc_directory_string",
+                format!("a directory index string {why}"),
             )
         };
-        if len >= 0 {
+        let (text, utf16) = if len >= 0 {
             let s = self
                 .b
                 .get(self.at..self.at + len as usize)
-                .ok_or_else(bad)?;
+                .ok_or_else(|| bad("runs past its end"))?;
             self.at += len as usize;
-            let text = s.strip_suffix(&[0]).unwrap_or(s);
-            Ok(FString {
-                text: String::from_utf8_lossy(text).into_owned(),
-                utf16: false,
-            })
+            if s.is_empty() {
+                return Ok(FString {
+                    text: String::new(),
+                    utf16: false,
+                });
+            }
+            let text = s
+                .strip_suffix(&[0])
+                .ok_or_else(|| bad("has no terminating NUL"))?;
+            let text = std::str::from_utf8(text).map_err(|_| bad("is not UTF-8"))?;
+            (text.to_string(), false)
         } else {
             let units = (len as i64).unsigned_abs() as usize;
-            let s = self.b.get(self.at..self.at + units * 2).ok_or_else(bad)?;
+            let s = self
+                .b
+                .get(self.at..self.at + units * 2)
+                .ok_or_else(|| bad("runs past its end"))?;
             self.at += units * 2;
             let chars: Vec<u16> = s
                 .chunks_exact(2)
                 .map(|c| u16::from_le_bytes([c[0], c[1]]))
                 .collect();
-            let chars = chars.strip_suffix(&[0]).unwrap_or(&chars);
-            Ok(FString {
-                text: String::from_utf16_lossy(chars),
-                utf16: true,
-            })
+            let chars = chars
+                .strip_suffix(&[0])
+                .ok_or_else(|| bad("has no terminating NUL"))?;
+            (
+                String::from_utf16(chars).map_err(|_| bad("is not UTF-16"))?,
+                true,
+            )
+        };
+        if text.contains('\0') || (text.is_empty() && !utf16) {
+            return Err(bad("holds a NUL of its own"));
         }
+        Ok(FString { text, utf16 })
     }
 }
 
@@ -106,6 +123,8 @@ fn write_fstring(out: &mut Vec<u8>, s: &FString) {
         for u in units {
             out.extend_from_slice(&u.to_le_bytes());
         }
+    } else if s.text.is_empty() {
+        out.extend_from_slice(&0i32.to_le_bytes());
     } else {
         out.extend_from_slice(&((s.text.len() + 1) as i32).to_le_bytes());
         out.extend_from_slice(s.text.as_bytes());
