@@ -71,14 +71,35 @@ fn read_unvalidated(file: &str, bytes: &[u8]) -> Result<gltf::Gltf, ImportError>
 }
 
 fn parse(file: &str, bytes: &[u8]) -> Result<gltf::Gltf, ImportError> {
-    read_unvalidated(file, bytes).and_then(|doc| {
-        gltf::Gltf::from_slice(bytes).map(|_| doc).map_err(|e| {
-            ImportError::new(
-                "gltf_invalid",
-                file,
-                format!("the glTF document is invalid: {e}"),
-            )
-        })
+    let doc = read_unvalidated(file, bytes)?;
+    // gltf-json's validation reads a primitive's POSITION accessor before it checks the
+    // index (found by fuzzing), so attribute indices are checked here first.
+    let json = doc.document.as_json();
+    for (m, mesh) in json.meshes.iter().enumerate() {
+        for (p, primitive) in mesh.primitives.iter().enumerate() {
+            if let Some(index) = primitive
+                .attributes
+                .values()
+                .find(|i| i.value() >= json.accessors.len())
+            {
+                return Err(ImportError::new(
+                    "gltf_invalid",
+                    file,
+                    format!(
+                        "mesh {m} primitive {p} names accessor {}, but the file has {}",
+                        index.value(),
+                        json.accessors.len()
+                    ),
+                ));
+            }
+        }
+    }
+    gltf::Gltf::from_slice(bytes).map(|_| doc).map_err(|e| {
+        ImportError::new(
+            "gltf_invalid",
+            file,
+            format!("the glTF document is invalid: {e}"),
+        )
     })
 }
 
