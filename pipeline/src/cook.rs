@@ -550,6 +550,8 @@ fn attempt(options: &Options, settings: &Settings, progress: &Progress) -> Resul
                 files.insert(format!("cooked/{}/geometry.json", b.id), g.clone());
             }
         }
+        // Renders get their own folder, so an artist's previews are not part of the set.
+        let mut folders = vec![(set_dir(&config.out, &pack.id, &options.only), files)];
         if !set.renders.is_empty() {
             let mut renders: BTreeMap<String, Arc<Output>> = BTreeMap::new();
             for step in &set.renders {
@@ -562,7 +564,10 @@ fn attempt(options: &Options, settings: &Settings, progress: &Progress) -> Resul
                 .join("render")
                 .join(&pack.id)
                 .join(set_name(&options.only));
-            match materialize::set_folder(&dir, &renders, store, settings.stat_cache) {
+            folders.insert(0, (dir, renders));
+        }
+        for (dir, files) in &folders {
+            match materialize::set_folder(dir, files, store, settings.stat_cache) {
                 Ok(c) => {
                     materialized.written += c.written;
                     materialized.removed += c.removed;
@@ -578,23 +583,6 @@ fn attempt(options: &Options, settings: &Settings, progress: &Progress) -> Resul
                 }
                 Err(materialize::Error::Io(e)) => bail!("cannot write {}: {e}", dir.display()),
             }
-        }
-        let dir = set_dir(&config.out, &pack.id, &options.only);
-        match materialize::set_folder(&dir, &files, store, settings.stat_cache) {
-            Ok(c) => {
-                materialized.written += c.written;
-                materialized.removed += c.removed;
-            }
-            Err(materialize::Error::Corrupt(e)) => {
-                return Ok(Attempt {
-                    graph,
-                    results,
-                    sets,
-                    materialized,
-                    corrupt: Some(e.detail),
-                })
-            }
-            Err(materialize::Error::Io(e)) => bail!("cannot write {}: {e}", dir.display()),
         }
     }
     Ok(Attempt {

@@ -373,15 +373,7 @@ fn probe(
             }
         }
     }
-    let fingerprint = Fingerprint::new(
-        step.kind.name(),
-        steps::version(step.kind),
-        step.key_params(),
-        records
-            .iter()
-            .map(|r| (r.name.clone(), r.hash.clone()))
-            .collect(),
-    );
+    let fingerprint = fingerprint_of(step, &records);
     let key = fingerprint.key();
     let record = settings.store.get_action(&key)?;
     let outputs = cached_outputs(settings.store, &record, false).ok()?;
@@ -479,15 +471,7 @@ fn run_step(
             }
         }
     }
-    let fingerprint = Fingerprint::new(
-        step.kind.name(),
-        steps::version(step.kind),
-        step.key_params(),
-        records
-            .iter()
-            .map(|r| (r.name.clone(), r.hash.clone()))
-            .collect(),
-    );
+    let fingerprint = fingerprint_of(step, &records);
     let key = fingerprint.key();
     let store = settings.store;
     let dirty = if !settings.use_cache {
@@ -611,4 +595,18 @@ fn run_step(
         inputs: records,
         outputs: stored,
     }
+}
+
+/// A step's fingerprint from its recorded inputs: the one definition the cache probe and
+/// the run share, so a hit and a fresh run can never key the same step differently.
+fn fingerprint_of(step: &crate::graph::Step, records: &[InputRecord]) -> Fingerprint {
+    Fingerprint::new(
+        step.kind.name(),
+        steps::version(step.kind),
+        step.key_params(),
+        records
+            .iter()
+            .map(|r| (r.name.clone(), r.hash.clone()))
+            .collect(),
+    )
 }

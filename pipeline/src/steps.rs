@@ -45,10 +45,16 @@ pub fn finding(code: &'static str, file: &str, message: impl Into<String>) -> Di
     }
 }
 
-fn text<'a>(inputs: &'a Inputs, name: &str, file: &str) -> Result<&'a str, Vec<Diagnostic>> {
-    let bytes = inputs
+/// An input a step declared; its absence means the graph is wrong, not the pack.
+fn input<'a>(inputs: &'a Inputs, name: &str, file: &str) -> Result<&'a [u8], Vec<Diagnostic>> {
+    inputs
         .get(name)
-        .ok_or_else(|| vec![finding("missing_input", file, format!("{name} is missing"))])?;
+        .map(|bytes| bytes.as_slice())
+        .ok_or_else(|| vec![finding("missing_input", file, format!("{name} is missing"))])
+}
+
+fn text<'a>(inputs: &'a Inputs, name: &str, file: &str) -> Result<&'a str, Vec<Diagnostic>> {
+    let bytes = input(inputs, name, file)?;
     std::str::from_utf8(bytes)
         .map_err(|_| vec![finding("not_utf8", file, "the file is not UTF-8 text")])
 }
@@ -154,13 +160,7 @@ pub fn cook(step: &Step, inputs: &Inputs) -> Result<Outputs, Vec<Diagnostic>> {
         Kind::Mesh => {
             let block = step.block.as_deref().unwrap_or_default();
             let file = label(&format!("source/models/{block}"));
-            let imported = inputs.get("mesh.fgim").ok_or_else(|| {
-                vec![finding(
-                    "missing_input",
-                    &file,
-                    "the imported mesh is missing",
-                )]
-            })?;
+            let imported = input(inputs, "mesh.fgim", &file)?;
             let imported = forge_gltf::ImportedMesh::from_bytes(imported)
                 .map_err(|e| vec![finding("bad_intermediate", &file, e)])?;
             let mesh = forge_mesh::cook(&step.pack, block, &imported)
@@ -178,13 +178,7 @@ pub fn cook(step: &Step, inputs: &Inputs) -> Result<Outputs, Vec<Diagnostic>> {
                 Some("entry_floor") => forge_contract::Origin::EntryFloor,
                 _ => forge_contract::Origin::BottomCentre,
             };
-            let mesh = inputs.get("static_mesh.fmsh").ok_or_else(|| {
-                vec![finding(
-                    "missing_input",
-                    &file,
-                    "the static mesh is missing",
-                )]
-            })?;
+            let mesh = input(inputs, "static_mesh.fmsh", &file)?;
             let mesh = forge_mesh::StaticMesh::from_bytes(mesh)
                 .map_err(|e| vec![finding("bad_intermediate", &file, e)])?;
             debug_assert_eq!(entry.id, block);
@@ -219,13 +213,7 @@ pub fn cook(step: &Step, inputs: &Inputs) -> Result<Outputs, Vec<Diagnostic>> {
         }
         Kind::Mopp => {
             let file = label("source/geometry.json");
-            let model = inputs.get("collision.fcol").ok_or_else(|| {
-                vec![finding(
-                    "missing_input",
-                    &file,
-                    "the collision model is missing",
-                )]
-            })?;
+            let model = input(inputs, "collision.fcol", &file)?;
             let model = forge_collision::CollisionModel::from_bytes(model)
                 .map_err(|e| vec![finding("bad_intermediate", &file, e)])?;
             let index = forge_collision::cook_mopp(&model)
@@ -314,15 +302,7 @@ fn checks(step: &Step, inputs: &Inputs) -> Result<Outputs, Vec<Diagnostic>> {
     let block =
         forge_contract::geometry::parse_block(&file, text(inputs, "geometry.json", &file)?)?;
     let entry = forge_contract::parse_entry(&file, &step.pack, text(inputs, "entry.json", &file)?)?;
-    let get = |name: &str| {
-        inputs.get(name).ok_or_else(|| {
-            vec![finding(
-                "missing_input",
-                &file,
-                format!("{name} is missing"),
-            )]
-        })
-    };
+    let get = |name: &str| input(inputs, name, &file);
     let model = forge_collision::CollisionModel::from_bytes(get("collision.fcol")?)
         .map_err(|e| bad("collision", e))?;
     let index =
@@ -405,15 +385,7 @@ fn tags(step: &Step, inputs: &Inputs) -> Result<Outputs, Vec<Diagnostic>> {
     let file = format!("{}/source/geometry.json", step.pack);
     let bad =
         |what: &str, e: String| vec![finding("bad_intermediate", &file, format!("{what}: {e}"))];
-    let get = |name: &str| {
-        inputs.get(name).ok_or_else(|| {
-            vec![finding(
-                "missing_input",
-                &file,
-                format!("{name} is missing"),
-            )]
-        })
-    };
+    let get = |name: &str| input(inputs, name, &file);
     let model = forge_collision::CollisionModel::from_bytes(get("collision.fcol")?)
         .map_err(|e| bad("collision", e))?;
     let index =
@@ -447,15 +419,7 @@ fn container(step: &Step, blocks: &[&str], inputs: &Inputs) -> Result<Outputs, V
         });
     };
     for block in blocks {
-        let get = |name: &str| {
-            inputs.get(&format!("{block}/{name}")).ok_or_else(|| {
-                vec![finding(
-                    "missing_input",
-                    &file,
-                    format!("{block}/{name} is missing"),
-                )]
-            })
-        };
+        let get = |name: &str| input(inputs, &format!("{block}/{name}"), &file);
         add(
             format!("{root}{block}/SM_{block}"),
             ids::EXPORT_BUNDLE_DATA,
@@ -524,13 +488,7 @@ fn archive(step: &Step, inputs: &Inputs) -> Result<Outputs, Vec<Diagnostic>> {
             })
             .collect::<Vec<_>>()
     };
-    let manifest = inputs.get("mjolnir.json").ok_or_else(|| {
-        vec![finding(
-            "missing_input",
-            &file,
-            "the set's manifest is missing",
-        )]
-    })?;
+    let manifest = input(inputs, "mjolnir.json", &file)?;
     let content: BTreeMap<String, Vec<u8>> = inputs
         .iter()
         .filter_map(|(name, bytes)| {

@@ -430,7 +430,7 @@ pub fn dominant_axis(n: [f32; 3]) -> usize {
 
 mod codec {
     use super::*;
-    use crate::codec::{Reader, Writer};
+    use forge_bytes::{Reader, Writer};
 
     impl CollisionBsp {
         pub fn write(&self, w: &mut Writer) {

@@ -2,11 +2,11 @@
 //! region, the map from primitive index to (region, surface), and the narrow phase that
 //! turns candidates into a hit.
 
-use crate::codec::{Reader, Writer};
 use crate::model::{CollisionModel, ModelHit};
 use crate::mopp::Mopp;
 use crate::vec3::{dot, length, scale, V3};
 use crate::CollisionError;
+use forge_bytes::{Reader, Writer};
 
 pub const FORMAT_VERSION: u32 = 1;
 const MAGIC: &[u8; 4] = b"FMOP";

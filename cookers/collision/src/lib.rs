@@ -22,7 +22,6 @@
 //! ```
 
 pub mod bsp;
-mod codec;
 mod error;
 pub mod hull;
 mod index;

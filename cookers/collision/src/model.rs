@@ -3,10 +3,10 @@
 //! composite pieces keep their hulls apart and their apertures open.
 
 use crate::bsp::CollisionBsp;
-use crate::codec::{Reader, Writer};
 use crate::hull::ConvexHull;
 use crate::vec3::{scale, V3};
 use crate::CollisionError;
+use forge_bytes::{Reader, Writer};
 
 pub const FORMAT_VERSION: u32 = 1;
 const MAGIC: &[u8; 4] = b"FCOL";

@@ -6,8 +6,8 @@
 //! is exactly the hull and pieces keep their declared sizes; a positive radius would grow
 //! every piece by it.
 
-use crate::codec::{Reader, Writer};
 use crate::hull::ConvexHull;
+use forge_bytes::{Reader, Writer};
 
 pub const FORMAT_VERSION: u32 = 1;
 const MAGIC: &[u8; 4] = b"FPOL";

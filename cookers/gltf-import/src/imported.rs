@@ -4,6 +4,7 @@
 //! count against the bytes that remain before allocating.
 
 use crate::ImportError;
+use forge_bytes::Reader;
 
 pub const FORMAT_VERSION: u32 = 1;
 const MAGIC: &[u8; 4] = b"FGIM";
@@ -147,7 +148,7 @@ impl ImportedMesh {
     }
 
     pub fn from_bytes(bytes: &[u8]) -> Result<ImportedMesh, String> {
-        let mut r = Reader { bytes, at: 0 };
+        let mut r = Reader::new(bytes);
         if r.take(4)? != MAGIC {
             return Err("not an imported mesh (bad magic)".into());
         }
@@ -199,40 +200,6 @@ impl ImportedMesh {
             return Err("trailing bytes".into());
         }
         Ok(mesh)
-    }
-}
-
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn remaining(&self) -> usize {
-        self.bytes.len() - self.at
-    }
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
-        if n > self.remaining() {
-            return Err("truncated".into());
-        }
-        let s = &self.bytes[self.at..self.at + n];
-        self.at += n;
-        Ok(s)
-    }
-    fn u16(&mut self) -> Result<u16, String> {
-        Ok(u16::from_le_bytes(
-            self.take(2)?.try_into().expect("two bytes"),
-        ))
-    }
-    fn u32(&mut self) -> Result<u32, String> {
-        Ok(u32::from_le_bytes(
-            self.take(4)?.try_into().expect("four bytes"),
-        ))
-    }
-    fn f64(&mut self) -> Result<f64, String> {
-        Ok(f64::from_le_bytes(
-            self.take(8)?.try_into().expect("eight bytes"),
-        ))
     }
 }
 

@@ -1,5 +1,6 @@
 //! The static mesh asset (`FMSH`) and its binary form, writer and reader side by side.
 
+use forge_bytes::Reader;
 pub const FORMAT_VERSION: u32 = 1;
 const MAGIC: &[u8; 4] = b"FMSH";
 const VERTEX_BYTES: usize = 32;
@@ -83,7 +84,7 @@ impl StaticMesh {
     }
 
     pub fn from_bytes(bytes: &[u8]) -> Result<StaticMesh, String> {
-        let mut r = Reader { bytes, at: 0 };
+        let mut r = Reader::new(bytes);
         if r.take(4)? != MAGIC {
             return Err("not a static mesh (bad magic)".into());
         }
@@ -158,44 +159,6 @@ impl StaticMesh {
 fn put_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(&(s.len() as u16).to_le_bytes());
     out.extend_from_slice(s.as_bytes());
-}
-
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn remaining(&self) -> usize {
-        self.bytes.len() - self.at
-    }
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
-        if n > self.remaining() {
-            return Err("truncated".into());
-        }
-        let s = &self.bytes[self.at..self.at + n];
-        self.at += n;
-        Ok(s)
-    }
-    fn u32(&mut self) -> Result<u32, String> {
-        Ok(u32::from_le_bytes(
-            self.take(4)?.try_into().expect("four bytes"),
-        ))
-    }
-    fn f32(&mut self) -> Result<f32, String> {
-        Ok(f32::from_le_bytes(
-            self.take(4)?.try_into().expect("four bytes"),
-        ))
-    }
-    fn f64(&mut self) -> Result<f64, String> {
-        Ok(f64::from_le_bytes(
-            self.take(8)?.try_into().expect("eight bytes"),
-        ))
-    }
-    fn string(&mut self) -> Result<String, String> {
-        let len = u16::from_le_bytes(self.take(2)?.try_into().expect("two bytes")) as usize;
-        String::from_utf8(self.take(len)?.to_vec()).map_err(|_| "a string is not UTF-8".to_string())
-    }
 }
 
 #[cfg(test)]

@@ -1,4 +1,6 @@
-//! Little-endian byte writing and bounds-checked reading for the collision formats.
+//! Little-endian byte writing and bounds-checked reading for the pipeline's binary formats
+//! (imported mesh, static mesh, collision). Errors are short phrases; each format's reader
+//! adds which file and field it was reading.
 
 #[derive(Default)]
 pub struct Writer {
@@ -75,6 +77,11 @@ impl<'a> Reader<'a> {
     pub fn f32(&mut self) -> Result<f32, String> {
         Ok(f32::from_le_bytes(
             self.take(4)?.try_into().expect("four bytes"),
+        ))
+    }
+    pub fn f64(&mut self) -> Result<f64, String> {
+        Ok(f64::from_le_bytes(
+            self.take(8)?.try_into().expect("eight bytes"),
         ))
     }
     pub fn string(&mut self) -> Result<String, String> {
