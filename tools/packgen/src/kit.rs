@@ -22,14 +22,7 @@ pub fn floor(p: &mut Piece, length: f64, depth: f64, thickness: f64) {
         [-hx + 0.3, -hy + 0.3, thickness - 0.01],
         [hx - 0.3, hy - 0.3, thickness],
     );
-    p.support(
-        "top",
-        [-hx + INSET, -hy + INSET],
-        [hx - INSET, hy - INSET],
-        thickness,
-        [0.0, 0.0],
-    );
-    p.joins_all_round(thickness);
+    flat_top(p, hx, hy, thickness);
 }
 
 pub fn platform(p: &mut Piece, length: f64, depth: f64, height: f64) {
@@ -41,14 +34,7 @@ pub fn platform(p: &mut Piece, length: f64, depth: f64, height: f64) {
         [-hx, -hy, height - 0.1],
         [hx, hy, height],
     );
-    p.support(
-        "top",
-        [-hx + INSET, -hy + INSET],
-        [hx - INSET, hy - INSET],
-        height,
-        [0.0, 0.0],
-    );
-    p.joins_all_round(height);
+    flat_top(p, hx, hy, height);
 }
 
 pub fn wall(p: &mut Piece, length: f64, thickness: f64, height: f64) {
@@ -227,14 +213,7 @@ pub fn deck(
             }
         }
     }
-    p.support(
-        "top",
-        [-hx + INSET, -hy + INSET],
-        [hx - INSET, hy - INSET],
-        height,
-        [0.0, 0.0],
-    );
-    p.joins_all_round(height);
+    flat_top(p, hx, hy, height);
 }
 
 /// A railing along x: posts and a top rail.
@@ -300,4 +279,16 @@ pub fn light_post(p: &mut Piece, height: f64, light_z: f64) {
         "light",
         json!({"offset_m": [0.0, 0.0, light_z], "color_rgb": [1.0, 0.9, 0.7], "intensity_cd": 70.0, "radius_m": 8.0}),
     );
+}
+
+/// A level top a player can stand on anywhere but the inset rim, joinable on all four sides.
+fn flat_top(p: &mut Piece, hx: f64, hy: f64, height: f64) {
+    p.support(
+        "top",
+        [-hx + INSET, -hy + INSET],
+        [hx - INSET, hy - INSET],
+        height,
+        [0.0, 0.0],
+    );
+    p.joins_all_round(height);
 }
