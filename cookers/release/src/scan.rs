@@ -133,29 +133,21 @@ pub fn scan(bytes: &[u8], options: &ScanOptions) -> ScanReport {
             );
             continue;
         }
+        let too_big = || {
+            format!(
+                "the archive unpacks to more than {} MiB",
+                MAX_UNPACKED >> 20
+            )
+        };
         if entry.size() > budget {
-            r.error(
-                "bad_zip",
-                Some(&name),
-                format!(
-                    "the archive unpacks to more than {} MiB",
-                    MAX_UNPACKED >> 20
-                ),
-            );
+            r.error("bad_zip", Some(&name), too_big());
             return r;
         }
         // Never trust the declared size: read at most what is left of the budget.
         let mut data = Vec::new();
         match (&mut entry).take(budget + 1).read_to_end(&mut data) {
             Ok(n) if n as u64 > budget => {
-                r.error(
-                    "bad_zip",
-                    Some(&name),
-                    format!(
-                        "the archive unpacks to more than {} MiB",
-                        MAX_UNPACKED >> 20
-                    ),
-                );
+                r.error("bad_zip", Some(&name), too_big());
                 return r;
             }
             Ok(_) => {}
