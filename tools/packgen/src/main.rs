@@ -19,8 +19,19 @@ use packs::PackDesign;
 use piece::round;
 use solid::Role;
 
+const USAGE: &str = "usage: forge-packgen [OUT_DIR]   (the stock packs; default forge-packs)
+       forge-packgen synth OUT [--blocks N] [--triangles T] [--hulls H] [--seed S] [--id ID]";
+
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        println!("{USAGE}");
+        return Ok(());
+    }
+    // An option where a folder is expected would otherwise become a folder named after it.
+    if let Some(first) = args.first().filter(|a| a.starts_with('-')) {
+        anyhow::bail!("unknown option {first}\n{USAGE}");
+    }
     if args.first().map(String::as_str) == Some("synth") {
         return synth_main(&args[1..]);
     }
