@@ -57,6 +57,34 @@ fn cold_then_noop_cook() {
 }
 
 #[test]
+fn damaged_set_folders_are_put_right_by_the_next_cook() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    ws.cook(&[]);
+    let edited = ws.path("build/game/foundry/all/cooked/floor_2x2/actor.json");
+    let deleted = ws.path("build/game/foundry/all/content/foundry_P.utoc");
+    let stray = ws.path("build/game/foundry/all/cooked/floor_2x2/notes.txt");
+    let (edited_bytes, deleted_bytes) = (
+        std::fs::read(&edited).unwrap(),
+        std::fs::read(&deleted).unwrap(),
+    );
+    // Same length, written in place: only the file's stamp gives it away.
+    let mut damaged = edited_bytes.clone();
+    damaged[0] ^= 0x20;
+    std::fs::write(&edited, &damaged).unwrap();
+    std::fs::remove_file(&deleted).unwrap();
+    std::fs::write(&stray, b"left by hand").unwrap();
+
+    ws.cook(&[]);
+    let summary = ws.report()["summary"].clone();
+    assert_eq!(summary["run"], 0, "{summary}");
+    assert_eq!(summary["materialized"]["written"], 2, "{summary}");
+    assert_eq!(summary["materialized"]["removed"], 1, "{summary}");
+    assert_eq!(std::fs::read(&edited).unwrap(), edited_bytes);
+    assert_eq!(std::fs::read(&deleted).unwrap(), deleted_bytes);
+    assert!(!stray.exists());
+}
+
+#[test]
 fn one_model_edit_reruns_that_block_and_the_assembly() {
     let ws = Workspace::with_packs(&["foundry", "roadworks"]);
     ws.cook(&[]);

@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Result};
 use forge_contract::Diagnostic;
+use rayon::prelude::*;
 use serde_json::{json, Value};
 
 use crate::config::{Config, PackSource};
@@ -528,6 +529,7 @@ fn attempt(options: &Options, settings: &Settings, progress: &Progress) -> Resul
             corrupt,
         });
     }
+    let mut folders = Vec::new();
     for set in &sets {
         let pack = &config.packs[set.pack];
         let mut files: BTreeMap<String, Arc<Output>> = BTreeMap::new();
@@ -551,7 +553,7 @@ fn attempt(options: &Options, settings: &Settings, progress: &Progress) -> Resul
             }
         }
         // Renders get their own folder, so an artist's previews are not part of the set.
-        let mut folders = vec![(set_dir(&config.out, &pack.id, &options.only), files)];
+        folders.push((set_dir(&config.out, &pack.id, &options.only), files));
         if !set.renders.is_empty() {
             let mut renders: BTreeMap<String, Arc<Output>> = BTreeMap::new();
             for step in &set.renders {
@@ -564,25 +566,32 @@ fn attempt(options: &Options, settings: &Settings, progress: &Progress) -> Resul
                 .join("render")
                 .join(&pack.id)
                 .join(set_name(&options.only));
-            folders.insert(0, (dir, renders));
+            folders.push((dir, renders));
         }
-        for (dir, files) in &folders {
-            match materialize::set_folder(dir, files, store, settings.stat_cache) {
-                Ok(c) => {
-                    materialized.written += c.written;
-                    materialized.removed += c.removed;
-                }
-                Err(materialize::Error::Corrupt(e)) => {
-                    return Ok(Attempt {
-                        graph,
-                        results,
-                        sets,
-                        materialized,
-                        corrupt: Some(e.detail),
-                    })
-                }
-                Err(materialize::Error::Io(e)) => bail!("cannot write {}: {e}", dir.display()),
+    }
+    // Folders are independent; a no-op cook spends much of its time checking them.
+    let outcomes: Vec<_> = settings.pool.install(|| {
+        folders
+            .par_iter()
+            .map(|(dir, files)| materialize::set_folder(dir, files, store, settings.stat_cache))
+            .collect()
+    });
+    for ((dir, _), outcome) in folders.iter().zip(outcomes) {
+        match outcome {
+            Ok(c) => {
+                materialized.written += c.written;
+                materialized.removed += c.removed;
             }
+            Err(materialize::Error::Corrupt(e)) => {
+                return Ok(Attempt {
+                    graph,
+                    results,
+                    sets,
+                    materialized,
+                    corrupt: Some(e.detail),
+                })
+            }
+            Err(materialize::Error::Io(e)) => bail!("cannot write {}: {e}", dir.display()),
         }
     }
     Ok(Attempt {
@@ -605,11 +614,15 @@ pub fn cook(options: &Options) -> Result<Ending> {
         ),
         Err(LockError::Io(e)) => bail!("cannot lock {}: {e}", config.out.display()),
     };
-    let store = Store::open(&config.cache)?;
-    let stat_cache = StatCache::open(config.cache.join("stat-cache.json"));
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.jobs.max(1))
         .build()?;
+    // The action log and the stat cache are the two files every cook parses first.
+    let (store, stat_cache) = pool.join(
+        || Store::open(&config.cache),
+        || StatCache::open(config.cache.join("stat-cache.json")),
+    );
+    let store = store?;
     let mut settings = Settings {
         store: &store,
         stat_cache: &stat_cache,
@@ -681,12 +694,16 @@ pub fn cook(options: &Options) -> Result<Ending> {
         errors: &errors,
         steps: report::step_records(&graph, &results),
     };
-    report::write(&config.out.join("report.json"), &full)?;
     let cooked_sets: Vec<(String, String)> = sets
         .iter()
         .map(|s| (config.packs[s.pack].id.clone(), set_name(&options.only)))
         .collect();
-    crate::html::write(&config.out, &cooked_sets, &summary, &graph, &results)?;
+    let (json_written, html_written) = pool.join(
+        || report::write(&config.out.join("report.json"), &full),
+        || crate::html::write(&config.out, &cooked_sets, &summary, &graph, &results),
+    );
+    json_written?;
+    html_written?;
     if options.json {
         println!(
             "{}",
@@ -696,6 +713,11 @@ pub fn cook(options: &Options) -> Result<Ending> {
     } else {
         println!("{line}");
     }
+    // The process ends next; freeing every step, output and cache entry first only costs
+    // a no-op cook time.
+    std::mem::forget(full);
+    std::mem::forget(errors);
+    std::mem::forget((graph, results));
     Ok(if ok { Ending::Cooked } else { Ending::Failed })
 }
 

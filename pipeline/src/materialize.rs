@@ -4,8 +4,12 @@
 //! renamed block, debris from a killed write) are deleted, so no one needs to remember to
 //! use a fresh output folder. Unchanged files are recognised through the stat cache and
 //! left alone.
+//!
+//! The folder is walked once: each entry's metadata comes from its directory listing (a
+//! stat relative to the open directory, not a walk of the whole path), which is most of
+//! what a no-op cook spends here.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -40,26 +44,32 @@ pub fn set_folder(
     stat_cache: &StatCache,
 ) -> Result<Changes, Error> {
     let mut changes = Changes::default();
+    let wanted: HashMap<PathBuf, &Arc<Output>> = files
+        .iter()
+        .map(|(rel, output)| (dir.join(rel), output))
+        .collect();
+    let mut current = HashSet::new();
+    sweep(dir, &wanted, stat_cache, &mut current, &mut changes)?;
+    // In the set's order, so a cook that fails halfway has written a predictable prefix.
     for (rel, output) in files {
         let path = dir.join(rel);
-        let current = stat_cache.hash(&path).ok().map(|h| h.hash);
-        if current.as_deref() != Some(output.hash.as_str()) {
+        if !current.contains(&path) {
             let bytes = output.bytes(store).map_err(Error::Corrupt)?;
             atomic::write(&path, &bytes)?;
             stat_cache.record(&path, &output.hash);
             changes.written += 1;
         }
     }
-    let wanted: HashSet<PathBuf> = files.keys().map(|rel| dir.join(rel)).collect();
-    remove_unwanted(dir, &wanted, stat_cache, &mut changes)?;
     Ok(changes)
 }
 
-/// Deletes everything under `dir` that is not in `wanted`; returns whether `dir` is empty.
-fn remove_unwanted(
+/// Deletes everything under `dir` that is not in `wanted`, and collects the wanted files
+/// that already hold their output; returns whether `dir` is left empty.
+fn sweep(
     dir: &Path,
-    wanted: &HashSet<PathBuf>,
+    wanted: &HashMap<PathBuf, &Arc<Output>>,
     stat_cache: &StatCache,
+    current: &mut HashSet<PathBuf>,
     changes: &mut Changes,
 ) -> std::io::Result<bool> {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -71,13 +81,20 @@ fn remove_unwanted(
         let path = entry.path();
         let kind = entry.file_type()?;
         if kind.is_dir() {
-            if remove_unwanted(&path, wanted, stat_cache, changes)? {
+            if sweep(&path, wanted, stat_cache, current, changes)? {
                 std::fs::remove_dir(&path)?;
             } else {
                 empty = false;
             }
-        } else if wanted.contains(&path) {
+        } else if let Some(output) = wanted.get(&path) {
             empty = false;
+            // A stamp the cache does not know (a file written within its racy window, or
+            // touched since) is settled by reading the file, not by rewriting it.
+            let holds = stat_cache.holds(&path, &entry.metadata()?, &output.hash)
+                || stat_cache.hash(&path).is_ok_and(|h| h.hash == output.hash);
+            if holds {
+                current.insert(path);
+            }
         } else {
             std::fs::remove_file(&path)?;
             stat_cache.forget(&path);

@@ -2,6 +2,8 @@
 """Measures the pipeline side by side with ninja and writes BENCHMARKS.md.
 
 Run from the repository root: python3 tools/bench/bench.py
+`python3 tools/bench/bench.py noop` measures only the no-op cook against ninja and prints
+the ratio, without touching BENCHMARKS.md.
 Needs hyperfine and ninja (Debian: apt-get install hyperfine ninja-build).
 
 Every figure is a median over repeated runs (hyperfine), since the machine is noisy.
@@ -67,12 +69,31 @@ def ninja_graph(root, report):
     return len(report["steps"])
 
 
+def noop_against_ninja(mjolnir, root):
+    """The no-op cook and ninja's no-op on a graph of the same shape, measured back to back."""
+    cook = f"{mjolnir} forge cook"
+    run(cook.split(), cwd=root)
+    run(cook.split(), cwd=root)
+    noop = hyperfine("noop", cook, root, prepare="sync", runs=30, warmup=3)
+    report = json.loads((root / "build/report.json").read_text())
+    steps = ninja_graph(root, report)
+    run(["ninja"], cwd=root)
+    ninja = hyperfine("ninja-noop", "ninja", root, prepare="sync", runs=30, warmup=3)
+    return noop, ninja, steps
+
+
 def main():
     for tool in ["hyperfine", "ninja"]:
         if not shutil.which(tool):
             sys.exit(f"{tool} is missing: apt-get install hyperfine ninja-build")
     run(["cargo", "build", "--release", "--bin", "mjolnir", "--bin", "forge-packgen"], cwd=REPO)
     mjolnir = REPO / "target/release/mjolnir"
+    if sys.argv[1:] == ["noop"]:
+        with tempfile.TemporaryDirectory(dir=REPO / "target", prefix="bench-") as tmp:
+            workspace(Path(tmp))
+            noop, ninja, steps = noop_against_ninja(mjolnir, Path(tmp))
+        print(f"no-op {noop['median_ms']:.1f} ms, ninja {ninja['median_ms']:.1f} ms on {steps} steps: {noop['median_ms'] / ninja['median_ms']:.2f}x (medians)")
+        return
     results = {}
     # Under target/, not /tmp: the build folder should sit on the same file system as a
     # checkout, which is where authors and CI cook.
@@ -86,15 +107,9 @@ def main():
         results["cold"] = hyperfine("cold", cook, root, prepare="rm -rf build && sync", runs=10)
         results["cold_j1"] = hyperfine("cold-j1", f"{cook} --jobs 1", root, prepare="rm -rf build && sync", runs=10)
         results["cold_j2"] = hyperfine("cold-j2", f"{cook} --jobs 2", root, prepare="rm -rf build && sync", runs=10)
-        run(cook.split(), cwd=root)
-        results["noop"] = hyperfine("noop", cook, root, prepare="sync", runs=30, warmup=3)
+        results["noop"], results["ninja_noop"], steps = noop_against_ninja(mjolnir, root)
         results["edit"] = hyperfine("edit", cook, root, prepare=toggle, runs=20)
         results["only"] = hyperfine("only", f"{cook} --only floor_2x2", root, prepare="rm -rf build && sync", runs=10)
-        run(cook.split(), cwd=root)
-        report = json.loads((root / "build/report.json").read_text())
-        steps = ninja_graph(root, report)
-        run(["ninja"], cwd=root)
-        results["ninja_noop"] = hyperfine("ninja-noop", "ninja", root, prepare="sync", runs=30, warmup=3)
         run(["rm", "-rf", "build"], cwd=root)
         results["peak_rss_kib"] = peak_rss_kib([str(mjolnir), "forge", "cook"], root)
         results["steps"] = steps
