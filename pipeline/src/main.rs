@@ -9,6 +9,7 @@ mod fingerprint;
 mod graph;
 mod html;
 mod inspect;
+mod keyed_log;
 mod lock;
 mod materialize;
 mod preview;

@@ -13,6 +13,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 use crate::atomic;
 use crate::execute::{CorruptOutput, Output};
 use crate::stat_cache::StatCache;
@@ -50,16 +52,20 @@ pub fn set_folder(
         .collect();
     let mut current = HashSet::new();
     sweep(dir, &wanted, stat_cache, &mut current, &mut changes)?;
-    // In the set's order, so a cook that fails halfway has written a predictable prefix.
-    for (rel, output) in files {
-        let path = dir.join(rel);
-        if !current.contains(&path) {
-            let bytes = output.bytes(store).map_err(Error::Corrupt)?;
-            atomic::write(&path, &bytes)?;
-            stat_cache.record(&path, &output.hash);
-            changes.written += 1;
-        }
-    }
+    let missing: Vec<(PathBuf, &Arc<Output>)> = files
+        .iter()
+        .map(|(rel, output)| (dir.join(rel), output))
+        .filter(|(path, _)| !current.contains(path))
+        .collect();
+    // A cold cook writes thousands of files here; they go to the pool's threads (most sit
+    // in different block folders, so they do not queue on one directory).
+    missing.par_iter().try_for_each(|(path, output)| {
+        let bytes = output.bytes(store).map_err(Error::Corrupt)?;
+        atomic::write(path, &bytes)?;
+        stat_cache.record(path, &output.hash);
+        Ok::<(), Error>(())
+    })?;
+    changes.written = missing.len();
     Ok(changes)
 }
 

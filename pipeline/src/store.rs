@@ -6,17 +6,15 @@
 //! |---|---|
 //! | `FORMAT` | the layout version; any other value wipes the cache |
 //! | `blobs/<2 hex>/<blake3>` | output bytes, named by their hash |
-//! | `actions.log` | one JSON [`ActionRecord`] per line: the outputs of a step key |
-//! | `last/<step hash>.json` | the fingerprint a step last built with, for `--explain` |
+//! | `actions.log` | one JSON line per step key: the outputs it made ([`KeyedLog`]) |
+//! | `last.log` | one JSON line per step: the fingerprint it last built with, for `--explain` |
 //!
 //! Blobs are written (atomically) before the action line that names them, so a killed cook
 //! leaves at worst an unreferenced blob or a torn last line, which does not parse and is
-//! ignored. The log is read once per cook (a no-op cook opens one file, not one per step),
-//! appended to as steps finish, and rewritten compactly when it holds mostly stale lines.
-//! Every blob is verified against its name when read; a bad one is deleted.
+//! ignored. The action log is read once per cook. `last.log` is only read when a step has
+//! to run, so a no-op cook never parses it. Every blob is verified against its name when
+//! read; a bad one is deleted.
 
-use std::collections::HashMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -24,8 +22,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::atomic;
 use crate::fingerprint::Fingerprint;
+use crate::keyed_log::KeyedLog;
 
-const FORMAT: &str = "mjolnir-cache 2\n";
+const FORMAT: &str = "mjolnir-cache 3\n";
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutputRef {
@@ -42,20 +41,9 @@ pub struct ActionRecord {
 
 pub struct Store {
     root: PathBuf,
-    actions: Mutex<Actions>,
-}
-
-struct Actions {
-    index: HashMap<String, Vec<OutputRef>>,
-    lines: usize,
-    log: Option<std::fs::File>,
-}
-
-/// A line of the action log. `outputs: None` discards the key.
-#[derive(Serialize, Deserialize)]
-struct LogLine {
-    key: String,
-    outputs: Option<Vec<OutputRef>>,
+    actions: Mutex<KeyedLog<Vec<OutputRef>>>,
+    /// Loaded on first use.
+    last: Mutex<Option<KeyedLog<Fingerprint>>>,
 }
 
 fn hash_hex(bytes: &[u8]) -> String {
@@ -68,53 +56,24 @@ impl Store {
         let format_file = root.join("FORMAT");
         let current = std::fs::read_to_string(&format_file).ok();
         if current.as_deref() != Some(FORMAT) {
+            // `last/` is the per-step folder of layout 2.
             for sub in ["blobs", "last"] {
                 let _ = std::fs::remove_dir_all(root.join(sub));
             }
-            let _ = std::fs::remove_file(root.join("actions.log"));
+            for log in ["actions.log", "last.log"] {
+                let _ = std::fs::remove_file(root.join(log));
+            }
             atomic::write(&format_file, FORMAT.as_bytes())?;
         }
-        let mut actions = Actions {
-            index: HashMap::new(),
-            lines: 0,
-            log: None,
-        };
-        let mut torn = false;
-        if let Ok(text) = std::fs::read(root.join("actions.log")) {
-            torn = text.last().is_some_and(|&b| b != b'\n');
-            for line in text.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-                actions.lines += 1;
-                match serde_json::from_slice::<LogLine>(line) {
-                    Ok(LogLine {
-                        key,
-                        outputs: Some(outputs),
-                    }) => {
-                        actions.index.insert(key, outputs);
-                    }
-                    Ok(LogLine { key, outputs: None }) => {
-                        actions.index.remove(&key);
-                    }
-                    Err(_) => {}
-                }
-            }
-        }
-        let store = Store {
+        Ok(Store {
             root: root.to_path_buf(),
-            actions: Mutex::new(actions),
-        };
-        // A torn last line would swallow the next appended one: rewrite the log first.
-        store.compact(torn)?;
-        Ok(store)
+            actions: Mutex::new(KeyedLog::load(&root.join("actions.log"))?),
+            last: Mutex::new(None),
+        })
     }
 
     fn blob_path(&self, hash: &str) -> PathBuf {
         self.root.join("blobs").join(&hash[..2]).join(hash)
-    }
-
-    fn last_path(&self, step: &str) -> PathBuf {
-        self.root
-            .join("last")
-            .join(format!("{}.json", hash_hex(step.as_bytes())))
     }
 
     pub fn put_blob(&self, bytes: &[u8]) -> std::io::Result<String> {
@@ -144,87 +103,40 @@ impl Store {
         Ok(bytes)
     }
 
-    /// The recorded outputs for a key, or `None` (an unreadable record is deleted).
-    /// Rewrites the log without stale lines when they outnumber the live ones (or `force`).
-    fn compact(&self, force: bool) -> std::io::Result<()> {
-        let mut actions = self.actions.lock().expect("action log lock");
-        if !force && actions.lines <= 2 * actions.index.len() + 64 {
-            return Ok(());
-        }
-        let mut keys: Vec<&String> = actions.index.keys().collect();
-        keys.sort();
-        let mut text = Vec::new();
-        for key in keys {
-            let line = LogLine {
-                key: key.clone(),
-                outputs: Some(actions.index[key].clone()),
-            };
-            text.extend(serde_json::to_vec(&line).expect("action serializes"));
-            text.push(b'\n');
-        }
-        atomic::write(&self.root.join("actions.log"), &text)?;
-        actions.lines = actions.index.len();
-        actions.log = None;
-        Ok(())
-    }
-
-    fn append(&self, line: &LogLine) -> std::io::Result<()> {
-        let mut bytes = serde_json::to_vec(line).expect("action serializes");
-        bytes.push(b'\n');
-        let mut actions = self.actions.lock().expect("action log lock");
-        if actions.log.is_none() {
-            actions.log = Some(
-                std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(self.root.join("actions.log"))?,
-            );
-        }
-        // One write per line, so a killed cook can only tear the last line.
-        actions
-            .log
-            .as_mut()
-            .expect("opened above")
-            .write_all(&bytes)?;
-        actions.lines += 1;
-        match &line.outputs {
-            Some(outputs) => actions.index.insert(line.key.clone(), outputs.clone()),
-            None => actions.index.remove(&line.key),
-        };
-        Ok(())
-    }
-
+    /// The recorded outputs for a key.
     pub fn get_action(&self, key: &str) -> Option<ActionRecord> {
         let actions = self.actions.lock().expect("action log lock");
-        actions.index.get(key).map(|outputs| ActionRecord {
+        actions.get(key).map(|outputs| ActionRecord {
             key: key.to_string(),
             outputs: outputs.clone(),
         })
     }
 
     pub fn discard_action(&self, key: &str) {
-        let _ = self.append(&LogLine {
-            key: key.to_string(),
-            outputs: None,
-        });
+        let _ = self.actions.lock().expect("action log lock").discard(key);
     }
 
     pub fn put_action(&self, record: &ActionRecord) -> std::io::Result<()> {
-        self.append(&LogLine {
-            key: record.key.clone(),
-            outputs: Some(record.outputs.clone()),
-        })
+        self.actions
+            .lock()
+            .expect("action log lock")
+            .set(&record.key, record.outputs.clone())
+    }
+
+    fn with_last<T>(&self, f: impl FnOnce(&mut KeyedLog<Fingerprint>) -> T) -> std::io::Result<T> {
+        let mut last = self.last.lock().expect("fingerprint log lock");
+        if last.is_none() {
+            *last = Some(KeyedLog::load(&self.root.join("last.log"))?);
+        }
+        Ok(f(last.as_mut().expect("loaded above")))
     }
 
     pub fn last_fingerprint(&self, step: &str) -> Option<Fingerprint> {
-        serde_json::from_slice(&std::fs::read(self.last_path(step)).ok()?).ok()
+        self.with_last(|log| log.get(step).cloned()).ok().flatten()
     }
 
     pub fn record_fingerprint(&self, step: &str, fingerprint: &Fingerprint) -> std::io::Result<()> {
-        atomic::write(
-            &self.last_path(step),
-            &serde_json::to_vec(fingerprint).expect("fingerprint serializes"),
-        )
+        self.with_last(|log| log.set(step, fingerprint.clone()))?
     }
 }
 
@@ -257,23 +169,6 @@ mod tests {
             store.get_action("k2").unwrap().outputs,
             record("k2").outputs
         );
-    }
-
-    #[test]
-    fn a_stale_log_is_compacted() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path()).unwrap();
-        for _ in 0..200 {
-            store.put_action(&record("same")).unwrap();
-        }
-        drop(store);
-        let store = Store::open(dir.path()).unwrap();
-        let lines = std::fs::read_to_string(dir.path().join("actions.log"))
-            .unwrap()
-            .lines()
-            .count();
-        assert_eq!(lines, 1);
-        assert!(store.get_action("same").is_some());
     }
 
     #[test]

@@ -3,6 +3,8 @@
 
 use std::io::{Read, Write};
 
+use rayon::prelude::*;
+
 use crate::directory::DirectoryIndex;
 use crate::error::{IoStoreError, Result};
 use crate::ids::{self, ChunkId};
@@ -241,23 +243,39 @@ pub fn write(
     let mut metas = Vec::with_capacity(chunks.len());
     let mut uses_zlib = false;
     let mut address = 0u64;
-    for &i in &order {
+    // Compressing is nearly all of the work, and blocks are independent: they are packed in
+    // parallel (on the caller's rayon pool) and laid out in order, so the bytes do not
+    // depend on the thread count.
+    let pieces: Vec<&[u8]> = order
+        .iter()
+        .flat_map(|&i| chunks[i].data.chunks(BLOCK_SIZE as usize))
+        .collect();
+    let mut packed = pieces
+        .par_iter()
+        .map(|piece| match compression {
+            Compression::Zlib => {
+                let mut z =
+                    flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(6));
+                z.write_all(piece).expect("writing to memory");
+                let packed = z.finish().expect("writing to memory");
+                (packed.len() < piece.len()).then_some(packed)
+            }
+            Compression::None => None,
+        })
+        .collect::<Vec<_>>()
+        .into_iter();
+    let hashes: Vec<[u8; 20]> = order
+        .par_iter()
+        .map(|&i| hash160(&chunks[i].data))
+        .collect();
+    for (&i, hash) in order.iter().zip(hashes) {
         let data = &chunks[i].data;
         offsets.push(OffsetLength {
             offset: address,
             length: data.len() as u64,
         });
         for piece in data.chunks(BLOCK_SIZE as usize) {
-            let stored = match compression {
-                Compression::Zlib => {
-                    let mut z =
-                        flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(6));
-                    z.write_all(piece).expect("writing to memory");
-                    let packed = z.finish().expect("writing to memory");
-                    (packed.len() < piece.len()).then_some(packed)
-                }
-                Compression::None => None,
-            };
+            let stored = packed.next().expect("one packing per piece");
             let offset = ucas.len() as u64;
             let (bytes, method) = match &stored {
                 Some(packed) => {
@@ -276,7 +294,7 @@ pub fn write(
             ucas.resize(align(ucas.len() as u64, 16) as usize, 0);
         }
         metas.push(ChunkMeta {
-            hash: hash160(data),
+            hash,
             flags: 0,
             pad: [0; 3],
         });
