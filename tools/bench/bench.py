@@ -23,6 +23,14 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 PACKS = ["foundry", "foundry-wide", "roadworks"]
+# Cold runs start in an empty build folder: the previous run's folder is moved here, not
+# deleted, and everything here is deleted once the last series is done. Deleting thousands
+# of files just before a run makes ext4 skip the freshly freed inodes while the cook
+# allocates new ones (find_inode_bit and recently_deleted fill the kernel profile), which
+# measured the file system's recovery rather than the cook. hyperfine runs `prepare`
+# without a shell (-N), hence the explicit `sh -c`.
+TRASH = REPO / "target" / "bench-trash"
+FRESH = f"sh -c 'mkdir -p {TRASH} && mv build {TRASH}/$(date +%s%N) 2>/dev/null; sync'"
 
 
 def run(cmd, **kw):
@@ -104,16 +112,17 @@ def main():
         cook = f"{mjolnir} forge cook"
         model = root / "packs/foundry/source/models/floor_2x2.gltf"
         toggle = f"sed -i -e 's/\"name\": \"steel\"/\"name\": \"steelx\"/;t' -e 's/\"name\": \"steelx\"/\"name\": \"steel\"/' {model}"
-        results["cold"] = hyperfine("cold", cook, root, prepare="rm -rf build && sync", runs=10)
-        results["cold_j1"] = hyperfine("cold-j1", f"{cook} --jobs 1", root, prepare="rm -rf build && sync", runs=10)
-        results["cold_j2"] = hyperfine("cold-j2", f"{cook} --jobs 2", root, prepare="rm -rf build && sync", runs=10)
+        results["cold"] = hyperfine("cold", cook, root, prepare=FRESH, runs=10)
+        results["cold_j1"] = hyperfine("cold-j1", f"{cook} --jobs 1", root, prepare=FRESH, runs=10)
+        results["cold_j2"] = hyperfine("cold-j2", f"{cook} --jobs 2", root, prepare=FRESH, runs=10)
         results["noop"], results["ninja_noop"], steps = noop_against_ninja(mjolnir, root)
         results["edit"] = hyperfine("edit", cook, root, prepare=toggle, runs=20)
-        results["only"] = hyperfine("only", f"{cook} --only floor_2x2", root, prepare="rm -rf build && sync", runs=10)
+        results["only"] = hyperfine("only", f"{cook} --only floor_2x2", root, prepare=FRESH, runs=10)
         run(["rm", "-rf", "build"], cwd=root)
         results["peak_rss_kib"] = peak_rss_kib([str(mjolnir), "forge", "cook"], root)
         results["steps"] = steps
         results["scaling"] = scaling(mjolnir, root)
+    shutil.rmtree(TRASH, ignore_errors=True)
     results["criterion"] = criterion()
     write_markdown(results)
 
@@ -125,7 +134,7 @@ def synth_cook(mjolnir, root, blocks, triangles, hulls=2, jobs=None, runs=5):
         run([str(REPO / "target/release/forge-packgen"), "synth", str(work / "packs/synth"), "--blocks", str(blocks), "--triangles", str(triangles), "--hulls", str(hulls), "--seed", "1"])
         (work / "pipeline.toml").write_text('[[pack]]\nid = "synth"\npath = "packs/synth"\n')
     cmd = f"{mjolnir} forge cook" + (f" --jobs {jobs}" if jobs else "")
-    return hyperfine(f"synth-{blocks}-{triangles}-{jobs}", cmd, work, prepare="rm -rf build && sync", runs=runs, warmup=1)
+    return hyperfine(f"synth-{blocks}-{triangles}-{jobs}", cmd, work, prepare=FRESH, runs=runs, warmup=1)
 
 
 def exponent(xs, ys):
@@ -181,11 +190,12 @@ def scaling_md(s):
   `--jobs 2` {j2['median_ms']:.1f} ms (fastest {j2['min_ms']:.1f}): **{j1['median_ms'] / j2['median_ms']:.2f}x**
   speedup on medians, **{j1['min_ms'] / j2['min_ms']:.2f}x** on the fastest runs (target: at least 1.7).
 
-Cold cooks write a few thousand small files, and this virtual machine's root file system
-is mounted with `discard`. Deleting the previous build (each run's `prepare`) makes the disk
-trim thousands of blocks, and that work lands in the next cook, so cold times swing by up to
-10x between series: a 64-block cook took 0.12 s by hand and 1.1 s in one hyperfine series.
-The fastest runs show what the pipeline costs; the medians show what this machine gave.
+Cold cooks create a few thousand small files, and creating files is most of what they
+cost on this virtual machine's ext4 disk. Each cold run starts in an empty build folder;
+the previous run's folder is moved aside rather than deleted, because deleting thousands
+of files just before a run made the next cook's inode allocation crawl (a kernel profile
+full of `find_inode_bit` and `recently_deleted`) and swung cold times by up to 10x. The
+folders are deleted after the last series.
 """
 
 
@@ -199,7 +209,8 @@ def write_markdown(r):
 Written by `python3 tools/bench/bench.py` on {os.cpu_count()} cores ({cpu}).
 Figures are hyperfine medians; the machine is shared and noisy, so compare ratios from one
 run rather than absolute numbers across runs. Release build. Every timed run starts after
-`sync`, so one run's pending disk writes do not land in the next run's time.
+`sync`, so one run's pending disk writes do not land in the next run's time, and every
+cold run in an empty build folder (see the note under Scaling).
 
 ## Stock packs ({r['steps']} steps: Foundry, Foundry Wide, Roadworks)
 
@@ -219,8 +230,8 @@ checks.
   the same source files: {r['ninja_noop']['median_ms']:.1f} ms. Ratio of medians:
   **{ratio_ninja:.2f}×** (target: at most 3×, and under 50 ms).
 - **2-thread speedup** on the cold cook: **{speedup:.2f}×** (target: at least 1.7). The
-  stock cold cook is short, so the serial parts (process start, the validation stage,
-  writing a few hundred small files) weigh heavily in it.
+  stock cold cook is short, so its serial parts (process start, the validation stage,
+  the reports) weigh more in it than in the synthetic packs below.
 - **Peak memory** (RSS) of a cold cook: {rss}.
 
 ## Scaling (synthetic packs: `forge-packgen synth`, cold cooks)
