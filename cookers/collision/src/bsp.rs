@@ -18,17 +18,31 @@
 //! surfaces that bound it through bsp2d references, one per plane. Planes point out of the
 //! solid: `i·x + j·y + k·z = d`, front (outside) where the left side exceeds `d`.
 //!
-//! A convex hull's BSP is a chain: one node per face, whose front is the empty leaf that
-//! face bounds and whose back continues to the next face; behind the last face is solid.
-//! Each leaf meets the solid across exactly one surface, so its bsp2d reference names the
-//! surface directly and the bsp2d node table stays empty for convex hulls. The tables,
+//! A small convex hull's BSP is a chain: one node per face, whose front is the empty leaf
+//! that face bounds and whose back continues to the next face; behind the last face is
+//! solid. A hull with more than eight faces (`CHAIN_FACES`) gets a tree of axis-aligned
+//! splits of its bounding box: each cell keeps only the faces whose polygons touch it, is
+//! solid or empty if none does, and ends in a short chain of the faces it kept. A ray then
+//! tests a dozen planes instead of every face.
+//!
+//! Each empty leaf meets the solid across at most one surface, so its bsp2d reference names
+//! the surface directly and the bsp2d node table stays empty for convex hulls. The tables,
 //! the reader and the queries handle bsp2d trees in general.
 
 use crate::hull::ConvexHull;
+use crate::inline_stack::InlineStack;
 use crate::vec3::{dot, V3};
 use crate::CollisionError;
 
 pub const NONE: u32 = 0xFF_FFFF;
+/// Hulls with more faces than this get a tree of axis-aligned cells over their face chains.
+const CHAIN_FACES: usize = 8;
+const MAX_SPLIT_DEPTH: u32 = 12;
+/// How far cell boxes reach past their planes (world units, about 3 µm).
+const BOX_PAD_WU: f64 = 1e-6;
+/// A face touches a box when its polygon comes this close (world units, about 30 µm): far
+/// more than the f32 rounding of planes and vertices, so no face that matters is missed.
+const TOUCH_PAD_WU: f64 = 1e-5;
 pub const LEAF: u32 = 0x80_0000;
 pub const SURFACE_FLAG: u16 = 0x8000;
 
@@ -113,6 +127,15 @@ pub struct BspHit {
     pub t: f64,
     pub surface: u16,
     pub plane: u16,
+}
+
+#[derive(Clone, Copy)]
+struct Span {
+    node: u32,
+    t0: f64,
+    t1: f64,
+    /// The plane between this span's first region and the region before it.
+    entered: Option<u16>,
 }
 
 fn to_wu(p: V3) -> [f32; 3] {
@@ -215,25 +238,152 @@ impl CollisionBsp {
                 format!("edge {e} has only one face; the hull surface is not closed"),
             ));
         }
-        // The chain of nodes, one per face, each with its empty leaf in front.
-        let n = hull.faces.len() as u32;
-        for f in 0..n {
-            bsp.nodes.push(Node {
-                plane: f as u16,
-                back: if f + 1 < n { f + 1 } else { NONE },
-                front: LEAF | f,
-            });
-            bsp.leaves.push(Leaf {
-                flags: 0,
-                reference_count: 1,
-                first_reference: f,
-            });
+        // Each face's surface, as the one bsp2d reference of the empty leaves it bounds.
+        for f in 0..hull.faces.len() {
             bsp.references.push(Bsp2dReference {
                 plane: f as i16,
                 node: SURFACE_FLAG | f as u16,
             });
         }
+        let faces: Vec<u16> = (0..hull.faces.len() as u16).collect();
+        if faces.len() <= CHAIN_FACES {
+            bsp.chain(&faces);
+        } else {
+            let (lo, hi) = bsp.bounds_wu();
+            let pad = BOX_PAD_WU;
+            let polygons: Vec<&[usize]> = hull.faces.iter().map(|f| f.polygon.as_slice()).collect();
+            bsp.cells(
+                (
+                    lo.map(|c| f64::from(c) - pad),
+                    hi.map(|c| f64::from(c) + pad),
+                ),
+                &faces,
+                &polygons,
+            );
+        }
+        if bsp.nodes.len() >= NONE as usize || bsp.planes.len() >= 0x7FFF {
+            return Err(err("the hull's BSP has too many nodes for the tables"));
+        }
         Ok(bsp)
+    }
+
+    fn placeholder(&mut self) -> u32 {
+        self.nodes.push(Node {
+            plane: 0,
+            back: NONE,
+            front: NONE,
+        });
+        (self.nodes.len() - 1) as u32
+    }
+
+    /// An empty leaf bounded by `faces`' surfaces (one bsp2d reference each; face `f`'s
+    /// reference is row `f`, so they are shared, not repeated).
+    fn empty_leaf(&mut self, face: Option<u16>) -> u32 {
+        self.leaves.push(Leaf {
+            flags: 0,
+            reference_count: u16::from(face.is_some()),
+            first_reference: face.map_or(0, u32::from),
+        });
+        LEAF | (self.leaves.len() - 1) as u32
+    }
+
+    /// The chain of `faces`: one node per face, whose front is the empty leaf that face
+    /// bounds and whose back continues to the next face; behind the last is solid.
+    fn chain(&mut self, faces: &[u16]) -> u32 {
+        let Some(&first) = faces.first() else {
+            return NONE;
+        };
+        let start = self.nodes.len() as u32;
+        for (i, &f) in faces.iter().enumerate() {
+            let node = self.placeholder();
+            let front = self.empty_leaf(Some(f));
+            self.nodes[node as usize] = Node {
+                plane: f,
+                back: if i + 1 < faces.len() { node + 1 } else { NONE },
+                front,
+            };
+        }
+        debug_assert_eq!(self.nodes[start as usize].plane, first);
+        start
+    }
+
+    fn add_plane(&mut self, axis: usize, sign: f32, d: f64) -> u16 {
+        let mut ijk = [0.0f32; 3];
+        ijk[axis] = sign;
+        self.planes.push(PlaneRow { ijk, d: d as f32 });
+        (self.planes.len() - 1) as u16
+    }
+
+    /// The tree of cells over the hull's box `lo..hi` (world units). The outer cells reach
+    /// past the box to infinity; only the faces' polygons, all inside the box, decide what
+    /// a cell keeps, so the box itself needs no nodes.
+    fn cells(&mut self, (lo, hi): (V3, V3), faces: &[u16], polygons: &[&[usize]]) -> u32 {
+        let polygons: Vec<Vec<V3>> = polygons
+            .iter()
+            .map(|p| {
+                p.iter()
+                    .map(|&v| self.vertices[v].point.map(f64::from))
+                    .collect()
+            })
+            .collect();
+        let touched = touching(&polygons, (lo, hi), faces);
+        self.cell(&polygons, (lo, hi), touched, 0)
+    }
+
+    /// The subtree for a cell, a convex region whose part in the hull's box is `lo..hi`,
+    /// given the faces whose polygons touch it. Within a cell, the hull is the cell behind
+    /// those faces alone: a point of the cell outside the hull is in front of a face through
+    /// the hull's point nearest to it, and that face touches the cell. A cell no face
+    /// touches is all solid or all empty. A cell touched by many faces splits at the middle
+    /// of the axis that best separates them, while splitting still pays; otherwise it ends
+    /// in a chain.
+    fn cell(
+        &mut self,
+        polygons: &[Vec<V3>],
+        (lo, hi): (V3, V3),
+        faces: Vec<u16>,
+        depth: u32,
+    ) -> u32 {
+        if faces.is_empty() {
+            let centre = [0, 1, 2].map(|a| (lo[a] + hi[a]) / 2.0);
+            let inside = (0..polygons.len()).all(|f| self.plane_distance(f as u16, centre) < 0.0);
+            return if inside { NONE } else { self.empty_leaf(None) };
+        }
+        if faces.len() <= CHAIN_FACES || depth >= MAX_SPLIT_DEPTH {
+            return self.chain(&faces);
+        }
+        let halves = |axis: usize| {
+            // The split plane is stored as f32; the halves use what the table will say.
+            let mid = f64::from(((lo[axis] + hi[axis]) / 2.0) as f32);
+            let (mut back_hi, mut front_lo) = (hi, lo);
+            back_hi[axis] = mid;
+            front_lo[axis] = mid;
+            let back = touching(polygons, (lo, back_hi), &faces);
+            let front = touching(polygons, (front_lo, hi), &faces);
+            (
+                back.len() + front.len(),
+                axis,
+                mid,
+                back_hi,
+                back,
+                front_lo,
+                front,
+            )
+        };
+        let (cost, axis, mid, back_hi, back, front_lo, front) = (0..3)
+            .map(halves)
+            .min_by_key(|h| (h.0, h.1))
+            .expect("three axes");
+        // A split whose halves still share most faces only adds nodes.
+        if cost * 2 > faces.len() * 3 {
+            return self.chain(&faces);
+        }
+        let node = self.placeholder();
+        let plane = self.add_plane(axis, 1.0, mid);
+        let back = self.cell(polygons, (lo, back_hi), back, depth + 1);
+        let front = self.cell(polygons, (front_lo, hi), front, depth + 1);
+        self.nodes[node as usize] = Node { plane, back, front };
+        node
     }
 
     fn plane_distance(&self, plane: u16, p: V3) -> f64 {
@@ -263,63 +413,116 @@ impl CollisionBsp {
     }
 
     /// The first solid surface along `origin + t·dir` for `0 <= t <= max_t` (world units).
-    /// A ray that starts inside solid hits at `t = 0` with no entering surface.
+    /// A ray that starts inside solid does not hit the solid it starts in.
+    ///
+    /// The walk visits the regions the ray crosses in order, near side first, with an
+    /// explicit stack (no recursion, no allocation unless the tree is unusually deep). The
+    /// first solid region entered from an empty one is the hit; the plane between them is
+    /// the one hit.
     pub fn ray(&self, origin: V3, dir: V3, max_t: f64) -> Option<BspHit> {
-        if self.nodes.is_empty() {
-            return None;
-        }
-        let mut last_leaf = None;
-        self.ray_node(0, origin, dir, 0.0, max_t, None, &mut last_leaf)
+        self.ray_between(origin, dir, 0.0, max_t)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn ray_node(
-        &self,
-        node: u32,
-        o: V3,
-        d: V3,
-        t0: f64,
-        t1: f64,
-        entered_by: Option<u16>,
-        last_leaf: &mut Option<u32>,
-    ) -> Option<BspHit> {
-        if node == NONE {
-            let plane = entered_by?;
-            let at = [o[0] + d[0] * t0, o[1] + d[1] * t0, o[2] + d[2] * t0];
-            let surface = last_leaf
-                .and_then(|leaf| self.surface_in_leaf(leaf, plane, at))
-                .unwrap_or(u16::MAX);
-            return Some(BspHit {
-                t: t0,
-                surface,
-                plane,
-            });
-        }
-        if node & LEAF != 0 {
-            *last_leaf = Some(node & !LEAF);
+    /// [`CollisionBsp::ray`] over the part `t_from..=t_to` of the ray only, as if it started
+    /// at `t_from`: for a caller that already knows where the ray enters the BSP's box.
+    pub fn ray_between(&self, origin: V3, dir: V3, t_from: f64, t_to: f64) -> Option<BspHit> {
+        // Also refuses a NaN bound.
+        if self.nodes.is_empty() || t_from.partial_cmp(&t_to).is_none_or(|o| o.is_gt()) {
             return None;
         }
-        let n = self.nodes.get(node as usize)?;
-        let p0 = [o[0] + d[0] * t0, o[1] + d[1] * t0, o[2] + d[2] * t0];
-        let p1 = [o[0] + d[0] * t1, o[1] + d[1] * t1, o[2] + d[2] * t1];
-        let (d0, d1) = (
-            self.plane_distance(n.plane, p0),
-            self.plane_distance(n.plane, p1),
-        );
-        if d0 >= 0.0 && d1 >= 0.0 {
-            return self.ray_node(n.front, o, d, t0, t1, entered_by, last_leaf);
+        let mut stack = InlineStack::<Span, 16>::new(Span {
+            node: NONE,
+            t0: 0.0,
+            t1: 0.0,
+            entered: None,
+        });
+        stack.push(Span {
+            node: 0,
+            t0: t_from,
+            t1: t_to,
+            entered: None,
+        });
+        // The empty leaf the ray was last in; `None` at the start and while in solid.
+        let mut empty_leaf: Option<u32> = None;
+        // Malformed (cyclic) tables end instead of spinning.
+        let mut budget = 4 * self.nodes.len() + 64;
+        while let Some(Span {
+            mut node,
+            t0,
+            mut t1,
+            entered,
+        }) = stack.pop()
+        {
+            loop {
+                budget = budget.checked_sub(1)?;
+                if node == NONE {
+                    if let (Some(leaf), Some(plane)) = (empty_leaf, entered) {
+                        return Some(self.hit(leaf, plane, origin, dir, t0));
+                    }
+                    empty_leaf = None;
+                    break;
+                }
+                if node & LEAF != 0 {
+                    empty_leaf = Some(node & !LEAF);
+                    break;
+                }
+                let n = *self.nodes.get(node as usize)?;
+                let row = *self.planes.get(n.plane as usize)?;
+                let normal = row.ijk.map(f64::from);
+                let at_origin = dot(normal, origin) - f64::from(row.d);
+                let along = dot(normal, dir);
+                let (d0, d1) = (at_origin + along * t0, at_origin + along * t1);
+                if d0 >= 0.0 && d1 >= 0.0 {
+                    node = n.front;
+                } else if d0 < 0.0 && d1 < 0.0 {
+                    node = n.back;
+                } else {
+                    let tm = t0 + (t1 - t0) * d0 / (d0 - d1);
+                    let (near, far) = if d0 >= 0.0 {
+                        (n.front, n.back)
+                    } else {
+                        (n.back, n.front)
+                    };
+                    stack.push(Span {
+                        node: far,
+                        t0: tm,
+                        t1,
+                        entered: Some(n.plane),
+                    });
+                    // The near side keeps the plane this span was entered by.
+                    node = near;
+                    t1 = tm;
+                }
+            }
         }
-        if d0 < 0.0 && d1 < 0.0 {
-            return self.ray_node(n.back, o, d, t0, t1, entered_by, last_leaf);
-        }
-        let tm = t0 + (t1 - t0) * d0 / (d0 - d1);
-        let (near, far) = if d0 >= 0.0 {
-            (n.front, n.back)
-        } else {
-            (n.back, n.front)
-        };
-        self.ray_node(near, o, d, t0, tm, entered_by, last_leaf)
-            .or_else(|| self.ray_node(far, o, d, tm, t1, Some(n.plane), last_leaf))
+        None
+    }
+
+    fn hit(&self, leaf: u32, plane: u16, origin: V3, dir: V3, t: f64) -> BspHit {
+        let at = [
+            origin[0] + dir[0] * t,
+            origin[1] + dir[1] * t,
+            origin[2] + dir[2] * t,
+        ];
+        let surface = self
+            .surface_in_leaf(leaf, plane, at)
+            .or_else(|| self.nearest_surface(at))
+            .unwrap_or(u16::MAX);
+        BspHit { t, surface, plane }
+    }
+
+    /// The surface whose plane passes closest to `at`: for the rare hit where rounding
+    /// lets the ray enter solid across a split plane rather than a face.
+    fn nearest_surface(&self, at: V3) -> Option<u16> {
+        (0..self.surfaces.len())
+            .filter_map(|s| {
+                let plane = self.surfaces[s].plane;
+                self.planes
+                    .get(plane as usize)
+                    .map(|_| (s as u16, self.plane_distance(plane, at).abs()))
+            })
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(s, _)| s)
     }
 
     /// The surface on `plane` bounding `leaf` that contains `at`, through its bsp2d tree.
@@ -419,6 +622,55 @@ impl CollisionBsp {
         }
         (lo, hi)
     }
+}
+
+/// The faces among `faces` whose polygons come within [`TOUCH_PAD_WU`] of the box `lo..hi`
+/// (a separating-axis test: the box axes, the polygon's normal, and each edge crossed with
+/// each box axis).
+fn touching(polygons: &[Vec<V3>], (lo, hi): (V3, V3), faces: &[u16]) -> Vec<u16> {
+    let lo = lo.map(|c| c - TOUCH_PAD_WU);
+    let hi = hi.map(|c| c + TOUCH_PAD_WU);
+    let centre = [0, 1, 2].map(|a| (lo[a] + hi[a]) / 2.0);
+    let half = [0, 1, 2].map(|a| (hi[a] - lo[a]) / 2.0);
+    let separates = |axis: V3, polygon: &[V3]| {
+        let reach = axis[0].abs() * half[0] + axis[1].abs() * half[1] + axis[2].abs() * half[2];
+        let c = dot(axis, centre);
+        let (mut min, mut max) = (f64::MAX, f64::MIN);
+        for p in polygon {
+            let x = dot(axis, *p);
+            min = min.min(x);
+            max = max.max(x);
+        }
+        min > c + reach || max < c - reach
+    };
+    faces
+        .iter()
+        .copied()
+        .filter(|&f| {
+            let polygon = &polygons[f as usize];
+            if (0..3).any(|a| {
+                polygon.iter().all(|p| p[a] < lo[a]) || polygon.iter().all(|p| p[a] > hi[a])
+            }) {
+                return false;
+            }
+            let k = polygon.len();
+            let normal = crate::vec3::cross(
+                crate::vec3::sub(polygon[1], polygon[0]),
+                crate::vec3::sub(polygon[k - 1], polygon[0]),
+            );
+            if separates(normal, polygon) {
+                return false;
+            }
+            !(0..k).any(|i| {
+                let edge = crate::vec3::sub(polygon[(i + 1) % k], polygon[i]);
+                (0..3).any(|a| {
+                    let mut unit = [0.0; 3];
+                    unit[a] = 1.0;
+                    separates(crate::vec3::cross(edge, unit), polygon)
+                })
+            })
+        })
+        .collect()
 }
 
 /// The axis a plane is projected along for its 2D trees: its normal's largest component.

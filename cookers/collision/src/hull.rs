@@ -107,6 +107,27 @@ pub fn build(name: &str, material: &str, points: &[V3]) -> Result<ConvexHull, Co
             format!("point {i} {:?} is not a corner of the hull (it lies on a face or an edge): the shape is not convex or the point is redundant", points[i]),
         ));
     }
+    // Every face side must be walked back by exactly one neighbour. A corner within the
+    // on-plane tolerance of a face it does not belong to breaks that (one face takes it as
+    // a corner, its neighbour cuts past it), and the collision tables need a closed surface.
+    let mut sides = std::collections::BTreeMap::new();
+    for face in &hull.faces {
+        let k = face.polygon.len();
+        for i in 0..k {
+            *sides
+                .entry((face.polygon[i], face.polygon[(i + 1) % k]))
+                .or_insert(0) += 1;
+        }
+    }
+    if let Some((&(a, b), _)) = sides
+        .iter()
+        .find(|(&(a, b), &n)| n != 1 || sides.get(&(b, a)) != Some(&1))
+    {
+        return Err(err(
+            "hull_nearly_coplanar",
+            format!("corners {:?} and {:?} meet at an edge that only one face has: some corner lies within {ON_PLANE_M} m of a face it is not part of; move it off that face or merge it into the face", hull.vertices[a], hull.vertices[b]),
+        ));
+    }
     Ok(hull)
 }
 

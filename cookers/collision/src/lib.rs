@@ -21,10 +21,12 @@
 //! assert!((hit.distance_m - 2.0).abs() < 1e-5);
 //! ```
 
+mod box_tree;
 pub mod bsp;
 mod error;
 pub mod hull;
 mod index;
+mod inline_stack;
 pub mod model;
 pub mod mopp;
 pub mod polyhedron;
@@ -39,9 +41,9 @@ pub use model::{CollisionModel, ModelHit};
 pub use polyhedron::Polyhedron;
 
 /// Cooker versions; each is part of its step's key.
-pub const BSP_VERSION: u32 = 1;
+pub const BSP_VERSION: u32 = 2;
 pub const MOPP_VERSION: u32 = 1;
-pub const POLYHEDRA_VERSION: u32 = 1;
+pub const POLYHEDRA_VERSION: u32 = 2;
 
 /// The block's hulls, validated.
 pub fn hulls(block: &BlockGeometry) -> Result<Vec<hull::ConvexHull>, CollisionError> {

@@ -2,6 +2,7 @@
 //! with a single permutation holding that hull's BSP. Regions are all active at once, so
 //! composite pieces keep their hulls apart and their apertures open.
 
+use crate::box_tree::{BoxTree, Ray};
 use crate::bsp::CollisionBsp;
 use crate::hull::ConvexHull;
 use crate::vec3::{scale, V3};
@@ -38,6 +39,8 @@ pub struct CollisionModel {
     /// Collision material names, sorted; surfaces index into this list.
     pub materials: Vec<String>,
     pub regions: Vec<Region>,
+    /// The regions' boxes; derived, not stored.
+    tree: BoxTree,
 }
 
 /// A ray's first hit in a model, in pack-space metres.
@@ -48,30 +51,19 @@ pub struct ModelHit {
     pub surface: u16,
 }
 
-/// Whether the segment `o + t·d`, `0 <= t <= max_t`, meets the box (slab test, padded
-/// by a micrometre's worth of world units so grazing rays are kept).
-fn ray_meets_box(o: V3, d: V3, max_t: f64, (lo, hi): ([f32; 3], [f32; 3])) -> bool {
-    let pad = 1e-6;
-    let (mut t0, mut t1) = (0.0f64, max_t);
-    for a in 0..3 {
-        let (l, h) = (f64::from(lo[a]) - pad, f64::from(hi[a]) + pad);
-        if d[a].abs() < 1e-300 {
-            if o[a] < l || o[a] > h {
-                return false;
-            }
-            continue;
-        }
-        let (ta, tb) = ((l - o[a]) / d[a], (h - o[a]) / d[a]);
-        t0 = t0.max(ta.min(tb));
-        t1 = t1.min(ta.max(tb));
-        if t0 > t1 {
-            return false;
+impl CollisionModel {
+    pub fn new(materials: Vec<String>, regions: Vec<Region>) -> CollisionModel {
+        let boxes: Vec<(V3, V3)> = regions
+            .iter()
+            .map(|r| (r.bounds_wu.0.map(f64::from), r.bounds_wu.1.map(f64::from)))
+            .collect();
+        CollisionModel {
+            materials,
+            regions,
+            tree: BoxTree::build(&boxes),
         }
     }
-    true
-}
 
-impl CollisionModel {
     pub fn build(hulls: &[ConvexHull]) -> Result<CollisionModel, CollisionError> {
         let mut materials: Vec<String> = hulls.iter().map(|h| h.material.clone()).collect();
         materials.sort();
@@ -89,7 +81,7 @@ impl CollisionModel {
                 ))
             })
             .collect::<Result<_, CollisionError>>()?;
-        Ok(CollisionModel { materials, regions })
+        Ok(CollisionModel::new(materials, regions))
     }
 
     /// Whether a pack-space point (metres) is inside any region's solid.
@@ -116,23 +108,25 @@ impl CollisionModel {
         let wu = forge_units::METRES_PER_WORLD_UNIT;
         let o = forge_units::pack_to_blam(origin_m);
         let mut best: Option<ModelHit> = None;
-        for (i, r) in self.regions.iter().enumerate() {
-            // Regions whose box the ray misses, or reaches only past the best hit, are skipped.
-            let limit = best.map_or(max_m / wu, |b| b.distance_m / wu);
-            if !ray_meets_box(o, unit, limit, r.bounds_wu) {
-                continue;
-            }
-            if let Some(h) = r.bsp.ray(o, unit, limit) {
-                let hit = ModelHit {
-                    distance_m: h.t * wu,
-                    region: i,
-                    surface: h.surface,
-                };
-                if best.is_none_or(|b| hit.distance_m < b.distance_m) {
-                    best = Some(hit);
+        // Regions are visited nearest box first; a hit shortens the ray for the rest.
+        self.tree
+            .walk_ray(&Ray::new(o, unit), max_m / wu, |i, (entry, exit), limit| {
+                // Outside its box the ray is in empty space, so the BSP walk covers the box.
+                match self.regions[i]
+                    .bsp
+                    .ray_between(o, unit, entry, exit.min(limit))
+                {
+                    Some(h) if best.is_none_or(|b| h.t * wu < b.distance_m) => {
+                        best = Some(ModelHit {
+                            distance_m: h.t * wu,
+                            region: i,
+                            surface: h.surface,
+                        });
+                        h.t
+                    }
+                    _ => limit,
                 }
-            }
-        }
+            });
         best
     }
 
@@ -208,6 +202,6 @@ impl CollisionModel {
             regions.push(Region::new(name, permutation, bsp));
         }
         r.finish()?;
-        Ok(CollisionModel { materials, regions })
+        Ok(CollisionModel::new(materials, regions))
     }
 }

@@ -295,6 +295,59 @@ fn hull_set() -> impl Strategy<Value = Vec<ConvexHull>> {
     })
 }
 
+/// Rounded hulls: up to 255 points on an ellipsoid, so hundreds of faces and the BSP's
+/// deepest cell trees.
+fn rounded_hull_set() -> impl Strategy<Value = Vec<ConvexHull>> {
+    let one = (
+        prop::collection::vec((0.0f64..1.0, 0.0f64..1.0), 40..255),
+        prop::array::uniform3(-3.0f64..3.0),
+        prop::array::uniform3(0.5f64..3.0),
+    );
+    prop::collection::vec(one, 1..3).prop_filter_map("degenerate hulls", |specs| {
+        let hulls: Vec<ConvexHull> = specs
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, (angles, c, s))| {
+                let on_sphere = angles
+                    .into_iter()
+                    .map(|(u, v)| {
+                        let (z, a) = (u * 2.0 - 1.0, v * std::f64::consts::TAU);
+                        let r = (1.0 - z * z).sqrt();
+                        [
+                            0.5 + 0.5 * r * a.cos(),
+                            0.5 + 0.5 * r * a.sin(),
+                            0.5 + 0.5 * z,
+                        ]
+                    })
+                    .collect();
+                random_hull(on_sphere, c, s, format!("r{i}"))
+            })
+            .collect();
+        (!hulls.is_empty()).then_some(hulls)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    #[test]
+    fn rounded_hulls_agree_with_parry(
+        hulls in rounded_hull_set(),
+        points in prop::collection::vec(prop::array::uniform3(0.0f64..1.0), 300),
+        rays in prop::collection::vec((prop::array::uniform3(0.0f64..1.0), prop::array::uniform3(0.0f64..1.0)), 150),
+    ) {
+        eprintln!("FACES {:?}", hulls.iter().map(|h| h.faces.len()).collect::<Vec<_>>());
+        let c = cook(hulls);
+        eprintln!("NODES {:?}", c.model.regions.iter().map(|r| r.bsp.nodes.len()).collect::<Vec<_>>());
+        for u in points {
+            check_point(&c, point_in(&c, u), "rounded");
+        }
+        for (a, b) in rays {
+            check_ray(&c, point_in(&c, a), point_in(&c, b), "rounded");
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
