@@ -84,38 +84,44 @@ impl MoppIndex {
         let wu = forge_units::METRES_PER_WORLD_UNIT;
         let o = forge_units::pack_to_blam(origin_m);
         let mut best: Option<ModelHit> = None;
-        for p in self.mopp.query_ray(o, unit, max_m / wu)? {
+        // Candidates come nearest subtree first; each hit shortens the ray for the rest.
+        self.mopp.walk_ray(o, unit, max_m / wu, |p, limit| {
             let &(region, surface) = self
                 .primitives
                 .get(p as usize)
                 .ok_or("primitive out of range")?;
-            if model
+            let bsp = &model
                 .regions
                 .get(region as usize)
-                .is_none_or(|r| r.bsp.surfaces.len() <= surface as usize)
-            {
-                return Err("the MOPP names a surface the model does not have".into());
-            }
-            let bsp = &model.regions[region as usize].bsp;
+                .filter(|r| (surface as usize) < r.bsp.surfaces.len())
+                .ok_or("the MOPP names a surface the model does not have")?
+                .bsp;
             let plane = bsp.planes[bsp.surfaces[surface as usize].plane as usize];
             let n = plane.ijk.map(f64::from);
             let denom = dot(n, unit);
             if denom >= 0.0 {
-                continue; // Surfaces face out; a ray leaving through one does not hit it.
+                return Ok(limit); // Surfaces face out; a ray leaving through one does not hit it.
             }
             let t = (f64::from(plane.d) - dot(n, o)) / denom;
-            if t < 0.0 || t * wu > max_m {
-                continue;
+            if !(0.0..=limit).contains(&t) {
+                return Ok(limit);
             }
             let at = [o[0] + unit[0] * t, o[1] + unit[1] * t, o[2] + unit[2] * t];
-            if best.is_none_or(|b| t * wu < b.distance_m) && bsp.surface_contains(surface, at, n) {
+            // Equal distances keep the earlier primitive, as a sorted candidate list would.
+            let closer = best.is_none_or(|b| {
+                t * wu < b.distance_m
+                    || (t * wu == b.distance_m && (region, surface) < (b.region as u16, b.surface))
+            });
+            if closer && bsp.surface_contains(surface, at, n) {
                 best = Some(ModelHit {
                     distance_m: t * wu,
                     region: region as usize,
                     surface,
                 });
+                return Ok(t);
             }
-        }
+            Ok(limit)
+        })?;
         Ok(best)
     }
 

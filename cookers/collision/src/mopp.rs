@@ -25,9 +25,13 @@
 //! Jumps are measured from the end of their instruction and only go forward, so every
 //! query ends.
 
+use crate::inline_stack::InlineStack;
 use crate::CollisionError;
 
 pub const FULL: u32 = 1 << 24;
+/// An inner node clips an axis only when its primitives span at most half the window
+/// there: a clip costs a step for every query that reaches the node, so it must pay.
+const WIDTH_LIMIT: i64 = 128;
 const START_SHIFT: u32 = 16;
 
 /// Quantization frame and code. `origin` and `scale` are stored as f32; the encoder uses
@@ -116,12 +120,21 @@ impl Mopp {
         let (qlo, qhi) = self.quantize(lo, hi);
         let mut out = Vec::new();
         self.walk(
-            |state: &State, axis, lo_plane, hi_plane| {
+            (0.0, 0.0),
+            |state: &State, span, axis, left_max, right_min| {
                 let lo_c = (qlo[axis] - state.offset[axis]) >> state.shift;
                 let hi_c = (qhi[axis] - state.offset[axis]) >> state.shift;
-                (lo_c <= lo_plane, hi_c >= hi_plane)
+                Children {
+                    left: (lo_c <= left_max).then_some(*span),
+                    right: (hi_c >= right_min).then_some(*span),
+                    right_first: false,
+                }
             },
-            &mut out,
+            |_| true,
+            |p, _| {
+                out.push(p);
+                Ok(())
+            },
         )?;
         out.sort_unstable();
         out.dedup();
@@ -136,77 +149,103 @@ impl Mopp {
         dir: [f64; 3],
         max_t: f64,
     ) -> Result<Vec<u32>, String> {
-        let scale = f64::from(self.scale);
-        let world = |a: usize, q: i64| f64::from(self.origin[a]) + q as f64 / scale;
-        let cell = 1.0 / scale;
-        // The interval of t kept by each open branch lives on a stack alongside the walk.
         let mut out = Vec::new();
-        let start = clip(origin, dir, (0.0, max_t), |a| {
-            (world(a, 0) - cell, world(a, FULL as i64) + cell)
-        });
-        let Some(start) = start else { return Ok(out) };
-        let mut intervals: Vec<(f64, f64)> = vec![start];
-        self.walk_with(
-            &mut intervals,
-            |state, span, axis, left_max, right_min| {
-                let left = clip_axis(
-                    origin,
-                    dir,
-                    *span,
-                    axis,
-                    f64::MIN,
-                    world(axis, state.offset[axis] + ((left_max + 1) << state.shift)) + cell,
-                );
-                let right = clip_axis(
-                    origin,
-                    dir,
-                    *span,
-                    axis,
-                    world(axis, state.offset[axis] + (right_min << state.shift)) - cell,
-                    f64::MAX,
-                );
-                (left, right)
-            },
-            &mut out,
-        )?;
+        self.walk_ray(origin, dir, max_t, |p, limit| {
+            out.push(p);
+            Ok(limit)
+        })?;
         out.sort_unstable();
         out.dedup();
         Ok(out)
     }
 
-    fn walk(
+    /// Runs the code for the segment `origin + t·dir`, `0 <= t <= max_t` (world units):
+    /// calls `visit(primitive, limit)` for each primitive whose box the segment may cross
+    /// before `limit`, nearer subtrees first, without allocating. `visit` returns the new
+    /// limit, so a hit prunes every subtree the ray only reaches beyond it.
+    pub fn walk_ray(
         &self,
-        decide: impl Fn(&State, usize, i64, i64) -> (bool, bool),
-        out: &mut Vec<u32>,
+        origin: [f64; 3],
+        dir: [f64; 3],
+        max_t: f64,
+        mut visit: impl FnMut(u32, f64) -> Result<f64, String>,
     ) -> Result<(), String> {
-        let mut unit = vec![(0.0, 0.0)];
-        self.walk_with(
-            &mut unit,
+        let scale = f64::from(self.scale);
+        let cell = 1.0 / scale;
+        let world = |a: usize, q: i64| f64::from(self.origin[a]) + q as f64 * cell;
+        let inverse = dir.map(|c| 1.0 / c);
+        // Clips a span to `x[axis] <= bound` (below) or `x[axis] >= bound`.
+        let clip = |span: (f64, f64), axis: usize, bound: f64, below: bool| {
+            let (mut t0, mut t1) = span;
+            if dir[axis] == 0.0 {
+                let inside = if below {
+                    origin[axis] <= bound
+                } else {
+                    origin[axis] >= bound
+                };
+                return inside.then_some(span);
+            }
+            let t = (bound - origin[axis]) * inverse[axis];
+            // Moving up the axis, `x <= bound` ends the span and `x >= bound` starts it.
+            if below == (dir[axis] > 0.0) {
+                if t < t1 {
+                    t1 = t;
+                }
+            } else if t > t0 {
+                t0 = t;
+            }
+            (t0 <= t1).then_some((t0, t1))
+        };
+        let mut start = Some((0.0, max_t));
+        for a in 0..3 {
+            start = start
+                .and_then(|s| clip(s, a, world(a, 0) - cell, false))
+                .and_then(|s| clip(s, a, world(a, FULL as i64) + cell, true));
+        }
+        let Some(start) = start else {
+            return Ok(());
+        };
+        let limit = std::cell::Cell::new(max_t);
+        self.walk(
+            start,
             |state, span, axis, left_max, right_min| {
-                let (l, r) = decide(state, axis, left_max, right_min);
-                (l.then_some(*span), r.then_some(*span))
+                let upper = world(axis, state.offset[axis] + ((left_max + 1) << state.shift));
+                let lower = world(axis, state.offset[axis] + (right_min << state.shift));
+                Children {
+                    left: clip(*span, axis, upper + cell, true),
+                    right: clip(*span, axis, lower - cell, false),
+                    right_first: dir[axis] < 0.0,
+                }
             },
-            out,
+            |span| span.0 <= limit.get(),
+            |p, _| {
+                limit.set(visit(p, limit.get())?);
+                Ok(())
+            },
         )
     }
 
-    /// Runs the code. At each split, `decide` maps the branch's span to the spans of the
-    /// left and right children (`None`: not visited).
-    fn walk_with(
+    /// Runs the code from `first`. At each split, `decide` maps the branch's span to its
+    /// children's spans (`None`: not visited) and says which to walk first; `alive` drops a
+    /// branch whose span no longer matters; `terminal` receives each primitive reached.
+    fn walk(
         &self,
-        spans: &mut Vec<(f64, f64)>,
-        decide: impl Fn(
-            &State,
-            &(f64, f64),
-            usize,
-            i64,
-            i64,
-        ) -> (Option<(f64, f64)>, Option<(f64, f64)>),
-        out: &mut Vec<u32>,
+        first: (f64, f64),
+        decide: impl Fn(&State, &(f64, f64), usize, i64, i64) -> Children,
+        alive: impl Fn(&(f64, f64)) -> bool,
+        mut terminal: impl FnMut(u32, &(f64, f64)) -> Result<(), String>,
     ) -> Result<(), String> {
         let code = &self.code;
-        let first = spans.pop().ok_or("no span")?;
-        let mut stack = vec![(
+        let mut stack = InlineStack::<(State, (f64, f64)), 32>::new((
+            State {
+                pc: 0,
+                shift: 0,
+                offset: [0; 3],
+                base: 0,
+            },
+            (0.0, 0.0),
+        ));
+        stack.push((
             State {
                 pc: 0,
                 shift: START_SHIFT as i64,
@@ -214,9 +253,9 @@ impl Mopp {
                 base: 0,
             },
             first,
-        )];
+        ));
         while let Some((mut s, mut span)) = stack.pop() {
-            loop {
+            while alive(&span) {
                 let op = *code.get(s.pc).ok_or("the code runs past its end")?;
                 let arg = |i: usize| {
                     code.get(s.pc + i)
@@ -277,14 +316,21 @@ impl Mopp {
                                 s.pc + 7 + ((arg(5)? << 8) | arg(6)?) as usize,
                             ),
                         };
-                        let (left, right) = decide(&s, &span, axis, left_max, right_min);
-                        if let Some(r) = right {
-                            stack.push((State { pc: right_pc, ..s }, r));
+                        let children = decide(&s, &span, axis, left_max, right_min);
+                        let left = children.left.map(|l| (left_pc, l));
+                        let right = children.right.map(|r| (right_pc, r));
+                        let (now, later) = if children.right_first {
+                            (right, left)
+                        } else {
+                            (left, right)
+                        };
+                        if let Some((pc, later)) = later {
+                            stack.push((State { pc, ..s }, later));
                         }
-                        match left {
-                            Some(l) => {
-                                s.pc = left_pc;
-                                span = l;
+                        match now {
+                            Some((pc, now)) => {
+                                s.pc = pc;
+                                span = now;
                             }
                             None => break,
                         }
@@ -294,7 +340,8 @@ impl Mopp {
                         let (lo, hi) = (arg(1)?, arg(2)?);
                         // A clip keeps the branch where it is both left of `hi` and right of
                         // `lo`, which is what a split at those planes decides.
-                        match decide(&s, &span, axis, hi, lo) {
+                        let children = decide(&s, &span, axis, hi, lo);
+                        match (children.left, children.right) {
                             (Some(l), Some(r)) if l.0.max(r.0) <= l.1.min(r.1) => {
                                 span = (l.0.max(r.0), l.1.min(r.1));
                                 s.pc += 3;
@@ -303,7 +350,7 @@ impl Mopp {
                         }
                     }
                     0x30..=0x4f => {
-                        out.push(s.base + u32::from(op - 0x30));
+                        terminal(s.base + u32::from(op - 0x30), &span)?;
                         break;
                     }
                     0x50..=0x53 => {
@@ -312,7 +359,7 @@ impl Mopp {
                         for i in 0..n {
                             v = (v << 8) | arg(1 + i)? as u32;
                         }
-                        out.push(s.base.wrapping_add(v));
+                        terminal(s.base.wrapping_add(v), &span)?;
                         break;
                     }
                     other => return Err(format!("unknown opcode 0x{other:02x} at byte {}", s.pc)),
@@ -384,43 +431,19 @@ impl Mopp {
     }
 }
 
+/// A split's children as the walk should visit them: their spans, and the order.
+struct Children {
+    left: Option<(f64, f64)>,
+    right: Option<(f64, f64)>,
+    right_first: bool,
+}
+
 #[derive(Debug, Clone, Copy)]
 struct State {
     pc: usize,
     shift: i64,
     offset: [i64; 3],
     base: u32,
-}
-
-fn clip_axis(
-    o: [f64; 3],
-    d: [f64; 3],
-    span: (f64, f64),
-    axis: usize,
-    lo: f64,
-    hi: f64,
-) -> Option<(f64, f64)> {
-    let (mut t0, mut t1) = span;
-    if d[axis].abs() < 1e-300 {
-        return (o[axis] >= lo && o[axis] <= hi).then_some(span);
-    }
-    let (a, b) = ((lo - o[axis]) / d[axis], (hi - o[axis]) / d[axis]);
-    let (a, b) = if a <= b { (a, b) } else { (b, a) };
-    t0 = t0.max(a);
-    t1 = t1.min(b);
-    (t0 <= t1).then_some((t0, t1))
-}
-
-fn clip(
-    o: [f64; 3],
-    d: [f64; 3],
-    span: (f64, f64),
-    slab: impl Fn(usize) -> (f64, f64),
-) -> Option<(f64, f64)> {
-    (0..3).try_fold(span, |s, a| {
-        let (lo, hi) = slab(a);
-        clip_axis(o, d, s, a, lo, hi)
-    })
 }
 
 fn terminal(index: usize) -> Vec<u8> {
@@ -462,19 +485,22 @@ fn encode(q: &[QBox], mut prims: Vec<usize>, shift: u32, offset: [i64; 3]) -> Ve
         }
         shift -= k;
     }
-    if prims.len() == 1 {
-        // A leaf clips to its primitive's box on every axis the window is wider than it,
-        // so a query that only shares the splits' slabs does not reach it.
-        for a in 0..3 {
-            let (c_lo, c_hi) = ((lo[a] - offset[a]) >> shift, (hi[a] - offset[a]) >> shift);
-            if c_lo > 0 || c_hi < 255 {
-                code.extend([
-                    0x26 + a as u8,
-                    c_lo.clamp(0, 255) as u8,
-                    c_hi.clamp(0, 255) as u8,
-                ]);
-            }
+    // A node clips to its primitives' box on the axes where that box is much narrower than
+    // the window, so a query that only shares the splits' slabs stops here instead of deep
+    // in the subtree (a ray crossing the whole piece would otherwise walk most of the
+    // tree). A leaf clips on every axis the window is wider than its primitive.
+    for a in 0..3 {
+        let (c_lo, c_hi) = ((lo[a] - offset[a]) >> shift, (hi[a] - offset[a]) >> shift);
+        let narrow = prims.len() == 1 || c_hi - c_lo <= WIDTH_LIMIT;
+        if (c_lo > 0 || c_hi < 255) && narrow {
+            code.extend([
+                0x26 + a as u8,
+                c_lo.clamp(0, 255) as u8,
+                c_hi.clamp(0, 255) as u8,
+            ]);
         }
+    }
+    if prims.len() == 1 {
         code.extend(terminal(prims[0]));
         return code;
     }
