@@ -13,8 +13,8 @@ const PAD_WU: f64 = 1e-4;
 /// the ray against both (and the compiler can do the two lanes at once).
 #[derive(Debug, Clone, PartialEq)]
 struct Node {
-    lo: [[f64; 2]; 3],
-    hi: [[f64; 2]; 3],
+    /// `sides[0]` the low corners, `sides[1]` the high ones: `sides[side][axis][lane]`.
+    sides: [[[f64; 2]; 3]; 2],
     /// Per lane: an item (a leaf) or the index of an inner node.
     child: [Child; 2],
 }
@@ -33,45 +33,36 @@ pub struct BoxTree {
 }
 
 /// A ray with its reciprocal direction, for slab tests.
+///
+/// A zero direction component has an infinite reciprocal: a slab the ray lies inside gives
+/// -inf and +inf, one it lies outside gives +inf (a miss), and a ray exactly on the slab's
+/// edge gives 0·inf = NaN, which the comparisons below skip, so it counts as inside.
 pub struct Ray {
     origin: V3,
     inverse: V3,
-    /// Axes the ray does not move along; their slabs are a plain inside test (a slab test
-    /// would compute 0·inf for a ray lying on the slab's edge).
-    parallel: [bool; 3],
-    /// Axes the ray moves down along, whose slabs it enters at the high side.
-    negative: [bool; 3],
+    /// Per axis, the side (0 low, 1 high) of a slab the ray enters it by.
+    enter_side: [usize; 3],
 }
 
 impl Ray {
     pub fn new(origin: V3, dir: V3) -> Ray {
+        let inverse = dir.map(|c| 1.0 / c);
         Ray {
             origin,
-            inverse: dir.map(|c| 1.0 / c),
-            parallel: dir.map(|c| c == 0.0),
-            negative: dir.map(|c| c < 0.0),
+            inverse,
+            // From the reciprocal's sign, so -0.0 (reciprocal -inf) counts as moving down.
+            enter_side: inverse.map(|c| usize::from(c < 0.0)),
         }
     }
 
     /// Where the ray enters and leaves each of two boxes within `0..=max_t`, if it meets
     /// them.
-    fn spans(&self, lo: &[[f64; 2]; 3], hi: &[[f64; 2]; 3], max_t: f64) -> [Option<(f64, f64)>; 2] {
+    fn spans(&self, sides: &[[[f64; 2]; 3]; 2], max_t: f64) -> [Option<(f64, f64)>; 2] {
         let mut t0 = [0.0f64; 2];
         let mut t1 = [max_t; 2];
         for a in 0..3 {
-            if self.parallel[a] {
-                for l in 0..2 {
-                    if self.origin[a] < lo[a][l] || self.origin[a] > hi[a][l] {
-                        t0[l] = f64::INFINITY;
-                    }
-                }
-                continue;
-            }
-            let (enter, leave) = if self.negative[a] {
-                (&hi[a], &lo[a])
-            } else {
-                (&lo[a], &hi[a])
-            };
+            let enter = &sides[self.enter_side[a]][a];
+            let leave = &sides[1 - self.enter_side[a]][a];
             for l in 0..2 {
                 let near = (enter[l] - self.origin[a]) * self.inverse[a];
                 let far = (leave[l] - self.origin[a]) * self.inverse[a];
@@ -121,16 +112,15 @@ impl BoxTree {
         items.sort_by(|&a, &b| centre(a).total_cmp(&centre(b)).then(a.cmp(&b)));
         let at = self.nodes.len();
         self.nodes.push(Node {
-            lo: [[0.0; 2]; 3],
-            hi: [[0.0; 2]; 3],
+            sides: [[[0.0; 2]; 3]; 2],
             child: [Child::Item(0); 2],
         });
         let (left, right) = items.split_at_mut(items.len() / 2);
         for (lane, part) in [left, right].into_iter().enumerate() {
             let (lo, hi) = bounds(boxes, part);
             for a in 0..3 {
-                self.nodes[at].lo[a][lane] = lo[a];
-                self.nodes[at].hi[a][lane] = hi[a];
+                self.nodes[at].sides[0][a][lane] = lo[a];
+                self.nodes[at].sides[1][a][lane] = hi[a];
             }
             self.nodes[at].child[lane] = self.subtree(boxes, part);
         }
@@ -149,11 +139,11 @@ impl BoxTree {
         let Some((lo, hi, root)) = self.root else {
             return;
         };
-        let whole = ray.spans(&lo.map(|c| [c; 2]), &hi.map(|c| [c; 2]), limit)[0];
+        let whole = ray.spans(&[lo.map(|c| [c; 2]), hi.map(|c| [c; 2])], limit)[0];
         let Some(span) = whole else {
             return;
         };
-        let mut stack = InlineStack::<(Child, (f64, f64)), 16>::new((Child::Item(0), (0.0, 0.0)));
+        let mut stack = InlineStack::<(Child, (f64, f64)), 8>::new((Child::Item(0), (0.0, 0.0)));
         stack.push((root, span));
         while let Some((child, span)) = stack.pop() {
             if span.0 > limit {
@@ -167,7 +157,7 @@ impl BoxTree {
                 Child::Node(at) => at,
             };
             let node = &self.nodes[at];
-            let [ta, tb] = ray.spans(&node.lo, &node.hi, limit);
+            let [ta, tb] = ray.spans(&node.sides, limit);
             // Push the farther child first, so the nearer is walked first.
             let mut pair = [(node.child[0], ta), (node.child[1], tb)];
             if ta.map_or(f64::MAX, |t| t.0) < tb.map_or(f64::MAX, |t| t.0) {
