@@ -179,15 +179,13 @@ impl CollisionBsp {
         // Winged edges: each polygon side is a half-edge; the face that walks it from start
         // to end is its left surface, the neighbour walking it backwards its right surface.
         let mut half_edges: Vec<Vec<u16>> = Vec::new();
+        let mut by_ends: std::collections::BTreeMap<(usize, usize), usize> = Default::default();
         for (f, face) in hull.faces.iter().enumerate() {
             let k = face.polygon.len();
             let mut ids = Vec::with_capacity(k);
             for i in 0..k {
                 let (a, b) = (face.polygon[i], face.polygon[(i + 1) % k]);
-                let found = bsp
-                    .edges
-                    .iter()
-                    .position(|e| e.start_vertex as usize == b && e.end_vertex as usize == a);
+                let found = by_ends.get(&(b, a)).copied();
                 let id = match found {
                     Some(e) => {
                         bsp.edges[e].right_surface = f as u16;
@@ -202,6 +200,7 @@ impl CollisionBsp {
                             left_surface: f as u16,
                             right_surface: u16::MAX,
                         });
+                        by_ends.insert((a, b), bsp.edges.len() - 1);
                         bsp.edges.len() - 1
                     }
                 };
@@ -318,12 +317,14 @@ impl CollisionBsp {
     /// past the box to infinity; only the faces' polygons, all inside the box, decide what
     /// a cell keeps, so the box itself needs no nodes.
     fn cells(&mut self, (lo, hi): (V3, V3), faces: &[u16], polygons: &[&[usize]]) -> u32 {
-        let polygons: Vec<Vec<V3>> = polygons
+        let polygons: Vec<Polygon> = polygons
             .iter()
             .map(|p| {
-                p.iter()
-                    .map(|&v| self.vertices[v].point.map(f64::from))
-                    .collect()
+                Polygon::new(
+                    p.iter()
+                        .map(|&v| self.vertices[v].point.map(f64::from))
+                        .collect(),
+                )
             })
             .collect();
         let touched = touching(&polygons, (lo, hi), faces);
@@ -339,7 +340,7 @@ impl CollisionBsp {
     /// in a chain.
     fn cell(
         &mut self,
-        polygons: &[Vec<V3>],
+        polygons: &[Polygon],
         (lo, hi): (V3, V3),
         faces: Vec<u16>,
         depth: u32,
@@ -352,28 +353,28 @@ impl CollisionBsp {
         if faces.len() <= CHAIN_FACES || depth >= MAX_SPLIT_DEPTH {
             return self.chain(&faces);
         }
-        let halves = |axis: usize| {
+        // Candidate splits are compared by polygon boxes; only the chosen one is tested
+        // exactly.
+        let split = |axis: usize| {
             // The split plane is stored as f32; the halves use what the table will say.
             let mid = f64::from(((lo[axis] + hi[axis]) / 2.0) as f32);
             let (mut back_hi, mut front_lo) = (hi, lo);
             back_hi[axis] = mid;
             front_lo[axis] = mid;
-            let back = touching(polygons, (lo, back_hi), &faces);
-            let front = touching(polygons, (front_lo, hi), &faces);
-            (
-                back.len() + front.len(),
-                axis,
-                mid,
-                back_hi,
-                back,
-                front_lo,
-                front,
-            )
+            (mid, back_hi, front_lo)
         };
-        let (cost, axis, mid, back_hi, back, front_lo, front) = (0..3)
-            .map(halves)
-            .min_by_key(|h| (h.0, h.1))
+        let axis = (0..3)
+            .min_by_key(|&axis| {
+                let (_, back_hi, front_lo) = split(axis);
+                let cost = boxes_meeting(polygons, (lo, back_hi), &faces)
+                    + boxes_meeting(polygons, (front_lo, hi), &faces);
+                (cost, axis)
+            })
             .expect("three axes");
+        let (mid, back_hi, front_lo) = split(axis);
+        let back = touching(polygons, (lo, back_hi), &faces);
+        let front = touching(polygons, (front_lo, hi), &faces);
+        let cost = back.len() + front.len();
         // A split whose halves still share most faces only adds nodes.
         if cost * 2 > faces.len() * 3 {
             return self.chain(&faces);
@@ -624,12 +625,62 @@ impl CollisionBsp {
     }
 }
 
+/// A face's polygon (world units) with what the box tests need, computed once per hull.
+struct Polygon {
+    points: Vec<V3>,
+    lo: V3,
+    hi: V3,
+    normal: V3,
+}
+
+impl Polygon {
+    fn new(points: Vec<V3>) -> Polygon {
+        let mut lo = [f64::MAX; 3];
+        let mut hi = [f64::MIN; 3];
+        for p in &points {
+            for a in 0..3 {
+                lo[a] = lo[a].min(p[a]);
+                hi[a] = hi[a].max(p[a]);
+            }
+        }
+        let k = points.len();
+        let normal = crate::vec3::cross(
+            crate::vec3::sub(points[1], points[0]),
+            crate::vec3::sub(points[k - 1], points[0]),
+        );
+        Polygon {
+            points,
+            lo,
+            hi,
+            normal,
+        }
+    }
+
+    /// Whether the polygon's box meets the (already padded) box `lo..hi`.
+    fn box_meets(&self, lo: V3, hi: V3) -> bool {
+        (0..3).all(|a| self.lo[a] <= hi[a] && self.hi[a] >= lo[a])
+    }
+}
+
+fn padded((lo, hi): (V3, V3)) -> (V3, V3) {
+    (lo.map(|c| c - TOUCH_PAD_WU), hi.map(|c| c + TOUCH_PAD_WU))
+}
+
+/// How many of `faces` have polygon boxes meeting the box: an upper bound on `touching`,
+/// cheap enough to compare candidate splits with.
+fn boxes_meeting(polygons: &[Polygon], bounds: (V3, V3), faces: &[u16]) -> usize {
+    let (lo, hi) = padded(bounds);
+    faces
+        .iter()
+        .filter(|&&f| polygons[f as usize].box_meets(lo, hi))
+        .count()
+}
+
 /// The faces among `faces` whose polygons come within [`TOUCH_PAD_WU`] of the box `lo..hi`
 /// (a separating-axis test: the box axes, the polygon's normal, and each edge crossed with
 /// each box axis).
-fn touching(polygons: &[Vec<V3>], (lo, hi): (V3, V3), faces: &[u16]) -> Vec<u16> {
-    let lo = lo.map(|c| c - TOUCH_PAD_WU);
-    let hi = hi.map(|c| c + TOUCH_PAD_WU);
+fn touching(polygons: &[Polygon], bounds: (V3, V3), faces: &[u16]) -> Vec<u16> {
+    let (lo, hi) = padded(bounds);
     let centre = [0, 1, 2].map(|a| (lo[a] + hi[a]) / 2.0);
     let half = [0, 1, 2].map(|a| (hi[a] - lo[a]) / 2.0);
     let separates = |axis: V3, polygon: &[V3]| {
@@ -648,26 +699,26 @@ fn touching(polygons: &[Vec<V3>], (lo, hi): (V3, V3), faces: &[u16]) -> Vec<u16>
         .copied()
         .filter(|&f| {
             let polygon = &polygons[f as usize];
-            if (0..3).any(|a| {
-                polygon.iter().all(|p| p[a] < lo[a]) || polygon.iter().all(|p| p[a] > hi[a])
-            }) {
+            if !polygon.box_meets(lo, hi) {
                 return false;
             }
-            let k = polygon.len();
-            let normal = crate::vec3::cross(
-                crate::vec3::sub(polygon[1], polygon[0]),
-                crate::vec3::sub(polygon[k - 1], polygon[0]),
-            );
-            if separates(normal, polygon) {
+            // A polygon whose box lies inside the box touches it; most do, in large cells.
+            if (0..3).all(|a| polygon.lo[a] >= lo[a] && polygon.hi[a] <= hi[a]) {
+                return true;
+            }
+            if separates(polygon.normal, &polygon.points) {
                 return false;
             }
+            // The edge axes are needed: a face whose plane cuts a cell outside the hull but
+            // whose polygon misses it would make the cell's chain wrongly solid.
+            let points = &polygon.points;
+            let k = points.len();
             !(0..k).any(|i| {
-                let edge = crate::vec3::sub(polygon[(i + 1) % k], polygon[i]);
-                (0..3).any(|a| {
-                    let mut unit = [0.0; 3];
-                    unit[a] = 1.0;
-                    separates(crate::vec3::cross(edge, unit), polygon)
-                })
+                let e = crate::vec3::sub(points[(i + 1) % k], points[i]);
+                // The edge crossed with the x, y and z axes.
+                [[0.0, e[2], -e[1]], [-e[2], 0.0, e[0]], [e[1], -e[0], 0.0]]
+                    .into_iter()
+                    .any(|axis| separates(axis, points))
             })
         })
         .collect()
