@@ -467,6 +467,8 @@ struct Attempt {
     materialized: materialize::Changes,
     /// What was damaged, when a cached output failed its check.
     corrupt: Option<String>,
+    /// The report's step records, serialized while the set folders were materialized.
+    step_records: Option<Vec<u8>>,
 }
 
 fn attempt(options: &Options, settings: &Settings, progress: &Progress) -> Result<Attempt> {
@@ -493,6 +495,7 @@ fn attempt(options: &Options, settings: &Settings, progress: &Progress) -> Resul
                         sets,
                         materialized,
                         corrupt: Some(e.detail),
+                        step_records: None,
                     })
                 }
                 None => catalogs.push(Vec::new()),
@@ -527,6 +530,7 @@ fn attempt(options: &Options, settings: &Settings, progress: &Progress) -> Resul
             sets,
             materialized,
             corrupt,
+            step_records: None,
         });
     }
     let mut folders = Vec::new();
@@ -569,12 +573,20 @@ fn attempt(options: &Options, settings: &Settings, progress: &Progress) -> Resul
             folders.push((dir, renders));
         }
     }
-    // Folders are independent; a no-op cook spends much of its time checking them.
-    let outcomes: Vec<_> = settings.pool.install(|| {
-        folders
-            .par_iter()
-            .map(|(dir, files)| materialize::set_folder(dir, files, store, settings.stat_cache))
-            .collect()
+    // Folders are independent; a no-op cook spends much of its time checking them, and
+    // meanwhile the report's bulk (every step's record) is serialized.
+    let (outcomes, step_records): (Vec<_>, _) = settings.pool.install(|| {
+        rayon::join(
+            || {
+                folders
+                    .par_iter()
+                    .map(|(dir, files)| {
+                        materialize::set_folder(dir, files, store, settings.stat_cache)
+                    })
+                    .collect()
+            },
+            || report::serialize_steps(&graph, &results),
+        )
     });
     for ((dir, _), outcome) in folders.iter().zip(outcomes) {
         match outcome {
@@ -589,6 +601,7 @@ fn attempt(options: &Options, settings: &Settings, progress: &Progress) -> Resul
                     sets,
                     materialized,
                     corrupt: Some(e.detail),
+                    step_records: None,
                 })
             }
             Err(materialize::Error::Io(e)) => bail!("cannot write {}: {e}", dir.display()),
@@ -600,6 +613,7 @@ fn attempt(options: &Options, settings: &Settings, progress: &Progress) -> Resul
         sets,
         materialized,
         corrupt: None,
+        step_records: Some(step_records),
     })
 }
 
@@ -648,6 +662,7 @@ pub fn cook(options: &Options) -> Result<Ending> {
         results,
         sets,
         materialized,
+        step_records,
         ..
     } = run;
     let counts = report::count(&results);
@@ -688,11 +703,11 @@ pub fn cook(options: &Options) -> Result<Ending> {
         "line": line,
         "render": config.render,
     });
+    let steps = step_records.unwrap_or_else(|| report::serialize_steps(&graph, &results));
     let full = report::Report {
-        format: report::FORMAT,
         summary: &summary,
         errors: &errors,
-        steps: report::step_records(&graph, &results),
+        steps: &steps,
     };
     let cooked_sets: Vec<(String, String)> = sets
         .iter()

@@ -11,6 +11,7 @@ use std::sync::{mpsc, Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use forge_contract::Diagnostic;
+use rayon::prelude::*;
 
 use crate::fingerprint::{Dirty, Fingerprint};
 use crate::graph::{Graph, Input, StepId};
@@ -252,18 +253,30 @@ pub fn run(
         }
     };
     pool.in_place_scope(|scope| loop {
-        while !stopping {
-            let Some(id) = run.ready.pop_front() else {
-                break;
-            };
-            run.transition(id, State::Running);
-            let upstream: Vec<&Finished> = graph.steps[id]
-                .deps()
-                .map(|d| run.results[d].as_ref().expect("dependencies are done"))
-                .collect();
-            match probe(graph, id, &upstream, settings) {
-                Some(hit) => finish(&mut run, id, hit, &mut stopping),
-                None => runnable.push_back(id),
+        // Every ready step is probed at once, on the pool: in a no-op cook the graph is all
+        // hits, and probing it wave by wave in parallel halves the coordinator's work.
+        while !stopping && !run.ready.is_empty() {
+            let wave: Vec<StepId> = run.ready.drain(..).collect();
+            for &id in &wave {
+                run.transition(id, State::Running);
+            }
+            let results = &run.results;
+            let probed: Vec<Option<Finished>> = pool.install(|| {
+                wave.par_iter()
+                    .map(|&id| {
+                        let upstream: Vec<&Finished> = graph.steps[id]
+                            .deps()
+                            .map(|d| results[d].as_ref().expect("dependencies are done"))
+                            .collect();
+                        probe(graph, id, &upstream, settings)
+                    })
+                    .collect()
+            });
+            for (id, hit) in wave.into_iter().zip(probed) {
+                match hit {
+                    Some(hit) => finish(&mut run, id, hit, &mut stopping),
+                    None => runnable.push_back(id),
+                }
             }
         }
         while in_flight < settings.jobs.max(1) && !stopping {

@@ -58,13 +58,13 @@ pub fn summary_line(packs: usize, counts: Counts, elapsed: Duration) -> String {
     line
 }
 
-/// `build/report.json`.
-#[derive(Serialize)]
+/// `build/report.json`: `{"format", "summary", "errors", "steps"}`. The steps come
+/// already serialized ([`serialize_steps`]), since they are most of the file and a cook
+/// serializes them while it materializes the set folders.
 pub struct Report<'a> {
-    pub format: u32,
     pub summary: &'a serde_json::Value,
     pub errors: &'a [&'a forge_contract::Diagnostic],
-    pub steps: Vec<StepRecord<'a>>,
+    pub steps: &'a [u8],
 }
 
 /// One step's record in the report. Borrowed and serialized straight to the file: a
@@ -139,9 +139,20 @@ pub fn step_records<'a>(graph: &'a Graph, results: &'a [Finished]) -> Vec<StepRe
         .collect()
 }
 
-pub fn write(path: &Path, report: &impl Serialize) -> std::io::Result<()> {
+/// Every step's record, as the JSON array that goes under `"steps"`.
+pub fn serialize_steps(graph: &Graph, results: &[Finished]) -> Vec<u8> {
+    serde_json::to_vec(&step_records(graph, results)).expect("step records serialize")
+}
+
+pub fn write(path: &Path, report: &Report) -> std::io::Result<()> {
     // Compact: a no-op cook writes this every time, and it holds every step's inputs.
-    let mut bytes = serde_json::to_vec(report).expect("a report serializes");
-    bytes.push(b'\n');
+    let mut bytes = Vec::with_capacity(report.steps.len() + 4096);
+    bytes.extend_from_slice(format!("{{\"format\":{FORMAT},\"summary\":").as_bytes());
+    bytes.extend(serde_json::to_vec(report.summary).expect("the summary serializes"));
+    bytes.extend_from_slice(b",\"errors\":");
+    bytes.extend(serde_json::to_vec(report.errors).expect("diagnostics serialize"));
+    bytes.extend_from_slice(b",\"steps\":");
+    bytes.extend_from_slice(report.steps);
+    bytes.extend_from_slice(b"}\n");
     crate::atomic::write(path, &bytes)
 }
