@@ -730,7 +730,6 @@ pub fn cook(options: &Options) -> Result<Ending> {
     }
     // The process ends next; freeing every step, output and cache entry first only costs
     // a no-op cook time.
-    std::mem::forget(full);
     std::mem::forget(errors);
     std::mem::forget((graph, results));
     Ok(if ok { Ending::Cooked } else { Ending::Failed })

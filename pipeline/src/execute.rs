@@ -1,7 +1,8 @@
 //! Runs a graph: one coordinator owns the step states, workers on a rayon pool run steps.
 //!
-//! The coordinator starts every step whose dependencies are done, up to `jobs` at once,
-//! and reacts to each finished step by releasing its dependents. Workers compute the key,
+//! The coordinator probes every step whose dependencies are done against the cache (all
+//! of them at once, on the pool), starts the misses, up to `jobs` at once, and reacts to
+//! each finished step by releasing its dependents. Workers compute the key,
 //! look it up, and on a miss run the cooker and store its outputs; they report back over a
 //! channel and never touch the states. Step order never reaches an output: cookers see only
 //! their inputs, so bytes are the same for any job count.
@@ -240,8 +241,9 @@ pub fn run(
     let (tx, rx) = mpsc::channel::<(StepId, Finished)>();
     let mut in_flight = 0usize;
     let mut stopping = false;
-    // Steps whose inputs are all known without reading a file are checked against the
-    // cache right here: a hit costs a few stat calls, far less than a hand-off to a worker.
+    // Ready steps are first probed against the cache (`probe`: inputs known without reading
+    // a file): a hit costs a few stat calls, far less than a hand-off to a worker. Only the
+    // misses become `runnable`.
     let mut runnable: VecDeque<StepId> = VecDeque::new();
     let finish = |run: &mut Run, id: StepId, result: Finished, stopping: &mut bool| {
         observer.finished(graph, id, &result);
