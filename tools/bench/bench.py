@@ -243,6 +243,11 @@ checks.
 |---|---|---|
 """ + "".join(f"| {g} | {b} | {fmt_ns(ns)} |\n" for g, b, ns in r["criterion"]) + """
 `mesh_100k` imports and cooks a 100,352-triangle grid (`cookers/mesh/benches/cook.rs`).
+`collision_build_10k` and `ray_query_10k` use one composite piece of 40 rounded hulls,
+about 10k triangles (`cookers/collision/benches/collision.rs`): the build times of the
+hulls, the BSP, the MOPP and the polyhedra, then 256 rays from above, side by side through
+the cooked BSP (`CollisionModel::ray`), the MOPP with its narrow phase (`MoppIndex::ray`)
+and parry3d's `TriMesh::cast_ray` over the same triangles.
 """
     # The fuzzing section is written by hand after fuzz/run-all.sh; keep it across reruns.
     path = REPO / "BENCHMARKS.md"
