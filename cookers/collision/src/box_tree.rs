@@ -144,8 +144,10 @@ impl BoxTree {
             return;
         };
         let mut stack = InlineStack::<(Child, (f64, f64)), 8>::new((Child::Item(0), (0.0, 0.0)));
-        stack.push((root, span));
-        while let Some((child, span)) = stack.pop() {
+        let mut next = Some((root, span));
+        // The nearer child is walked next without a trip through the stack; only the
+        // farther one of two is pushed.
+        while let Some((child, span)) = next.take().or_else(|| stack.pop()) {
             if span.0 > limit {
                 continue;
             }
@@ -157,16 +159,19 @@ impl BoxTree {
                 Child::Node(at) => at,
             };
             let node = &self.nodes[at];
-            let [ta, tb] = ray.spans(&node.sides, limit);
-            // Push the farther child first, so the nearer is walked first.
-            let mut pair = [(node.child[0], ta), (node.child[1], tb)];
-            if ta.map_or(f64::MAX, |t| t.0) < tb.map_or(f64::MAX, |t| t.0) {
-                pair.swap(0, 1);
-            }
-            for (child, t) in pair {
-                if let Some(t) = t {
-                    stack.push((child, t));
+            match ray.spans(&node.sides, limit) {
+                [Some(a), Some(b)] => {
+                    let (near, far) = if b.0 < a.0 {
+                        ((node.child[1], b), (node.child[0], a))
+                    } else {
+                        ((node.child[0], a), (node.child[1], b))
+                    };
+                    stack.push(far);
+                    next = Some(near);
                 }
+                [Some(a), None] => next = Some((node.child[0], a)),
+                [None, Some(b)] => next = Some((node.child[1], b)),
+                [None, None] => {}
             }
         }
     }
