@@ -57,6 +57,7 @@ impl Ray {
 
     /// Where the ray enters and leaves each of two boxes within `0..=max_t`, if it meets
     /// them.
+    #[inline(always)]
     fn spans(&self, sides: &[[[f64; 2]; 3]; 2], max_t: f64) -> [Option<(f64, f64)>; 2] {
         let mut t0 = [0.0f64; 2];
         let mut t1 = [max_t; 2];
