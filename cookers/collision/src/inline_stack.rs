@@ -17,6 +17,7 @@ impl<T: Copy, const N: usize> InlineStack<T, N> {
         }
     }
 
+    #[inline]
     pub fn push(&mut self, item: T) {
         if self.len < N {
             self.inline[self.len] = item;
@@ -26,6 +27,7 @@ impl<T: Copy, const N: usize> InlineStack<T, N> {
         }
     }
 
+    #[inline]
     pub fn pop(&mut self) -> Option<T> {
         if let Some(item) = self.spill.pop() {
             return Some(item);

@@ -236,7 +236,7 @@ impl Mopp {
         mut terminal: impl FnMut(u32, &(f64, f64)) -> Result<(), String>,
     ) -> Result<(), String> {
         let code = &self.code;
-        let mut stack = InlineStack::<(State, (f64, f64)), 32>::new((
+        let mut stack = InlineStack::<(State, (f64, f64)), 16>::new((
             State {
                 pc: 0,
                 shift: 0,
