@@ -471,6 +471,26 @@ struct Attempt {
     step_records: Option<Vec<u8>>,
 }
 
+impl Attempt {
+    /// An attempt that ends before its set folders are materialized.
+    fn stopped(
+        graph: Graph,
+        results: Vec<Finished>,
+        sets: Vec<SetPlan>,
+        materialized: materialize::Changes,
+        corrupt: Option<String>,
+    ) -> Attempt {
+        Attempt {
+            graph,
+            results,
+            sets,
+            materialized,
+            corrupt,
+            step_records: None,
+        }
+    }
+}
+
 fn attempt(options: &Options, settings: &Settings, progress: &Progress) -> Result<Attempt> {
     let config = &options.config;
     let store = settings.store;
@@ -489,14 +509,13 @@ fn attempt(options: &Options, settings: &Settings, progress: &Progress) -> Resul
             match output(&results, v.catalog, "mjolnir.json").map(|o| o.bytes(store)) {
                 Some(Ok(bytes)) => catalogs.push(block_ids(&bytes)),
                 Some(Err(e)) => {
-                    return Ok(Attempt {
+                    return Ok(Attempt::stopped(
                         graph,
                         results,
                         sets,
                         materialized,
-                        corrupt: Some(e.detail),
-                        step_records: None,
-                    })
+                        Some(e.detail),
+                    ))
                 }
                 None => catalogs.push(Vec::new()),
             }
@@ -524,14 +543,13 @@ fn attempt(options: &Options, settings: &Settings, progress: &Progress) -> Resul
     });
     let counts = report::count(&results);
     if corrupt.is_some() || counts.failed > 0 || counts.skipped > 0 {
-        return Ok(Attempt {
+        return Ok(Attempt::stopped(
             graph,
             results,
             sets,
             materialized,
             corrupt,
-            step_records: None,
-        });
+        ));
     }
     let mut folders = Vec::new();
     for set in &sets {
@@ -595,14 +613,13 @@ fn attempt(options: &Options, settings: &Settings, progress: &Progress) -> Resul
                 materialized.removed += c.removed;
             }
             Err(materialize::Error::Corrupt(e)) => {
-                return Ok(Attempt {
+                return Ok(Attempt::stopped(
                     graph,
                     results,
                     sets,
                     materialized,
-                    corrupt: Some(e.detail),
-                    step_records: None,
-                })
+                    Some(e.detail),
+                ))
             }
             Err(materialize::Error::Io(e)) => bail!("cannot write {}: {e}", dir.display()),
         }

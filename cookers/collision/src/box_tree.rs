@@ -77,15 +77,8 @@ impl Ray {
 }
 
 fn bounds(boxes: &[(V3, V3)], items: &[usize]) -> (V3, V3) {
-    let mut lo = [f64::MAX; 3];
-    let mut hi = [f64::MIN; 3];
-    for &i in items {
-        for a in 0..3 {
-            lo[a] = lo[a].min(boxes[i].0[a] - PAD_WU);
-            hi[a] = hi[a].max(boxes[i].1[a] + PAD_WU);
-        }
-    }
-    (lo, hi)
+    let (lo, hi) = crate::vec3::union(items.iter().map(|&i| boxes[i]));
+    (lo.map(|c| c - PAD_WU), hi.map(|c| c + PAD_WU))
 }
 
 impl BoxTree {

@@ -635,14 +635,7 @@ struct Polygon {
 
 impl Polygon {
     fn new(points: Vec<V3>) -> Polygon {
-        let mut lo = [f64::MAX; 3];
-        let mut hi = [f64::MIN; 3];
-        for p in &points {
-            for a in 0..3 {
-                lo[a] = lo[a].min(p[a]);
-                hi[a] = hi[a].max(p[a]);
-            }
-        }
+        let (lo, hi) = crate::vec3::bounds(points.iter().copied());
         let k = points.len();
         let normal = crate::vec3::cross(
             crate::vec3::sub(points[1], points[0]),

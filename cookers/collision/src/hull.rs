@@ -58,15 +58,7 @@ impl ConvexHull {
     }
 
     pub fn bounds(&self) -> (V3, V3) {
-        let mut lo = [f64::MAX; 3];
-        let mut hi = [f64::MIN; 3];
-        for v in &self.vertices {
-            for i in 0..3 {
-                lo[i] = lo[i].min(v[i]);
-                hi[i] = hi[i].max(v[i]);
-            }
-        }
-        (lo, hi)
+        crate::vec3::bounds(self.vertices.iter().copied())
     }
 }
 

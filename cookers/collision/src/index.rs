@@ -33,16 +33,8 @@ impl MoppIndex {
         for (r, region) in model.regions.iter().enumerate() {
             for s in 0..region.bsp.surfaces.len() {
                 let pts = surface_points(model, r as u16, s as u16);
-                let mut lo = [f64::MAX; 3];
-                let mut hi = [f64::MIN; 3];
-                for p in &pts {
-                    for a in 0..3 {
-                        lo[a] = lo[a].min(p[a]);
-                        hi[a] = hi[a].max(p[a]);
-                    }
-                }
                 primitives.push((r as u16, s as u16));
-                boxes.push((lo, hi));
+                boxes.push(crate::vec3::bounds(pts));
             }
         }
         Ok(MoppIndex {

@@ -86,14 +86,7 @@ impl Mopp {
                 "there are no collision surfaces to index",
             ));
         }
-        let mut lo = [f64::MAX; 3];
-        let mut hi = [f64::MIN; 3];
-        for (l, h) in boxes {
-            for a in 0..3 {
-                lo[a] = lo[a].min(l[a]);
-                hi[a] = hi[a].max(h[a]);
-            }
-        }
+        let (lo, hi) = crate::vec3::union(boxes.iter().copied());
         let side = (0..3).map(|a| hi[a] - lo[a]).fold(0.0, f64::max);
         let pad = side * 1e-3 + 1e-4;
         let side = side + 2.0 * pad;

@@ -32,14 +32,7 @@ impl Polyhedron {
             .iter()
             .map(|v| forge_units::pack_to_blam(*v))
             .collect();
-        let mut lo = [f64::MAX; 3];
-        let mut hi = [f64::MIN; 3];
-        for v in &verts {
-            for a in 0..3 {
-                lo[a] = lo[a].min(v[a]);
-                hi[a] = hi[a].max(v[a]);
-            }
-        }
+        let (lo, hi) = crate::vec3::bounds(verts.iter().copied());
         let four_vectors = verts
             .chunks(4)
             .map(|chunk| {

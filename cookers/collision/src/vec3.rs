@@ -24,3 +24,19 @@ pub fn length(a: V3) -> f64 {
 pub fn normalize(a: V3) -> V3 {
     scale(a, 1.0 / length(a))
 }
+/// The smallest box holding every box (`(MAX, MIN)` for none).
+pub fn union(boxes: impl IntoIterator<Item = (V3, V3)>) -> (V3, V3) {
+    let mut lo = [f64::MAX; 3];
+    let mut hi = [f64::MIN; 3];
+    for (l, h) in boxes {
+        for a in 0..3 {
+            lo[a] = lo[a].min(l[a]);
+            hi[a] = hi[a].max(h[a]);
+        }
+    }
+    (lo, hi)
+}
+/// The smallest box holding every point.
+pub fn bounds(points: impl IntoIterator<Item = V3>) -> (V3, V3) {
+    union(points.into_iter().map(|p| (p, p)))
+}
