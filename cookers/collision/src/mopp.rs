@@ -163,24 +163,28 @@ impl Mopp {
         max_t: f64,
         mut visit: impl FnMut(u32, f64) -> Result<f64, String>,
     ) -> Result<(), String> {
+        // The walk runs in quantized units, where the code's planes are integers and one
+        // cell (the padding that keeps a query from missing) is 1.0: the ray there is
+        // `from + t·step`, with the same `t` as in world units.
         let scale = f64::from(self.scale);
-        let cell = 1.0 / scale;
-        let world = |a: usize, q: i64| f64::from(self.origin[a]) + q as f64 * cell;
-        let inverse = dir.map(|c| 1.0 / c);
-        // Clips a span to `x[axis] <= bound` (below) or `x[axis] >= bound`.
+        let from: [f64; 3] =
+            std::array::from_fn(|a| (origin[a] - f64::from(self.origin[a])) * scale);
+        let step = dir.map(|c| c * scale);
+        let inverse = step.map(|c| 1.0 / c);
+        // Clips a span to `q[axis] <= bound` (below) or `q[axis] >= bound`.
         let clip = |span: (f64, f64), axis: usize, bound: f64, below: bool| {
             let (mut t0, mut t1) = span;
-            if dir[axis] == 0.0 {
+            if step[axis] == 0.0 {
                 let inside = if below {
-                    origin[axis] <= bound
+                    from[axis] <= bound
                 } else {
-                    origin[axis] >= bound
+                    from[axis] >= bound
                 };
                 return inside.then_some(span);
             }
-            let t = (bound - origin[axis]) * inverse[axis];
-            // Moving up the axis, `x <= bound` ends the span and `x >= bound` starts it.
-            if below == (dir[axis] > 0.0) {
+            let t = (bound - from[axis]) * inverse[axis];
+            // Moving up the axis, `q <= bound` ends the span and `q >= bound` starts it.
+            if below == (step[axis] > 0.0) {
                 if t < t1 {
                     t1 = t;
                 }
@@ -192,8 +196,8 @@ impl Mopp {
         let mut start = Some((0.0, max_t));
         for a in 0..3 {
             start = start
-                .and_then(|s| clip(s, a, world(a, 0) - cell, false))
-                .and_then(|s| clip(s, a, world(a, FULL as i64) + cell, true));
+                .and_then(|s| clip(s, a, -1.0, false))
+                .and_then(|s| clip(s, a, f64::from(FULL) + 1.0, true));
         }
         let Some(start) = start else {
             return Ok(());
@@ -202,11 +206,11 @@ impl Mopp {
         self.walk(
             start,
             |state, span, axis, left_max, right_min| {
-                let upper = world(axis, state.offset[axis] + ((left_max + 1) << state.shift));
-                let lower = world(axis, state.offset[axis] + (right_min << state.shift));
+                let upper = (state.offset[axis] + ((left_max + 1) << state.shift)) as f64;
+                let lower = (state.offset[axis] + (right_min << state.shift)) as f64;
                 Children {
-                    left: clip(*span, axis, upper + cell, true),
-                    right: clip(*span, axis, lower - cell, false),
+                    left: clip(*span, axis, upper + 1.0, true),
+                    right: clip(*span, axis, lower - 1.0, false),
                     right_first: dir[axis] < 0.0,
                 }
             },
