@@ -116,9 +116,9 @@ def main():
         # hundreds of megabytes for the disk to write back, which lands in whatever runs next.
         results["noop"], results["ninja_noop"], steps = noop_against_ninja(mjolnir, root)
         results["edit"] = hyperfine("edit", cook, root, prepare=toggle, runs=20)
-        results["cold"] = hyperfine("cold", cook, root, prepare=FRESH, runs=30)
-        results["cold_j1"] = hyperfine("cold-j1", f"{cook} --jobs 1", root, prepare=FRESH, runs=30)
-        results["cold_j2"] = hyperfine("cold-j2", f"{cook} --jobs 2", root, prepare=FRESH, runs=30)
+        results["cold"] = hyperfine("cold", cook, root, prepare=FRESH, runs=10)
+        results["cold_j1"] = hyperfine("cold-j1", f"{cook} --jobs 1", root, prepare=FRESH, runs=10)
+        results["cold_j2"] = hyperfine("cold-j2", f"{cook} --jobs 2", root, prepare=FRESH, runs=10)
         results["only"] = hyperfine("only", f"{cook} --only floor_2x2", root, prepare=FRESH, runs=10)
         subprocess.run(FRESH, shell=True, cwd=root, check=True)
         results["peak_rss_kib"] = peak_rss_kib([str(mjolnir), "forge", "cook"], root)
