@@ -117,7 +117,7 @@ pub fn build(name: &str, material: &str, points: &[V3]) -> Result<ConvexHull, Co
     {
         return Err(err(
             "hull_nearly_coplanar",
-            format!("corners {:?} and {:?} meet at an edge that only one face has: some corner lies within {ON_PLANE_M} m of a face it is not part of; move it off that face or merge it into the face", hull.vertices[a], hull.vertices[b]),
+            format!("corners {:?} and {:?} meet at an edge that only one face has: some corner lies within {:.0} µm of a face it is not part of; move it off that face or merge it into the face", hull.vertices[a], hull.vertices[b], ON_PLANE_M * 1e6),
         ));
     }
     Ok(hull)
@@ -547,5 +547,17 @@ mod tests {
             (hull.faces.len(), hull.vertices.len(), interior.len()),
             (6, 8, 0)
         );
+    }
+
+    #[test]
+    fn faces_that_disagree_about_an_edge_are_refused() {
+        // Found by the rounded-hull property test: 68 points on an ellipsoid, one of them
+        // within the on-plane tolerance of a face it does not belong to. It used to pass
+        // here and fail in the BSP as an unexplained `hull_not_closed`.
+        let pts: Vec<V3> =
+            serde_json::from_str(include_str!("../tests/data/nearly_coplanar_hull.json")).unwrap();
+        let e = build("r0", "steel", &pts).unwrap_err();
+        assert_eq!(e.code, "hull_nearly_coplanar", "{e:?}");
+        assert!(e.message.contains("only one face has"), "{}", e.message);
     }
 }
