@@ -336,9 +336,7 @@ proptest! {
         points in prop::collection::vec(prop::array::uniform3(0.0f64..1.0), 300),
         rays in prop::collection::vec((prop::array::uniform3(0.0f64..1.0), prop::array::uniform3(0.0f64..1.0)), 150),
     ) {
-        eprintln!("FACES {:?}", hulls.iter().map(|h| h.faces.len()).collect::<Vec<_>>());
         let c = cook(hulls);
-        eprintln!("NODES {:?}", c.model.regions.iter().map(|r| r.bsp.nodes.len()).collect::<Vec<_>>());
         for u in points {
             check_point(&c, point_in(&c, u), "rounded");
         }
