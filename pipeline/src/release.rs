@@ -33,7 +33,7 @@ pub fn key_new(force: bool) -> Result<i32> {
     std::fs::File::open("/dev/urandom")
         .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut seed))
         .context("cannot read /dev/urandom for a new key")?;
-    let hex: String = seed.iter().map(|b| format!("{b:02x}")).collect();
+    let hex = signature::hex(&seed);
     let dir = path.parent().expect("a key path has a folder");
     std::fs::create_dir_all(dir)?;
     #[cfg(unix)]
@@ -63,12 +63,7 @@ pub fn key_show() -> Result<i32> {
         )
     })?;
     let key = signature::key_from_seed(&seed).map_err(anyhow::Error::msg)?;
-    let public: String = key
-        .verifying_key()
-        .as_bytes()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let public = signature::hex(key.verifying_key().as_bytes());
     println!("public key   {public}");
     println!(
         "fingerprint  {}",

@@ -40,11 +40,13 @@ pub struct Envelope {
     pub signature: String,
 }
 
+/// Lowercase hex, two digits a byte: how keys, seeds and digests are written.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex(&Sha256::digest(bytes))
 }
 
 /// The SHA-256 hex of the raw 32-byte public key.
@@ -133,9 +135,8 @@ pub fn verify(envelope_bytes: &[u8], expect_key: Option<&str>) -> Result<Stateme
     }
     if let Some(expected) = expect_key {
         let fp = fingerprint(&key);
-        let hex: String = key.as_bytes().iter().map(|b| format!("{b:02x}")).collect();
         let e = expected.trim();
-        if e != fp && !e.eq_ignore_ascii_case(&hex) && e != env.public_key {
+        if e != fp && !e.eq_ignore_ascii_case(&hex(key.as_bytes())) && e != env.public_key {
             return Err(Problem::Foreign { fingerprint: fp });
         }
     }
@@ -152,32 +153,19 @@ mod tests {
     fn rfc8032_test_vector_one() {
         let seed = "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60";
         let key = key_from_seed(seed.as_bytes()).unwrap();
-        let public: String = key
-            .verifying_key()
-            .as_bytes()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
         assert_eq!(
-            public,
+            hex(key.verifying_key().as_bytes()),
             "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"
         );
-        let sig: String = key
-            .sign(b"")
-            .to_bytes()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        assert_eq!(sig, "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b");
+        assert_eq!(hex(&key.sign(b"").to_bytes()), "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b");
     }
 
     #[test]
     fn seeds_raw_or_hex() {
         let raw = [7u8; 32];
-        let hex: String = raw.iter().map(|b| format!("{b:02x}")).collect();
         assert_eq!(
             key_from_seed(&raw).unwrap().to_bytes(),
-            key_from_seed(format!("{hex}\n").as_bytes())
+            key_from_seed(format!("{}\n", hex(&raw)).as_bytes())
                 .unwrap()
                 .to_bytes()
         );
