@@ -9,7 +9,7 @@
 //! stat relative to the open directory, not a walk of the whole path), which is most of
 //! what a no-op cook spends here.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -46,36 +46,30 @@ pub fn set_folder(
     stat_cache: &StatCache,
 ) -> Result<Changes, Error> {
     let mut changes = Changes::default();
-    let wanted: HashMap<PathBuf, &Arc<Output>> = files
+    // What is left in `stale` after the sweep must be written.
+    let mut stale: HashMap<PathBuf, &Arc<Output>> = files
         .iter()
         .map(|(rel, output)| (dir.join(rel), output))
         .collect();
-    let mut current = HashSet::new();
-    sweep(dir, &wanted, stat_cache, &mut current, &mut changes)?;
-    let missing: Vec<(PathBuf, &Arc<Output>)> = files
-        .iter()
-        .map(|(rel, output)| (dir.join(rel), output))
-        .filter(|(path, _)| !current.contains(path))
-        .collect();
+    sweep(dir, &mut stale, stat_cache, &mut changes)?;
     // A cold cook writes thousands of files here; they go to the pool's threads (most sit
     // in different block folders, so they do not queue on one directory).
-    missing.par_iter().try_for_each(|(path, output)| {
+    stale.par_iter().try_for_each(|(path, output)| {
         let bytes = output.bytes(store).map_err(Error::Corrupt)?;
         atomic::write(path, &bytes)?;
         stat_cache.record(path, &output.hash);
         Ok::<(), Error>(())
     })?;
-    changes.written = missing.len();
+    changes.written = stale.len();
     Ok(changes)
 }
 
-/// Deletes everything under `dir` that is not in `wanted`, and collects the wanted files
-/// that already hold their output; returns whether `dir` is left empty.
+/// Deletes everything under `dir` that is not a file of the set, and takes out of `stale`
+/// the files that already hold their output; returns whether `dir` is left empty.
 fn sweep(
     dir: &Path,
-    wanted: &HashMap<PathBuf, &Arc<Output>>,
+    stale: &mut HashMap<PathBuf, &Arc<Output>>,
     stat_cache: &StatCache,
-    current: &mut HashSet<PathBuf>,
     changes: &mut Changes,
 ) -> std::io::Result<bool> {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -87,19 +81,19 @@ fn sweep(
         let path = entry.path();
         let kind = entry.file_type()?;
         if kind.is_dir() {
-            if sweep(&path, wanted, stat_cache, current, changes)? {
+            if sweep(&path, stale, stat_cache, changes)? {
                 std::fs::remove_dir(&path)?;
             } else {
                 empty = false;
             }
-        } else if let Some(output) = wanted.get(&path) {
+        } else if let Some(output) = stale.get(&path) {
             empty = false;
             // A stamp the cache does not know (a file written within its racy window, or
             // touched since) is settled by reading the file, not by rewriting it.
             let holds = stat_cache.holds(&path, &entry.metadata()?, &output.hash)
                 || stat_cache.hash(&path).is_ok_and(|h| h.hash == output.hash);
             if holds {
-                current.insert(path);
+                stale.remove(&path);
             }
         } else {
             std::fs::remove_file(&path)?;

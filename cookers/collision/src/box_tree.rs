@@ -184,50 +184,33 @@ mod tests {
             })
             .collect();
         let tree = BoxTree::build(&boxes);
-        let mut seen = Vec::new();
-        tree.walk_ray(
-            &Ray::new([-5.0, 0.5, 0.5], [1.0, 0.0, 0.0]),
-            100.0,
-            |i, _, limit| {
+        // The items a ray visits; a hit at `stop` (an item and its distance) shortens it.
+        let visits = |origin: V3, dir: V3, stop: Option<(usize, f64)>| {
+            let mut seen = Vec::new();
+            tree.walk_ray(&Ray::new(origin, dir), 100.0, |i, _, limit| {
                 seen.push(i);
-                limit
-            },
-        );
-        assert_eq!(seen, (0..20).collect::<Vec<_>>());
-        let mut seen = Vec::new();
-        tree.walk_ray(
-            &Ray::new([-5.0, 0.5, 0.5], [1.0, 0.0, 0.0]),
-            100.0,
-            |i, _, limit| {
-                seen.push(i);
-                if i == 3 {
-                    3.0 * 2.0 + 5.5
-                } else {
-                    limit
+                match stop {
+                    Some((item, t)) if item == i => t,
+                    _ => limit,
                 }
-            },
+            });
+            seen
+        };
+        let along_x = [1.0, 0.0, 0.0];
+        assert_eq!(
+            visits([-5.0, 0.5, 0.5], along_x, None),
+            (0..20).collect::<Vec<_>>()
         );
-        assert_eq!(seen, [0, 1, 2, 3], "a hit ends the walk at boxes beyond it");
-        let mut seen = Vec::new();
-        tree.walk_ray(
-            &Ray::new([-5.0, 3.0, 0.5], [1.0, 0.0, 0.0]),
-            100.0,
-            |i, _, l| {
-                seen.push(i);
-                l
-            },
+        assert_eq!(
+            visits([-5.0, 0.5, 0.5], along_x, Some((3, 3.0 * 2.0 + 5.5))),
+            [0, 1, 2, 3],
+            "a hit ends the walk at boxes beyond it"
         );
-        assert!(seen.is_empty());
+        assert!(visits([-5.0, 3.0, 0.5], along_x, None).is_empty());
         // Parallel to two axes and lying on a box's face: it still meets the box.
-        let mut seen = Vec::new();
-        tree.walk_ray(
-            &Ray::new([4.0, 1.0 + PAD_WU, -3.0], [0.0, 0.0, 1.0]),
-            100.0,
-            |i, _, l| {
-                seen.push(i);
-                l
-            },
+        assert_eq!(
+            visits([4.0, 1.0 + PAD_WU, -3.0], [0.0, 0.0, 1.0], None),
+            [2]
         );
-        assert_eq!(seen, [2]);
     }
 }

@@ -289,9 +289,9 @@ impl CollisionBsp {
     /// The chain of `faces`: one node per face, whose front is the empty leaf that face
     /// bounds and whose back continues to the next face; behind the last is solid.
     fn chain(&mut self, faces: &[u16]) -> u32 {
-        let Some(&first) = faces.first() else {
+        if faces.is_empty() {
             return NONE;
-        };
+        }
         let start = self.nodes.len() as u32;
         for (i, &f) in faces.iter().enumerate() {
             let node = self.placeholder();
@@ -302,7 +302,6 @@ impl CollisionBsp {
                 front,
             };
         }
-        debug_assert_eq!(self.nodes[start as usize].plane, first);
         start
     }
 
