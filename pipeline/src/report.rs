@@ -70,7 +70,7 @@ pub struct Report<'a> {
 /// One step's record in the report. Borrowed and serialized straight to the file: a
 /// no-op cook writes hundreds of these, and building JSON trees first showed in its profile.
 #[derive(Serialize)]
-pub struct StepRecord<'a> {
+struct StepRecord<'a> {
     id: &'a str,
     pack: &'a str,
     kind: &'static str,
@@ -94,7 +94,7 @@ struct FileRecord<'a> {
     size: u64,
 }
 
-pub fn step_records<'a>(graph: &'a Graph, results: &'a [Finished]) -> Vec<StepRecord<'a>> {
+fn step_records<'a>(graph: &'a Graph, results: &'a [Finished]) -> Vec<StepRecord<'a>> {
     graph
         .steps
         .iter()
