@@ -86,7 +86,8 @@ impl CollisionModel {
 
     /// Whether a pack-space point (metres) is inside any region's solid.
     pub fn contains(&self, p_m: V3) -> bool {
-        !self.regions_containing(p_m).is_empty()
+        let p = forge_units::pack_to_blam(p_m);
+        self.regions.iter().any(|r| r.bsp.contains(p))
     }
 
     /// The regions whose solid holds a pack-space point (metres).
