@@ -167,16 +167,22 @@ impl StatCache {
         {
             return Some(fact.clone());
         }
-        let bytes = match hashed.bytes {
-            Some(b) => b,
-            None => std::fs::read(path).ok()?,
+        // Bytes read just now for the hash are hashed already; bytes read again (the stamp
+        // was known) are hashed, since the file may have changed in between.
+        let (bytes, hash) = match hashed.bytes {
+            Some(b) => (b, hashed.hash),
+            None => {
+                let b = std::fs::read(path).ok()?;
+                let h = blake3::hash(&b).to_hex().to_string();
+                (b, h)
+            }
         };
         let fact = derive(&bytes);
         self.mark_changed();
         self.derived
             .lock()
             .expect("stat cache lock")
-            .insert(blake3::hash(&bytes).to_hex().to_string(), fact.clone());
+            .insert(hash, fact.clone());
         Some(fact)
     }
 
