@@ -134,24 +134,6 @@ impl Mopp {
         Ok(out)
     }
 
-    /// Primitives whose boxes the segment `origin + t·dir`, `0 <= t <= max_t` (world
-    /// units) may cross: a superset of the true crossings, sorted.
-    pub fn query_ray(
-        &self,
-        origin: [f64; 3],
-        dir: [f64; 3],
-        max_t: f64,
-    ) -> Result<Vec<u32>, String> {
-        let mut out = Vec::new();
-        self.walk_ray(origin, dir, max_t, |p, limit| {
-            out.push(p);
-            Ok(limit)
-        })?;
-        out.sort_unstable();
-        out.dedup();
-        Ok(out)
-    }
-
     /// Runs the code for the segment `origin + t·dir`, `0 <= t <= max_t` (world units):
     /// calls `visit(primitive, limit)` for each primitive whose box the segment may cross
     /// before `limit`, nearer subtrees first, without allocating. `visit` returns the new
@@ -591,7 +573,12 @@ mod tests {
         let mopp = Mopp::build(&boxes).unwrap();
         let o = [-1.0, 0.15, 0.1];
         let d = [1.0, 0.0, 0.0];
-        let got = mopp.query_ray(o, d, 100.0).unwrap();
+        let mut got = Vec::new();
+        mopp.walk_ray(o, d, 100.0, |p, limit| {
+            got.push(p);
+            Ok(limit)
+        })
+        .unwrap();
         for (i, (lo, hi)) in boxes.iter().enumerate() {
             if lo[1] <= 0.15 && hi[1] >= 0.15 && lo[2] <= 0.1 && hi[2] >= 0.1 {
                 assert!(got.contains(&(i as u32)), "missed {i}");
