@@ -183,3 +183,43 @@ fn rays_never_miss_a_box_they_cross() {
         }
     }
 }
+
+#[test]
+fn random_code_never_panics() {
+    // Bytes drawn mostly from real opcodes, so the walks get deep into malformed code.
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    const OPS: [u8; 16] = [
+        0x00, 0x01, 0x04, 0x05, 0x07, 0x0b, 0x10, 0x12, 0x20, 0x23, 0x25, 0x26, 0x28, 0x31, 0x53,
+        0x7f,
+    ];
+    for _ in 0..3000 {
+        let len = (next() % 40) as usize;
+        let code: Vec<u8> = (0..len)
+            .map(|_| {
+                let r = next();
+                if r % 3 == 0 {
+                    OPS[(r >> 8) as usize % OPS.len()]
+                } else {
+                    (r >> 16) as u8
+                }
+            })
+            .collect();
+        let mopp = Mopp {
+            origin: [0.0; 3],
+            scale: 1.0e5,
+            code,
+        };
+        let _ = mopp.stats();
+        let _ = mopp.query_box([-1e9; 3], [1e9; 3]);
+        let _ = mopp.walk_ray([-1.0, 50.0, 50.0], [1.0, 0.01, 0.0], 1e9, |_, limit| {
+            Ok(limit)
+        });
+        let _ = mopp.walk_ray([90.0, 90.0, 200.0], [0.0, 0.0, -1.0], 1e9, |_, _| Ok(0.5));
+    }
+}

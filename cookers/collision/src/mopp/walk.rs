@@ -159,7 +159,9 @@ impl Mopp {
             t0,
             t1,
         };
-        let mut stack = InlineStack::<RayFrame, 24>::new(first);
+        // Few rays keep more than a handful of branches waiting; every inline slot is
+        // written when the stack is made, so more of them cost every ray.
+        let mut stack = InlineStack::<RayFrame, 8>::new(first);
         stack.push(first);
         while let Some(mut f) = stack.pop() {
             if f.t0 > limit {
