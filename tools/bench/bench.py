@@ -249,7 +249,9 @@ checks.
 about 10k triangles (`cookers/collision/benches/collision.rs`): the build times of the
 hulls, the BSP, the MOPP and the polyhedra, then 256 rays from above, side by side through
 the cooked BSP (`CollisionModel::ray`), the MOPP with its narrow phase (`MoppIndex::ray`)
-and parry3d's `TriMesh::cast_ray` over the same triangles.
+and parry3d's `TriMesh` over the same triangles: `cast_ray` (`parry_trimesh`), which
+returns the distance only, and `cast_ray_and_get_normal` (`parry_trimesh_feature`), which
+also names the triangle hit, as ours name the surface and hull.
 """
     # The fuzzing section is written by hand after fuzz/run-all.sh; keep it across reruns.
     path = REPO / "BENCHMARKS.md"

@@ -1,6 +1,7 @@
 //! Collision cookers on a 10k-triangle composite piece: build times of the BSP, the MOPP
 //! and the polyhedra, and one ray query side by side through the cooked BSP, the MOPP and
-//! parry3d's `TriMesh` over the same triangles. Run: `cargo bench -p forge-collision`.
+//! parry3d's `TriMesh` over the same triangles, both its distance-only cast and the one
+//! that also names the triangle hit. Run: `cargo bench -p forge-collision`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use forge_collision::hull::{self, ConvexHull};
@@ -139,6 +140,15 @@ fn bench(c: &mut Criterion) {
             parry_rays
                 .iter()
                 .filter_map(|r| mesh.cast_ray(&Pose::identity(), r, 100.0, true))
+                .count()
+        })
+    });
+    // The same answer ours give: the distance and which triangle was hit.
+    query.bench_function("parry_trimesh_feature", |b| {
+        b.iter(|| {
+            parry_rays
+                .iter()
+                .filter_map(|r| mesh.cast_ray_and_get_normal(&Pose::identity(), r, 100.0, true))
                 .count()
         })
     });

@@ -10,6 +10,22 @@ fn grid(n: usize) -> Vec<([f64; 3], [f64; 3])> {
         .collect()
 }
 
+/// A small deterministic generator for the randomized tests.
+struct Xorshift(u64);
+
+impl Xorshift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
 fn truth(boxes: &[([f64; 3], [f64; 3])], lo: [f64; 3], hi: [f64; 3]) -> Vec<u32> {
     (0..boxes.len() as u32)
         .filter(|&i| {
@@ -135,13 +151,8 @@ fn lopsided_primitives_keep_the_tree_shallow() {
 fn rays_never_miss_a_box_they_cross() {
     // Random boxes and rays in every direction, including ones along an axis: every box the
     // segment truly crosses must reach the visitor.
-    let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-    let mut unit = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rng = Xorshift(0x9E37_79B9_7F4A_7C15);
+    let mut unit = move || rng.unit();
     let boxes: Vec<([f64; 3], [f64; 3])> = (0..400)
         .map(|_| {
             let lo = [unit() * 10.0, unit() * 10.0, unit() * 4.0];
@@ -187,13 +198,8 @@ fn rays_never_miss_a_box_they_cross() {
 #[test]
 fn random_code_never_panics() {
     // Bytes drawn mostly from real opcodes, so the walks get deep into malformed code.
-    let mut seed = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut rng = Xorshift(0x2545_F491_4F6C_DD1D);
+    let mut next = move || rng.next();
     const OPS: [u8; 16] = [
         0x00, 0x01, 0x04, 0x05, 0x07, 0x0b, 0x10, 0x12, 0x20, 0x23, 0x25, 0x26, 0x28, 0x31, 0x53,
         0x7f,
