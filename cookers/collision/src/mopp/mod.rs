@@ -242,6 +242,39 @@ fn window_near_end(code: &[u8], pc: usize) -> Result<[u8; 8], Fault> {
 /// Decodes the instruction at the start of `w`; `None` for an unknown opcode.
 #[inline(always)]
 fn decode_window(w: [u8; 8]) -> Option<(Instruction, usize)> {
+    decode_frequent(w).or_else(|| decode_rest(w))
+}
+
+/// Clips and short splits, most of the steps a query takes; `None` for anything else.
+/// The ray walk tries these first, straight from the bytes: going through the full
+/// decoder costs it a second dispatch and about a sixth of its time.
+#[inline(always)]
+fn decode_frequent(w: [u8; 8]) -> Option<(Instruction, usize)> {
+    match w[0] {
+        op @ 0x26..=0x28 => Some((
+            Instruction::Clip {
+                axis: usize::from(op - 0x26),
+                lo: w[1],
+                hi: w[2],
+            },
+            3,
+        )),
+        op @ 0x10..=0x12 => Some((
+            Instruction::Split {
+                axis: usize::from(op - 0x10),
+                left_max: w[1],
+                right_min: w[2],
+                left: 0,
+                right: usize::from(w[3]),
+            },
+            4,
+        )),
+        _ => None,
+    }
+}
+
+#[inline(always)]
+fn decode_rest(w: [u8; 8]) -> Option<(Instruction, usize)> {
     let b = |i: usize| usize::from(w[i]);
     let op = w[0];
     Some(match op {
@@ -265,16 +298,6 @@ fn decode_window(w: [u8; 8]) -> Option<(Instruction, usize)> {
             Instruction::AddBase(u32::from_be_bytes([w[1], w[2], w[3], w[4]])),
             5,
         ),
-        0x10..=0x12 => (
-            Instruction::Split {
-                axis: usize::from(op - 0x10),
-                left_max: w[1],
-                right_min: w[2],
-                left: 0,
-                right: usize::from(w[3]),
-            },
-            4,
-        ),
         0x20..=0x22 => (
             Instruction::Split {
                 axis: usize::from(op - 0x20),
@@ -294,14 +317,6 @@ fn decode_window(w: [u8; 8]) -> Option<(Instruction, usize)> {
                 right: b(5) << 8 | b(6),
             },
             7,
-        ),
-        0x26..=0x28 => (
-            Instruction::Clip {
-                axis: usize::from(op - 0x26),
-                lo: w[1],
-                hi: w[2],
-            },
-            3,
         ),
         0x30..=0x4f => (Instruction::Terminal(u32::from(op - 0x30)), 1),
         0x50 => (Instruction::Terminal(u32::from(w[1])), 2),

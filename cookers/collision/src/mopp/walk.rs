@@ -1,7 +1,9 @@
 //! The query interpreters: each runs the code itself, a box query in the code's own
 //! integers and a ray query in ray parameters.
 
-use super::{decode, decode_window, window, Fault, Instruction, Mopp, FULL, START_SHIFT};
+use super::{
+    decode, decode_frequent, decode_rest, window, Fault, Instruction, Mopp, FULL, START_SHIFT,
+};
 use crate::inline_stack::InlineStack;
 
 /// A box query's branch: where its code starts and its window.
@@ -170,29 +172,9 @@ impl Mopp {
             let mut cell = cells(f.shift);
             loop {
                 let w = window(code, f.pc)?;
-                // Clips and short splits are most of a ray's steps: they run straight from
-                // the bytes, since a second dispatch through `Instruction` costs the walk
-                // about a sixth of its time.
-                let (instruction, len) = match w[0] {
-                    op @ 0x26..=0x28 => (
-                        Instruction::Clip {
-                            axis: usize::from(op - 0x26),
-                            lo: w[1],
-                            hi: w[2],
-                        },
-                        3,
-                    ),
-                    op @ 0x10..=0x12 => (
-                        Instruction::Split {
-                            axis: usize::from(op - 0x10),
-                            left_max: w[1],
-                            right_min: w[2],
-                            left: 0,
-                            right: usize::from(w[3]),
-                        },
-                        4,
-                    ),
-                    op => decode_window(w).ok_or(Fault::Unknown(op, f.pc))?,
+                let (instruction, len) = match decode_frequent(w) {
+                    Some(decoded) => decoded,
+                    None => decode_rest(w).ok_or(Fault::Unknown(w[0], f.pc))?,
                 };
                 let next = f.pc + len;
                 match instruction {
