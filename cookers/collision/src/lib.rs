@@ -42,7 +42,7 @@ pub use polyhedron::Polyhedron;
 
 /// Cooker versions; each is part of its step's key.
 pub const BSP_VERSION: u32 = 2;
-pub const MOPP_VERSION: u32 = 3;
+pub const MOPP_VERSION: u32 = 4;
 pub const POLYHEDRA_VERSION: u32 = 2;
 
 /// The block's hulls, validated.

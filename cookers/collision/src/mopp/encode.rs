@@ -185,31 +185,42 @@ fn area(b: &QBox) -> f64 {
 }
 
 /// Splits where `area(left)·count(left) + area(right)·count(right)` is least, over the
-/// boundaries of `SAH_BINS` bins of primitive centres on each axis; both sides keep their
+/// boundaries of up to `SAH_BINS` bins of primitive centres on each axis; both sides keep their
 /// primitives in the given order. Falls back to the median when all centres coincide.
 fn sah_split(boxes: &[QBox], prims: Vec<usize>) -> (usize, Vec<usize>, Vec<usize>) {
     let empty: QBox = ([i64::MAX; 3], [i64::MIN; 3]);
-    // (cost, axis, bin function's range, last bin on the left)
-    let mut best: Option<(f64, usize, (i64, i64), usize)> = None;
-    for axis in 0..3 {
-        let (min, max) = prims.iter().fold((i64::MAX, i64::MIN), |(mn, mx), &p| {
+    // One pass for the centres' range on every axis, one to bin on every axis.
+    let mut range = [(i64::MAX, i64::MIN); 3];
+    for &p in &prims {
+        for (axis, (min, max)) in range.iter_mut().enumerate() {
             let c = centre(boxes, p, axis);
-            (mn.min(c), mx.max(c))
-        });
-        if min == max {
+            *min = (*min).min(c);
+            *max = (*max).max(c);
+        }
+    }
+    // A small node needs no more bins than primitives, and pricing empty ones is most of
+    // the encoder's time.
+    let bins = SAH_BINS.min(prims.len());
+    let mut bin_box = [[empty; SAH_BINS]; 3];
+    let mut bin_count = [[0usize; SAH_BINS]; 3];
+    for &p in &prims {
+        for axis in 0..3 {
+            let b = bin(centre(boxes, p, axis), range[axis], bins);
+            grow(&mut bin_box[axis][b], &boxes[p]);
+            bin_count[axis][b] += 1;
+        }
+    }
+    // (cost, axis, last bin on the left)
+    let mut best: Option<(f64, usize, usize)> = None;
+    for axis in 0..3 {
+        if range[axis].0 == range[axis].1 {
             continue;
         }
-        let mut bin_box = [empty; SAH_BINS];
-        let mut bin_count = [0usize; SAH_BINS];
-        for &p in &prims {
-            let b = bin(centre(boxes, p, axis), (min, max));
-            grow(&mut bin_box[b], &boxes[p]);
-            bin_count[b] += 1;
-        }
+        let (bin_box, bin_count) = (&bin_box[axis], &bin_count[axis]);
         // Right-hand sides: everything from bin `i` up.
         let mut right = [(0.0, 0usize); SAH_BINS];
         let (mut acc, mut n) = (empty, 0);
-        for i in (1..SAH_BINS).rev() {
+        for i in (1..bins).rev() {
             grow(&mut acc, &bin_box[i]);
             n += bin_count[i];
             if n > 0 {
@@ -217,7 +228,7 @@ fn sah_split(boxes: &[QBox], prims: Vec<usize>) -> (usize, Vec<usize>, Vec<usize
             }
         }
         let (mut acc, mut n) = (empty, 0);
-        for i in 0..SAH_BINS - 1 {
+        for i in 0..bins - 1 {
             grow(&mut acc, &bin_box[i]);
             n += bin_count[i];
             let (right_area, right_n) = right[i + 1];
@@ -226,24 +237,25 @@ fn sah_split(boxes: &[QBox], prims: Vec<usize>) -> (usize, Vec<usize>, Vec<usize
             }
             let cost = area(&acc) * n as f64 + right_area * right_n as f64;
             if best.is_none_or(|b| cost < b.0) {
-                best = Some((cost, axis, (min, max), i));
+                best = Some((cost, axis, i));
             }
         }
     }
     match best {
-        Some((_, axis, range, last)) => {
+        Some((_, axis, last)) => {
             let (left, right) = prims
                 .iter()
-                .partition(|&&p| bin(centre(boxes, p, axis), range) <= last);
+                .partition(|&&p| bin(centre(boxes, p, axis), range[axis], bins) <= last);
             (axis, left, right)
         }
         None => median_split(boxes, prims),
     }
 }
 
-fn bin(centre: i64, (min, max): (i64, i64)) -> usize {
-    let b = i128::from(centre - min) * SAH_BINS as i128 / i128::from(max - min + 1);
-    (b as usize).min(SAH_BINS - 1)
+fn bin(centre: i64, (min, max): (i64, i64), bins: usize) -> usize {
+    // Centres are below 2^26, so the product cannot overflow.
+    let b = (centre - min) * bins as i64 / (max - min + 1);
+    (b as usize).min(bins - 1)
 }
 
 /// Halves the primitives at the median centre along the axis where centres spread most.
