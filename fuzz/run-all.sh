@@ -14,3 +14,4 @@ for pair in "manifest geometry" "gltf utoc" "tag archive"; do
   set -- $pair
   run "$1" & run "$2" & wait
 done
+run collision

@@ -4,10 +4,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 c=fuzz/corpus
-mkdir -p $c/manifest $c/geometry $c/gltf $c/utoc $c/tag $c/archive
+mkdir -p $c/manifest $c/geometry $c/gltf $c/utoc $c/tag $c/archive $c/collision
 for p in forge-packs/*; do cp "$p/mjolnir.json" "$c/manifest/$(basename "$p").json"; done
 for p in forge-packs/*; do cp "$p/source/geometry.json" "$c/geometry/$(basename "$p").json"; done
 cp forge-packs/foundry/source/models/floor_2x2.gltf forge-packs/roadworks/source/models/road_curve_45_left.glb $c/gltf/
 cp build/game/foundry/all/content/foundry_P.utoc $c/utoc/
 cp build/game/foundry/all/cooked/wall_door/wall_door.* $c/tag/
 target/release/mjolnir forge pack build/game/foundry/all/mjolnir.json --content build/game/foundry/all/content --out $c/archive/foundry.mjolnir >/dev/null
+# The collision target reads its format from the first byte: 0 model, 1 MOPP, 2 polyhedra.
+for b in wall_door floor_2x2 bridge_4; do
+  d=build/game/foundry/all/cooked/$b
+  { printf '\x00'; cat "$d/collision.fcol"; } >"$c/collision/$b.fcol"
+  { printf '\x01'; cat "$d/mopp.fmop"; } >"$c/collision/$b.fmop"
+  { printf '\x02'; cat "$d/polyhedra.fpol"; } >"$c/collision/$b.fpol"
+done

@@ -863,9 +863,15 @@ mod codec {
                     d: r.f32()?,
                 });
             }
+            // Padding must be zero: the writer writes zeros, and a model must write back
+            // to the bytes it was read from.
+            let padding = |r: &mut Reader, table: &str| match r.u8()? {
+                0 => Ok(()),
+                _ => Err(format!("a BSP {table} has a padding byte that is not zero")),
+            };
             for _ in 0..counts[2] {
                 let flags = r.u8()?;
-                r.u8()?;
+                padding(r, "leaf")?;
                 bsp.leaves.push(Leaf {
                     flags,
                     reference_count: r.u16()?,
@@ -895,7 +901,7 @@ mod codec {
                     flags: r.u16()?,
                     best_plane_vertex: r.u8()?,
                 };
-                r.u8()?;
+                padding(r, "surface")?;
                 bsp.surfaces.push(s);
             }
             for _ in 0..counts[6] {
