@@ -1,5 +1,7 @@
 //! The query interpreters: each runs the code itself, a box query in the code's own
-//! integers and a ray query in ray parameters.
+//! integers and a ray query in ray parameters. Malformed code is an error, never a panic;
+//! code that reaches an instruction by several paths would make a query revisit it, which
+//! is why every reader checks with `Mopp::stats` that the code is a tree.
 
 use super::{
     decode, decode_frequent, decode_rest, window, Fault, Instruction, Mopp, FULL, START_SHIFT,
