@@ -49,19 +49,21 @@ pub(super) fn encode(boxes: &[QBox]) -> Vec<u8> {
         shift: START_SHIFT,
         offset: [0; 3],
     };
-    node(boxes, (0..boxes.len()).collect(), window, everything, 0)
+    let prims: Vec<usize> = (0..boxes.len()).collect();
+    let bounds = bounds(boxes, &prims);
+    node(boxes, prims, bounds, window, everything, 0)
 }
 
-/// Code for the subtree over `prims`. `known` is the box (half-open, quantized) that the
-/// clips and split sides above already confine a query to.
+/// Code for the subtree over `prims`, whose boxes span `(lo, hi)`. `known` is the box
+/// (half-open, quantized) that the clips and split sides above already confine a query to.
 fn node(
     boxes: &[QBox],
     prims: Vec<usize>,
+    (lo, hi): QBox,
     window: Window,
     mut known: QBox,
     depth: usize,
 ) -> Vec<u8> {
-    let (lo, hi) = bounds(boxes, &prims);
     let leaf = prims.len() == 1;
     let mut window = window;
     let mut code = Vec::new();
@@ -108,24 +110,15 @@ fn node(
     } else {
         median_split(boxes, prims)
     };
-    let left_max = left
-        .iter()
-        .map(|&p| window.cell(axis, boxes[p].1[axis]))
-        .max()
-        .unwrap_or(0)
-        .clamp(0, 255);
-    let right_min = right
-        .iter()
-        .map(|&p| window.cell(axis, boxes[p].0[axis]))
-        .min()
-        .unwrap_or(0)
-        .clamp(0, 255);
+    let (left_box, right_box) = (bounds(boxes, &left), bounds(boxes, &right));
+    let left_max = window.cell(axis, left_box.1[axis]).clamp(0, 255);
+    let right_min = window.cell(axis, right_box.0[axis]).clamp(0, 255);
     let mut left_known = known;
     left_known.1[axis] = known.1[axis].min(window.start(axis, left_max + 1));
     let mut right_known = known;
     right_known.0[axis] = known.0[axis].max(window.start(axis, right_min));
-    let lc = node(boxes, left, window, left_known, depth + 1);
-    let rc = node(boxes, right, window, right_known, depth + 1);
+    let lc = node(boxes, left, left_box, window, left_known, depth + 1);
+    let rc = node(boxes, right, right_box, window, right_known, depth + 1);
     let (l, r) = (left_max as u8, right_min as u8);
     if lc.len() <= 0xFF {
         code.extend([0x10 + axis as u8, l, r, lc.len() as u8]);
