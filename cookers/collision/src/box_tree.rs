@@ -3,7 +3,7 @@
 //! its path, nearest first, instead of testing every region's box.
 
 use crate::inline_stack::InlineStack;
-use crate::vec3::V3;
+use crate::vec3::{max, min, V3};
 
 /// Boxes are padded by this (world units, 0.3 mm): more than the f32 rounding by which a
 /// hull's planes can reach past its vertices, so a ray never enters solid before its box.
@@ -67,9 +67,8 @@ impl Ray {
             for l in 0..2 {
                 let near = (enter[l] - self.origin[a]) * self.inverse[a];
                 let far = (leave[l] - self.origin[a]) * self.inverse[a];
-                // Plain comparisons, not f64::max/min, which cost several instructions each.
-                t0[l] = if near > t0[l] { near } else { t0[l] };
-                t1[l] = if far < t1[l] { far } else { t1[l] };
+                t0[l] = max(near, t0[l]);
+                t1[l] = min(far, t1[l]);
             }
         }
         [0, 1].map(|l| (t0[l] <= t1[l]).then_some((t0[l], t1[l])))
