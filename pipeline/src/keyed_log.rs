@@ -16,10 +16,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::atomic;
 
-/// A line of the log. `value: None` discards the key.
+/// A line of the log. `value: None` discards the key. Read as owned values, written from
+/// borrowed ones.
 #[derive(Serialize, Deserialize)]
-struct Line<V> {
-    key: String,
+struct Line<K, V> {
+    key: K,
     value: Option<V>,
 }
 
@@ -30,7 +31,7 @@ pub struct KeyedLog<V> {
     file: Option<std::fs::File>,
 }
 
-impl<V: Serialize + DeserializeOwned + Clone> KeyedLog<V> {
+impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
     /// Reads the log at `path` (a missing file is an empty log), then rewrites it if its
     /// last line is torn or most of its lines are stale.
     pub fn load(path: &Path) -> std::io::Result<KeyedLog<V>> {
@@ -45,7 +46,7 @@ impl<V: Serialize + DeserializeOwned + Clone> KeyedLog<V> {
             torn = text.last().is_some_and(|&b| b != b'\n');
             for line in text.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
                 log.lines += 1;
-                if let Ok(Line { key, value }) = serde_json::from_slice::<Line<V>>(line) {
+                if let Ok(Line { key, value }) = serde_json::from_slice::<Line<String, V>>(line) {
                     match value {
                         Some(v) => log.index.insert(key, v),
                         None => log.index.remove(&key),
@@ -66,23 +67,20 @@ impl<V: Serialize + DeserializeOwned + Clone> KeyedLog<V> {
 
     pub fn set(&mut self, key: &str, value: V) -> std::io::Result<()> {
         self.append(&Line {
-            key: key.to_string(),
-            value: Some(value.clone()),
+            key,
+            value: Some(&value),
         })?;
         self.index.insert(key.to_string(), value);
         Ok(())
     }
 
     pub fn discard(&mut self, key: &str) -> std::io::Result<()> {
-        self.append(&Line::<V> {
-            key: key.to_string(),
-            value: None,
-        })?;
+        self.append(&Line::<_, &V> { key, value: None })?;
         self.index.remove(key);
         Ok(())
     }
 
-    fn append(&mut self, line: &Line<V>) -> std::io::Result<()> {
+    fn append(&mut self, line: &Line<&str, &V>) -> std::io::Result<()> {
         let mut bytes = serde_json::to_vec(line).expect("a log line serializes");
         bytes.push(b'\n');
         if self.file.is_none() {
@@ -108,8 +106,8 @@ impl<V: Serialize + DeserializeOwned + Clone> KeyedLog<V> {
         let mut text = Vec::new();
         for key in keys {
             let line = Line {
-                key: key.clone(),
-                value: Some(self.index[key].clone()),
+                key: key.as_str(),
+                value: Some(&self.index[key]),
             };
             text.extend(serde_json::to_vec(&line).expect("a log line serializes"));
             text.push(b'\n');
