@@ -242,37 +242,79 @@ fn window_near_end(code: &[u8], pc: usize) -> Result<[u8; 8], Fault> {
 /// Decodes the instruction at the start of `w`; `None` for an unknown opcode.
 #[inline(always)]
 fn decode_window(w: [u8; 8]) -> Option<(Instruction, usize)> {
-    decode_frequent(w).or_else(|| decode_rest(w))
+    if let Some((axis, lo, hi)) = decode_clip(w) {
+        return Some((Instruction::Clip { axis, lo, hi }, CLIP_LEN));
+    }
+    if let Some(split) = decode_split(w) {
+        let instruction = Instruction::Split {
+            axis: split.axis,
+            left_max: split.left_max,
+            right_min: split.right_min,
+            left: split.left,
+            right: split.right,
+        };
+        return Some((instruction, split.len));
+    }
+    decode_rest(w)
 }
 
-/// Clips and short splits, most of the steps a query takes; `None` for anything else.
-/// The ray walk tries these first, straight from the bytes: going through `decode`
-/// instead costs it a second dispatch and made it several times slower.
+const CLIP_LEN: usize = 3;
+
+/// A clip: its axis and slab. Clips and splits are most of the steps a query takes; the
+/// ray walk decodes them with these two functions straight from the bytes, because
+/// building an `Instruction` and dispatching on it again made it several times slower.
 #[inline(always)]
-fn decode_frequent(w: [u8; 8]) -> Option<(Instruction, usize)> {
+fn decode_clip(w: [u8; 8]) -> Option<(usize, u8, u8)> {
     match w[0] {
-        op @ 0x26..=0x28 => Some((
-            Instruction::Clip {
-                axis: usize::from(op - 0x26),
-                lo: w[1],
-                hi: w[2],
-            },
-            3,
-        )),
-        op @ 0x10..=0x12 => Some((
-            Instruction::Split {
-                axis: usize::from(op - 0x10),
-                left_max: w[1],
-                right_min: w[2],
-                left: 0,
-                right: usize::from(w[3]),
-            },
-            4,
-        )),
+        op @ 0x26..=0x28 => Some((usize::from(op - 0x26), w[1], w[2])),
         _ => None,
     }
 }
 
+/// A split in any of its three forms. `left` and `right` count from its end, `len` on.
+#[derive(Debug, Clone, Copy)]
+struct Split {
+    axis: usize,
+    left_max: u8,
+    right_min: u8,
+    left: usize,
+    right: usize,
+    len: usize,
+}
+
+#[inline(always)]
+fn decode_split(w: [u8; 8]) -> Option<Split> {
+    let b = |i: usize| usize::from(w[i]);
+    Some(match w[0] {
+        op @ 0x10..=0x12 => Split {
+            axis: usize::from(op - 0x10),
+            left_max: w[1],
+            right_min: w[2],
+            left: 0,
+            right: b(3),
+            len: 4,
+        },
+        op @ 0x23..=0x25 => Split {
+            axis: usize::from(op - 0x23),
+            left_max: w[1],
+            right_min: w[2],
+            left: b(3) << 8 | b(4),
+            right: b(5) << 8 | b(6),
+            len: 7,
+        },
+        op @ 0x20..=0x22 => Split {
+            axis: usize::from(op - 0x20),
+            left_max: w[1],
+            right_min: w[1],
+            left: 0,
+            right: b(2),
+            len: 3,
+        },
+        _ => return None,
+    })
+}
+
+/// Every instruction but clips and splits.
 #[inline(always)]
 fn decode_rest(w: [u8; 8]) -> Option<(Instruction, usize)> {
     let b = |i: usize| usize::from(w[i]);
@@ -297,26 +339,6 @@ fn decode_rest(w: [u8; 8]) -> Option<(Instruction, usize)> {
         0x0b => (
             Instruction::AddBase(u32::from_be_bytes([w[1], w[2], w[3], w[4]])),
             5,
-        ),
-        0x20..=0x22 => (
-            Instruction::Split {
-                axis: usize::from(op - 0x20),
-                left_max: w[1],
-                right_min: w[1],
-                left: 0,
-                right: usize::from(w[2]),
-            },
-            3,
-        ),
-        0x23..=0x25 => (
-            Instruction::Split {
-                axis: usize::from(op - 0x23),
-                left_max: w[1],
-                right_min: w[2],
-                left: b(3) << 8 | b(4),
-                right: b(5) << 8 | b(6),
-            },
-            7,
         ),
         0x30..=0x4f => (Instruction::Terminal(u32::from(op - 0x30)), 1),
         0x50 => (Instruction::Terminal(u32::from(w[1])), 2),

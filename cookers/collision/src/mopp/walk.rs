@@ -4,10 +4,33 @@
 //! is why every reader checks with `Mopp::stats` that the code is a tree.
 
 use super::{
-    decode, decode_frequent, decode_rest, window, Fault, Instruction, Mopp, FULL, START_SHIFT,
+    decode, decode_clip, decode_rest, decode_split, window, Fault, Instruction, Mopp, Split,
+    CLIP_LEN, FULL, START_SHIFT,
 };
 use crate::inline_stack::InlineStack;
 use crate::vec3::{max, min};
+
+/// Runs `body` with the axis as the constant `A`, so each axis gets its own copy of the
+/// code with fixed indices; indexing by a variable axis made the ray walk over half as
+/// slow again.
+macro_rules! with_axis {
+    ($axis:expr, $A:ident => $body:expr) => {
+        match $axis {
+            0 => {
+                const $A: usize = 0;
+                $body
+            }
+            1 => {
+                const $A: usize = 1;
+                $body
+            }
+            _ => {
+                const $A: usize = 2;
+                $body
+            }
+        }
+    };
+}
 
 /// A box query's branch: where its code starts and its window.
 #[derive(Debug, Clone, Copy)]
@@ -18,17 +41,101 @@ struct BoxFrame {
     base: u32,
 }
 
-/// A ray query's branch: where its code starts, its window, and the part of the ray it
-/// still covers. `rel` is the ray parameter where the ray crosses the window's low face on
-/// each axis.
+/// A ray query's branch: where its code starts, its window in quantized units (the
+/// window's low corner and the shift that gives its cell size), and the part of the ray it
+/// still covers.
 #[derive(Debug, Clone, Copy)]
 struct RayFrame {
     pc: usize,
     shift: u32,
     base: u32,
-    rel: [f64; 3],
+    offset: [i64; 3],
     t0: f64,
     t1: f64,
+}
+
+/// The ray of a query, per axis: `at_zero` is the ray parameter where it crosses the
+/// cube's low face, `unit` the parameter it takes to move one quantized unit. A plane at
+/// quantized position `q` is crossed at `at_zero + q * unit`; positions stay integers, so
+/// a window needs no float state of its own.
+struct QuantizedRay {
+    at_zero: [f64; 3],
+    unit: [f64; 3],
+}
+
+impl QuantizedRay {
+    #[inline(always)]
+    fn crossing(&self, axis: usize, q: i64) -> f64 {
+        self.at_zero[axis] + q as f64 * self.unit[axis]
+    }
+
+    /// Narrows `f` to the slab `[lo, hi]` (cells of its window) on `A`, padded by one unit;
+    /// whether some of the ray before `limit` is left.
+    #[inline(always)]
+    fn clip<const A: usize>(&self, f: &mut RayFrame, lo: u8, hi: u8, limit: f64) -> bool {
+        let low = self.crossing(A, f.offset[A] + (i64::from(lo) << f.shift) - 1);
+        let high = self.crossing(A, f.offset[A] + ((i64::from(hi) + 1) << f.shift) + 1);
+        f.t0 = max(f.t0, min(low, high));
+        f.t1 = min(f.t1, max(low, high));
+        f.t0 <= f.t1 && f.t0 <= limit
+    }
+
+    /// Splits `f` on `A`: the left child keeps cells up to `left_max`, the right from
+    /// `right_min`. The child nearer along the ray continues in `f`; the farther waits on
+    /// the stack when the ray reaches both. Whether `f` goes on.
+    #[inline(always)]
+    fn split<const A: usize>(
+        &self,
+        f: &mut RayFrame,
+        split: Split,
+        limit: f64,
+        stack: &mut InlineStack<RayFrame, 8>,
+    ) -> bool {
+        let next = f.pc + split.len;
+        let (left, right) = (next + split.left, next + split.right);
+        let upper = self.crossing(
+            A,
+            f.offset[A] + ((i64::from(split.left_max) + 1) << f.shift) + 1,
+        );
+        let lower = self.crossing(A, f.offset[A] + (i64::from(split.right_min) << f.shift) - 1);
+        // A branch, not a select: the next address then needs no loaded byte when the left
+        // child is nearer, and the processor runs ahead on its guess.
+        if self.unit[A] > 0.0 {
+            Self::enter(f, (left, upper), (right, lower), limit, stack)
+        } else {
+            Self::enter(f, (right, lower), (left, upper), limit, stack)
+        }
+    }
+
+    #[inline(always)]
+    fn enter(
+        f: &mut RayFrame,
+        (near_pc, near_end): (usize, f64),
+        (far_pc, far_start): (usize, f64),
+        limit: f64,
+        stack: &mut InlineStack<RayFrame, 8>,
+    ) -> bool {
+        let far_t0 = max(f.t0, far_start);
+        let far = far_t0 <= f.t1 && far_t0 <= limit;
+        let near_t1 = min(f.t1, near_end);
+        if f.t0 <= near_t1 {
+            if far {
+                stack.push(RayFrame {
+                    pc: far_pc,
+                    t0: far_t0,
+                    ..*f
+                });
+            }
+            (f.pc, f.t1) = (near_pc, near_t1);
+            true
+        } else if far {
+            // Only the far side: walk it now, without a trip through the stack.
+            (f.pc, f.t0) = (far_pc, far_t0);
+            true
+        } else {
+            false
+        }
+    }
 }
 
 impl Mopp {
@@ -117,11 +224,10 @@ impl Mopp {
         max_t: f64,
         mut visit: impl FnMut(u32, f64) -> Result<f64, String>,
     ) -> Result<(), String> {
-        // The walk tracks where the ray crosses the code's planes as ray parameters (the
-        // same `t` as in world units). Per axis, `unit` is the `t` it takes to move one
-        // quantized unit, the padding that keeps a query from missing. A direction
-        // component too small to invert is bent to a tiny one: that moves the ray far
-        // less than the padding, and keeps every `t` finite or infinite, never NaN.
+        // Per axis, `unit` is the `t` it takes to move one quantized unit, also the
+        // padding that keeps a query from missing. A direction component too small to
+        // invert is bent to a tiny one: that moves the ray far less than the padding, and
+        // keeps every `t` finite or infinite, never NaN.
         const TINY: f64 = 1e-200;
         let scale = f64::from(self.scale);
         let from: [f64; 3] =
@@ -137,33 +243,28 @@ impl Mopp {
                 step
             }
         });
-        // The `t` across one cell of a window, per axis.
-        let cells = |shift: u32| {
-            let size = f64::from_bits(u64::from(1023 + shift) << 52);
-            unit.map(|u| u * size)
+        let ray = QuantizedRay {
+            at_zero: std::array::from_fn(|a| -from[a] * unit[a]),
+            unit,
         };
-        let rel: [f64; 3] = std::array::from_fn(|a| -from[a] * unit[a]);
-        // Inside the fitted cube, with one unit of padding.
-        let (mut t0, mut t1) = (0.0, max_t);
-        for a in 0..3 {
-            let low = rel[a] - unit[a];
-            let high = rel[a] + f64::from(FULL) * unit[a] + unit[a];
-            t0 = max(t0, min(low, high));
-            t1 = min(t1, max(low, high));
-        }
-        if t0.is_nan() || t0 > t1 {
-            return Ok(());
-        }
-        let code = self.code.as_slice();
         let mut limit = max_t;
-        let first = RayFrame {
+        let mut first = RayFrame {
             pc: 0,
             shift: START_SHIFT,
             base: 0,
-            rel,
-            t0,
-            t1,
+            offset: [0; 3],
+            t0: 0.0,
+            t1: max_t,
         };
+        // Inside the fitted cube, with one unit of padding.
+        let last_cell = ((FULL >> START_SHIFT) - 1) as u8;
+        let inside = ray.clip::<0>(&mut first, 0, last_cell, limit)
+            && ray.clip::<1>(&mut first, 0, last_cell, limit)
+            && ray.clip::<2>(&mut first, 0, last_cell, limit);
+        if !inside || first.t0.is_nan() {
+            return Ok(());
+        }
+        let code = self.code.as_slice();
         // Few rays keep more than a handful of branches waiting; every inline slot is
         // written when the stack is made, so more of them cost every ray.
         let mut stack = InlineStack::<RayFrame, 8>::new(first);
@@ -172,101 +273,48 @@ impl Mopp {
             if f.t0 > limit {
                 continue;
             }
-            let mut cell = cells(f.shift);
             loop {
                 let w = window(code, f.pc)?;
-                let (instruction, len) = match decode_frequent(w) {
-                    Some(decoded) => decoded,
-                    None => decode_rest(w).ok_or(Fault::Unknown(w[0], f.pc))?,
+                let going = if let Some((axis, lo, hi)) = decode_clip(w) {
+                    f.pc += CLIP_LEN;
+                    with_axis!(axis, A => ray.clip::<A>(&mut f, lo, hi, limit))
+                } else if let Some(split) = decode_split(w) {
+                    with_axis!(split.axis, A => ray.split::<A>(&mut f, split, limit, &mut stack))
+                } else {
+                    let (instruction, len) = decode_rest(w).ok_or(Fault::Unknown(w[0], f.pc))?;
+                    let next = f.pc + len;
+                    f.pc = next;
+                    match instruction {
+                        Instruction::Rescale { shift, base } => {
+                            for (offset, b) in f.offset.iter_mut().zip(base) {
+                                *offset += i64::from(b) << f.shift;
+                            }
+                            f.shift = f.shift.checked_sub(shift).ok_or(Fault::BelowFinestScale)?;
+                            true
+                        }
+                        Instruction::Terminal(index) => {
+                            limit = visit(f.base.wrapping_add(index), limit)?;
+                            false
+                        }
+                        Instruction::Return => false,
+                        Instruction::Jump(distance) => {
+                            f.pc = next + distance;
+                            true
+                        }
+                        Instruction::AddBase(add) => {
+                            f.base = f.base.wrapping_add(add);
+                            true
+                        }
+                        Instruction::Clip { .. } | Instruction::Split { .. } => {
+                            unreachable!("decoded above")
+                        }
+                    }
                 };
-                let next = f.pc + len;
-                match instruction {
-                    Instruction::Clip { axis, lo, hi } => {
-                        let (lo, hi) = (f64::from(lo), f64::from(hi) + 1.0);
-                        let inside = on_axis(axis, |a| {
-                            let low = f.rel[a] + lo * cell[a] - unit[a];
-                            let high = f.rel[a] + hi * cell[a] + unit[a];
-                            f.t0 = max(f.t0, min(low, high));
-                            f.t1 = min(f.t1, max(low, high));
-                            f.t0 <= f.t1 && f.t0 <= limit
-                        });
-                        if !inside {
-                            break;
-                        }
-                        f.pc = next;
-                    }
-                    Instruction::Split {
-                        axis,
-                        left_max,
-                        right_min,
-                        left,
-                        right,
-                    } => {
-                        let (upper, lower) = (f64::from(left_max) + 1.0, f64::from(right_min));
-                        let (left, right) = (next + left, next + right);
-                        // The left child keeps `q <= upper`, the right `q >= lower`; the
-                        // child nearer along the ray is walked first.
-                        let (near_pc, near_end, far_pc, far_start) = on_axis(axis, |a| {
-                            let upper = f.rel[a] + upper * cell[a] + unit[a];
-                            let lower = f.rel[a] + lower * cell[a] - unit[a];
-                            if unit[a] > 0.0 {
-                                (left, upper, right, lower)
-                            } else {
-                                (right, lower, left, upper)
-                            }
-                        });
-                        let far_t0 = max(f.t0, far_start);
-                        let far = far_t0 <= f.t1 && far_t0 <= limit;
-                        let near_t1 = min(f.t1, near_end);
-                        if f.t0 <= near_t1 {
-                            if far {
-                                stack.push(RayFrame {
-                                    pc: far_pc,
-                                    t0: far_t0,
-                                    ..f
-                                });
-                            }
-                            (f.pc, f.t1) = (near_pc, near_t1);
-                        } else if far {
-                            // Only the far side: walk it now, without a trip through the stack.
-                            (f.pc, f.t0) = (far_pc, far_t0);
-                        } else {
-                            break;
-                        }
-                    }
-                    Instruction::Rescale { shift, base } => {
-                        for a in 0..3 {
-                            f.rel[a] += f64::from(base[a]) * cell[a];
-                        }
-                        f.shift = f.shift.checked_sub(shift).ok_or(Fault::BelowFinestScale)?;
-                        cell = cells(f.shift);
-                        f.pc = next;
-                    }
-                    Instruction::Terminal(index) => {
-                        limit = visit(f.base.wrapping_add(index), limit)?;
-                        break;
-                    }
-                    Instruction::Return => break,
-                    Instruction::Jump(distance) => f.pc = next + distance,
-                    Instruction::AddBase(add) => {
-                        f.base = f.base.wrapping_add(add);
-                        f.pc = next;
-                    }
+                if !going {
+                    break;
                 }
             }
         }
         Ok(())
-    }
-}
-
-/// Runs `body` with the axis as a constant, so each axis gets its own copy of the code
-/// with fixed indices; indexing by a variable axis made the ray walk over half as slow
-/// again.
-#[inline(always)]
-fn on_axis<R>(axis: usize, mut body: impl FnMut(usize) -> R) -> R {
-    match axis {
-        0 => body(0),
-        1 => body(1),
-        _ => body(2),
     }
 }
