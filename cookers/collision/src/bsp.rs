@@ -548,45 +548,8 @@ impl CollisionBsp {
         None
     }
 
-    /// Whether `at`, on the surface's plane, lies inside its polygon (walking the winged
-    /// edges, without allocating: this is the narrow phase of every MOPP ray).
-    pub fn surface_contains(&self, surface: u16, at: V3, normal: V3) -> bool {
-        let Some(s) = self.surfaces.get(surface as usize) else {
-            return false;
-        };
-        let mut e = s.first_edge;
-        for _ in 0..=self.edges.len() {
-            let Some(edge) = self.edges.get(e as usize) else {
-                return false;
-            };
-            let (from, to, next) = if edge.left_surface == surface {
-                (edge.start_vertex, edge.end_vertex, edge.forward_edge)
-            } else {
-                (edge.end_vertex, edge.start_vertex, edge.reverse_edge)
-            };
-            let (Some(a), Some(b)) = (
-                self.vertices.get(from as usize),
-                self.vertices.get(to as usize),
-            ) else {
-                return false;
-            };
-            let (a, b) = (a.point.map(f64::from), b.point.map(f64::from));
-            let side = crate::vec3::cross(
-                [b[0] - a[0], b[1] - a[1], b[2] - a[2]],
-                [at[0] - a[0], at[1] - a[1], at[2] - a[2]],
-            );
-            if dot(side, normal) < -1e-7 {
-                return false;
-            }
-            e = next;
-            if e == s.first_edge {
-                return true;
-            }
-        }
-        false
-    }
-
-    /// The surface's polygon, by walking its winged edges (vertex indices).
+    /// The surface's polygon, by walking its winged edges (vertex indices); empty when
+    /// its edges do not close a loop.
     pub fn surface_polygon(&self, surface: u16) -> Vec<u16> {
         let mut out = Vec::new();
         let Some(s) = self.surfaces.get(surface as usize) else {
@@ -605,10 +568,10 @@ impl CollisionBsp {
                 e = edge.reverse_edge;
             }
             if e == s.first_edge {
-                break;
+                return out;
             }
         }
-        out
+        Vec::new()
     }
 
     pub fn bounds_wu(&self) -> ([f32; 3], [f32; 3]) {

@@ -18,23 +18,20 @@ pub struct MoppIndex {
     pub primitives: Vec<(u16, u16)>,
 }
 
-fn surface_points(model: &CollisionModel, region: u16, surface: u16) -> Vec<V3> {
-    let bsp = &model.regions[region as usize].bsp;
-    bsp.surface_polygon(surface)
-        .iter()
-        .map(|&v| bsp.vertices[v as usize].point.map(f64::from))
-        .collect()
-}
-
 impl MoppIndex {
     pub fn build(model: &CollisionModel) -> Result<MoppIndex, CollisionError> {
+        let table = model.surfaces();
         let mut primitives = Vec::new();
         let mut boxes = Vec::new();
         for (r, region) in model.regions.iter().enumerate() {
             for s in 0..region.bsp.surfaces.len() {
-                let pts = surface_points(model, r as u16, s as u16);
+                let at = table
+                    .find(r as u16, s as u16)
+                    .expect("every surface is in the table");
                 primitives.push((r as u16, s as u16));
-                boxes.push(crate::vec3::bounds(pts));
+                boxes.push(crate::vec3::bounds(
+                    table.corners(at).iter().map(|c| c.map(f64::from)),
+                ));
             }
         }
         Ok(MoppIndex {
@@ -77,34 +74,31 @@ impl MoppIndex {
         let o = forge_units::pack_to_blam(origin_m);
         let mut best: Option<ModelHit> = None;
         // Candidates come nearest subtree first; each hit shortens the ray for the rest.
-        self.mopp.walk_ray(o, unit, max_m / wu, |p, limit| {
+        let table = model.surfaces();
+        self.mopp.walk_ray(o, unit, max_m / wu, #[inline(always)] |p, limit| {
             let &(region, surface) = self
                 .primitives
                 .get(p as usize)
                 .ok_or("primitive out of range")?;
-            let bsp = &model
-                .regions
-                .get(region as usize)
-                .filter(|r| (surface as usize) < r.bsp.surfaces.len())
-                .ok_or("the MOPP names a surface the model does not have")?
-                .bsp;
-            let plane = bsp.planes[bsp.surfaces[surface as usize].plane as usize];
-            let n = plane.ijk.map(f64::from);
+            let at = table
+                .find(region, surface)
+                .ok_or("the MOPP names a surface the model does not have")?;
+            let (n, d) = table.plane(at);
             let denom = dot(n, unit);
             if denom >= 0.0 {
                 return Ok(limit); // Surfaces face out; a ray leaving through one does not hit it.
             }
-            let t = (f64::from(plane.d) - dot(n, o)) / denom;
+            let t = (d - dot(n, o)) / denom;
             if !(0.0..=limit).contains(&t) {
                 return Ok(limit);
             }
-            let at = [o[0] + unit[0] * t, o[1] + unit[1] * t, o[2] + unit[2] * t];
+            let point = [o[0] + unit[0] * t, o[1] + unit[1] * t, o[2] + unit[2] * t];
             // Equal distances keep the earlier primitive, as a sorted candidate list would.
             let closer = best.is_none_or(|b| {
                 t * wu < b.distance_m
                     || (t * wu == b.distance_m && (region, surface) < (b.region as u16, b.surface))
             });
-            if closer && bsp.surface_contains(surface, at, n) {
+            if closer && table.contains(at, point, n) {
                 best = Some(ModelHit {
                     distance_m: t * wu,
                     region: region as usize,

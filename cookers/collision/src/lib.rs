@@ -31,6 +31,7 @@ pub mod model;
 pub mod mopp;
 pub mod polyhedron;
 pub mod reference;
+pub mod surface_table;
 mod vec3;
 
 use forge_contract::BlockGeometry;

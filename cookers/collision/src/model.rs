@@ -5,6 +5,7 @@
 use crate::box_tree::{BoxTree, Ray};
 use crate::bsp::CollisionBsp;
 use crate::hull::ConvexHull;
+use crate::surface_table::SurfaceTable;
 use crate::vec3::{scale, V3};
 use crate::CollisionError;
 use forge_bytes::{Reader, Writer};
@@ -41,6 +42,8 @@ pub struct CollisionModel {
     pub regions: Vec<Region>,
     /// The regions' boxes; derived, not stored.
     tree: BoxTree,
+    /// Every region's surfaces as flat polygons; derived, not stored.
+    surfaces: SurfaceTable,
 }
 
 /// A ray's first hit in a model, in pack-space metres.
@@ -58,10 +61,15 @@ impl CollisionModel {
             .map(|r| (r.bounds_wu.0.map(f64::from), r.bounds_wu.1.map(f64::from)))
             .collect();
         CollisionModel {
+            surfaces: SurfaceTable::new(regions.iter().map(|r| &r.bsp)),
             materials,
             regions,
             tree: BoxTree::build(&boxes),
         }
+    }
+
+    pub fn surfaces(&self) -> &SurfaceTable {
+        &self.surfaces
     }
 
     pub fn build(hulls: &[ConvexHull]) -> Result<CollisionModel, CollisionError> {
