@@ -71,11 +71,12 @@ impl MoppIndex {
         }
         let unit = scale(dir, 1.0 / len);
         let wu = forge_units::METRES_PER_WORLD_UNIT;
-        let o = forge_units::pack_to_blam(origin_m);
+        let o = scale(origin_m, forge_units::WORLD_UNITS_PER_METRE);
+        let max_t = max_m * forge_units::WORLD_UNITS_PER_METRE;
         let mut best: Option<ModelHit> = None;
         // Candidates come nearest subtree first; each hit shortens the ray for the rest.
         let table = model.surfaces();
-        self.mopp.walk_ray(o, unit, max_m / wu, #[inline(always)] |p, limit| {
+        self.mopp.walk_ray(o, unit, max_t, #[inline(always)] |p, limit| {
             let &(region, surface) = self
                 .primitives
                 .get(p as usize)

@@ -23,6 +23,9 @@ pub type Vec3 = [f64; 3];
 pub const CENTIMETRES_PER_METRE: f64 = 100.0;
 /// One Blam world unit is 10 feet.
 pub const METRES_PER_WORLD_UNIT: f64 = 3.048;
+/// For queries, where a conversion may be off by a rounding step but should not cost a
+/// division per coordinate; cooking converts with [`pack_to_blam`], which divides.
+pub const WORLD_UNITS_PER_METRE: f64 = 1.0 / METRES_PER_WORLD_UNIT;
 
 /// glTF (Y up) to pack space (Z up): `(x, y, z) -> (x, -z, y)`. A rotation: winding stays.
 pub fn gltf_to_pack(p: Vec3) -> Vec3 {

@@ -49,7 +49,7 @@ struct RayFrame {
     pc: usize,
     shift: u32,
     base: u32,
-    offset: [i64; 3],
+    offset: [i32; 3],
     t0: f64,
     t1: f64,
 }
@@ -65,7 +65,7 @@ struct QuantizedRay {
 
 impl QuantizedRay {
     #[inline(always)]
-    fn crossing(&self, axis: usize, q: i64) -> f64 {
+    fn crossing(&self, axis: usize, q: i32) -> f64 {
         self.at_zero[axis] + q as f64 * self.unit[axis]
     }
 
@@ -73,8 +73,8 @@ impl QuantizedRay {
     /// whether some of the ray before `limit` is left.
     #[inline(always)]
     fn clip<const A: usize>(&self, f: &mut RayFrame, lo: u8, hi: u8, limit: f64) -> bool {
-        let low = self.crossing(A, f.offset[A] + (i64::from(lo) << f.shift) - 1);
-        let high = self.crossing(A, f.offset[A] + ((i64::from(hi) + 1) << f.shift) + 1);
+        let low = self.crossing(A, f.offset[A] + (i32::from(lo) << f.shift) - 1);
+        let high = self.crossing(A, f.offset[A] + ((i32::from(hi) + 1) << f.shift) + 1);
         f.t0 = max(f.t0, min(low, high));
         f.t1 = min(f.t1, max(low, high));
         f.t0 <= f.t1 && f.t0 <= limit
@@ -95,9 +95,9 @@ impl QuantizedRay {
         let (left, right) = (next + split.left, next + split.right);
         let upper = self.crossing(
             A,
-            f.offset[A] + ((i64::from(split.left_max) + 1) << f.shift) + 1,
+            f.offset[A] + ((i32::from(split.left_max) + 1) << f.shift) + 1,
         );
-        let lower = self.crossing(A, f.offset[A] + (i64::from(split.right_min) << f.shift) - 1);
+        let lower = self.crossing(A, f.offset[A] + (i32::from(split.right_min) << f.shift) - 1);
         // A branch, not a select: the next address then needs no loaded byte when the left
         // child is nearer, and the processor runs ahead on its guess.
         if self.unit[A] > 0.0 {
@@ -287,7 +287,7 @@ impl Mopp {
                     match instruction {
                         Instruction::Rescale { shift, base } => {
                             for (offset, b) in f.offset.iter_mut().zip(base) {
-                                *offset += i64::from(b) << f.shift;
+                                *offset += i32::from(b) << f.shift;
                             }
                             f.shift = f.shift.checked_sub(shift).ok_or(Fault::BelowFinestScale)?;
                             true
