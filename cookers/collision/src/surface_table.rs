@@ -3,7 +3,7 @@
 //! query's narrow phase reads a surface with two lookups instead of walking its edges.
 
 use crate::bsp::CollisionBsp;
-use crate::vec3::{cross, dot, sub, V3};
+use crate::vec3::V3;
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SurfaceTable {
@@ -65,22 +65,42 @@ impl SurfaceTable {
         &self.corners[from as usize..to as usize]
     }
 
-    /// Whether `at`, a point on the surface's plane, is on its convex polygon: on or inside
-    /// every edge, seen along `normal`.
+    /// Whether `at`, a point on the surface's plane, is on its convex polygon: within
+    /// `EDGE_SLACK` of the inside of every edge, seen along `normal` (a unit vector).
     #[inline]
     pub fn contains(&self, surface: usize, at: V3, normal: V3) -> bool {
         let corners = self.corners(surface);
-        let Some(&last) = corners.last() else {
-            return false;
-        };
-        let mut a = last.map(f64::from);
-        corners.iter().all(|b| {
-            let b = b.map(f64::from);
-            let side = cross(sub(b, a), sub(at, a));
-            a = b;
-            dot(side, normal) >= -EDGE_SLACK
-        })
+        let abs = normal.map(f64::abs);
+        // Projected along the normal's largest component, so that no edge degenerates.
+        if abs[0] >= abs[1] && abs[0] >= abs[2] {
+            contains_projected::<0>(corners, at, normal)
+        } else if abs[1] >= abs[2] {
+            contains_projected::<1>(corners, at, normal)
+        } else {
+            contains_projected::<2>(corners, at, normal)
+        }
     }
+}
+
+/// The polygon test in the plane's projection along axis `K`. For a point on the plane,
+/// the 3D test's `cross(b - a, at - a) · normal` is the 2D cross product over `normal[K]`;
+/// multiplying through by `normal[K]²` keeps the test the same without a division.
+#[inline(always)]
+fn contains_projected<const K: usize>(corners: &[[f32; 3]], at: V3, normal: V3) -> bool {
+    let (u, v) = ((K + 1) % 3, (K + 2) % 3);
+    let Some(last) = corners.last() else {
+        return false;
+    };
+    let nk = normal[K];
+    let least = -EDGE_SLACK * nk * nk;
+    let (pu, pv) = (at[u], at[v]);
+    let (mut au, mut av) = (f64::from(last[u]), f64::from(last[v]));
+    corners.iter().all(|b| {
+        let (bu, bv) = (f64::from(b[u]), f64::from(b[v]));
+        let side = (bu - au) * (pv - av) - (bv - av) * (pu - au);
+        (au, av) = (bu, bv);
+        side * nk >= least
+    })
 }
 
 #[cfg(test)]
