@@ -136,7 +136,7 @@ impl BoxTree {
         let Some(span) = whole else {
             return;
         };
-        let mut stack = InlineStack::<(Child, (f64, f64)), 8>::new((Child::Item(0), (0.0, 0.0)));
+        let mut stack = InlineStack::<(Child, (f64, f64)), 8>::new();
         let mut next = Some((root, span));
         // The nearer child is walked next without a trip through the stack; only the
         // farther one of two is pushed.

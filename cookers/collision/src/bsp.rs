@@ -430,12 +430,7 @@ impl CollisionBsp {
         if self.nodes.is_empty() || t_from.partial_cmp(&t_to).is_none_or(|o| o.is_gt()) {
             return None;
         }
-        let mut stack = InlineStack::<Span, 8>::new(Span {
-            node: NONE,
-            t0: 0.0,
-            t1: 0.0,
-            entered: None,
-        });
+        let mut stack = InlineStack::<Span, 8>::new();
         stack.push(Span {
             node: 0,
             t0: t_from,

@@ -76,39 +76,46 @@ impl MoppIndex {
         let mut best: Option<ModelHit> = None;
         // Candidates come nearest subtree first; each hit shortens the ray for the rest.
         let table = model.surfaces();
-        self.mopp.walk_ray(o, unit, max_t, #[inline(always)] |p, limit| {
-            let &(region, surface) = self
-                .primitives
-                .get(p as usize)
-                .ok_or("primitive out of range")?;
-            let at = table
-                .find(region, surface)
-                .ok_or("the MOPP names a surface the model does not have")?;
-            let (n, d) = table.plane(at);
-            let denom = dot(n, unit);
-            if denom >= 0.0 {
-                return Ok(limit); // Surfaces face out; a ray leaving through one does not hit it.
-            }
-            let t = (d - dot(n, o)) / denom;
-            if !(0.0..=limit).contains(&t) {
-                return Ok(limit);
-            }
-            let point = [o[0] + unit[0] * t, o[1] + unit[1] * t, o[2] + unit[2] * t];
-            // Equal distances keep the earlier primitive, as a sorted candidate list would.
-            let closer = best.is_none_or(|b| {
-                t * wu < b.distance_m
-                    || (t * wu == b.distance_m && (region, surface) < (b.region as u16, b.surface))
-            });
-            if closer && table.contains(at, point, n) {
-                best = Some(ModelHit {
-                    distance_m: t * wu,
-                    region: region as usize,
-                    surface,
+        self.mopp.walk_ray(
+            o,
+            unit,
+            max_t,
+            #[inline(always)]
+            |p, limit| {
+                let &(region, surface) = self
+                    .primitives
+                    .get(p as usize)
+                    .ok_or("primitive out of range")?;
+                let at = table
+                    .find(region, surface)
+                    .ok_or("the MOPP names a surface the model does not have")?;
+                let (n, d) = table.plane(at);
+                let denom = dot(n, unit);
+                if denom >= 0.0 {
+                    return Ok(limit); // Surfaces face out; a ray leaving through one does not hit it.
+                }
+                let t = (d - dot(n, o)) / denom;
+                if !(0.0..=limit).contains(&t) {
+                    return Ok(limit);
+                }
+                let point = [o[0] + unit[0] * t, o[1] + unit[1] * t, o[2] + unit[2] * t];
+                // Equal distances keep the earlier primitive, as a sorted candidate list would.
+                let closer = best.is_none_or(|b| {
+                    t * wu < b.distance_m
+                        || (t * wu == b.distance_m
+                            && (region, surface) < (b.region as u16, b.surface))
                 });
-                return Ok(t);
-            }
-            Ok(limit)
-        })?;
+                if closer && table.contains(at, point, n) {
+                    best = Some(ModelHit {
+                        distance_m: t * wu,
+                        region: region as usize,
+                        surface,
+                    });
+                    return Ok(t);
+                }
+                Ok(limit)
+            },
+        )?;
         Ok(best)
     }
 

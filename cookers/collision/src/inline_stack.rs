@@ -1,39 +1,31 @@
 //! The stack of the ray walks: a few entries inline (no allocation for the usual depth),
 //! spilling to the heap beyond them.
 
-pub struct InlineStack<T: Copy, const N: usize> {
-    inline: [T; N],
-    len: usize,
+use arrayvec::ArrayVec;
+
+pub struct InlineStack<T, const N: usize> {
+    inline: ArrayVec<T, N>,
     spill: Vec<T>,
 }
 
-impl<T: Copy, const N: usize> InlineStack<T, N> {
-    /// `filler` only initializes the inline slots; it is never popped.
-    pub fn new(filler: T) -> Self {
+impl<T, const N: usize> InlineStack<T, N> {
+    pub fn new() -> Self {
         InlineStack {
-            inline: [filler; N],
-            len: 0,
+            inline: ArrayVec::new(),
             spill: Vec::new(),
         }
     }
 
     #[inline]
     pub fn push(&mut self, item: T) {
-        if self.len < N {
-            self.inline[self.len] = item;
-            self.len += 1;
-        } else {
-            self.spill.push(item);
+        if let Err(full) = self.inline.try_push(item) {
+            self.spill.push(full.element());
         }
     }
 
     #[inline]
     pub fn pop(&mut self) -> Option<T> {
-        if let Some(item) = self.spill.pop() {
-            return Some(item);
-        }
-        self.len = self.len.checked_sub(1)?;
-        Some(self.inline[self.len])
+        self.spill.pop().or_else(|| self.inline.pop())
     }
 }
 
@@ -43,7 +35,7 @@ mod tests {
 
     #[test]
     fn spills_past_its_inline_slots_and_pops_in_reverse() {
-        let mut stack = InlineStack::<u32, 2>::new(0);
+        let mut stack = InlineStack::<u32, 2>::new();
         for i in 1..=5 {
             stack.push(i);
         }

@@ -265,9 +265,7 @@ impl Mopp {
             return Ok(());
         }
         let code = self.code.as_slice();
-        // Few rays keep more than a handful of branches waiting; every inline slot is
-        // written when the stack is made, so more of them cost every ray.
-        let mut stack = InlineStack::<RayFrame, 8>::new(first);
+        let mut stack = InlineStack::<RayFrame, 8>::new();
         stack.push(first);
         while let Some(mut f) = stack.pop() {
             if f.t0 > limit {
