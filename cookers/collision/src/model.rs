@@ -115,11 +115,13 @@ impl CollisionModel {
         }
         let unit = scale(dir, 1.0 / len);
         let wu = forge_units::METRES_PER_WORLD_UNIT;
-        let o = forge_units::pack_to_blam(origin_m);
+        let o = scale(origin_m, forge_units::WORLD_UNITS_PER_METRE);
         let mut best: Option<ModelHit> = None;
         // Regions are visited nearest box first; a hit shortens the ray for the rest.
-        self.tree
-            .walk_ray(&Ray::new(o, unit), max_m / wu, |i, (entry, exit), limit| {
+        self.tree.walk_ray(
+            &Ray::new(o, unit),
+            max_m * forge_units::WORLD_UNITS_PER_METRE,
+            |i, (entry, exit), limit| {
                 // Outside its box the ray is in empty space, so the BSP walk covers the box.
                 match self.regions[i]
                     .bsp
@@ -135,7 +137,8 @@ impl CollisionModel {
                     }
                     _ => limit,
                 }
-            });
+            },
+        );
         best
     }
 

@@ -298,8 +298,8 @@ fn decode_split(w: [u8; 8]) -> Option<Split> {
             axis: usize::from(op - 0x23),
             left_max: w[1],
             right_min: w[2],
-            left: b(3) << 8 | b(4),
-            right: b(5) << 8 | b(6),
+            left: usize::from(u16::from_be_bytes([w[3], w[4]])),
+            right: usize::from(u16::from_be_bytes([w[5], w[6]])),
             len: 7,
         },
         op @ 0x20..=0x22 => Split {
