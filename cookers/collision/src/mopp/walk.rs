@@ -5,7 +5,7 @@
 
 use super::{
     decode, decode_clip, decode_rest, decode_split, window, Fault, Instruction, Mopp, Split,
-    CLIP_LEN, FULL, START_SHIFT,
+    CLIP_LEN, START_SHIFT,
 };
 use crate::inline_stack::InlineStack;
 use crate::vec3::{max, min};
@@ -248,7 +248,9 @@ impl Mopp {
             unit,
         };
         let mut limit = max_t;
-        let mut first = RayFrame {
+        // The whole segment to start: the code's own clips and splits bound it, so a
+        // separate test against the fitted cube would only repeat their work.
+        let first = RayFrame {
             pc: 0,
             shift: START_SHIFT,
             base: 0,
@@ -256,14 +258,6 @@ impl Mopp {
             t0: 0.0,
             t1: max_t,
         };
-        // Inside the fitted cube, with one unit of padding.
-        let last_cell = ((FULL >> START_SHIFT) - 1) as u8;
-        let inside = ray.clip::<0>(&mut first, 0, last_cell, limit)
-            && ray.clip::<1>(&mut first, 0, last_cell, limit)
-            && ray.clip::<2>(&mut first, 0, last_cell, limit);
-        if !inside || first.t0.is_nan() {
-            return Ok(());
-        }
         let code = self.code.as_slice();
         let mut stack = InlineStack::<RayFrame, 8>::new();
         stack.push(first);
