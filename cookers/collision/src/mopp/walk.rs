@@ -92,7 +92,15 @@ impl QuantizedRay {
         stack: &mut InlineStack<RayFrame, 8>,
     ) -> bool {
         let next = f.pc + split.len;
-        let (left, right) = (next + split.left, next + split.right);
+        // The left child nearly always follows the split. Testing for that, rather than
+        // adding the jump read from the code, lets the processor go on to the child
+        // before the read completes.
+        let left = if split.left == 0 {
+            next
+        } else {
+            jump_from(next, split.left)
+        };
+        let right = next + split.right;
         let upper = self.crossing(
             A,
             f.offset[A] + ((i32::from(split.left_max) + 1) << f.shift) + 1,
@@ -309,4 +317,11 @@ impl Mopp {
         }
         Ok(())
     }
+}
+
+/// `next + jump`, kept out of line so the common no-jump case stays a branch.
+#[cold]
+#[inline(never)]
+fn jump_from(next: usize, jump: usize) -> usize {
+    next + jump
 }
