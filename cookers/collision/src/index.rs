@@ -87,7 +87,7 @@ impl MoppIndex {
                     .get(p as usize)
                     .ok_or("primitive out of range")?;
                 let at = table
-                    .find(region, surface)
+                    .find_from(p as usize, region, surface)
                     .ok_or("the MOPP names a surface the model does not have")?;
                 let (n, d) = table.plane(at);
                 let denom = dot(n, unit);

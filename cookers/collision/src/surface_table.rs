@@ -9,6 +9,8 @@ use crate::vec3::V3;
 pub struct SurfaceTable {
     /// Per region, the table index of its first surface, and one past the last region.
     region_first: Vec<u32>,
+    /// Per surface: its region and its index there.
+    owners: Vec<(u16, u16)>,
     /// Per surface: the plane's normal and distance, in world units.
     planes: Vec<[f32; 4]>,
     /// Per surface, where its corners start in `corners`, and one past the last surface.
@@ -23,9 +25,10 @@ const EDGE_SLACK: f64 = 1e-7;
 impl SurfaceTable {
     pub fn new<'a>(bsps: impl IntoIterator<Item = &'a CollisionBsp>) -> SurfaceTable {
         let mut table = SurfaceTable::default();
-        for bsp in bsps {
+        for (r, bsp) in bsps.into_iter().enumerate() {
             table.region_first.push(table.planes.len() as u32);
             for (s, surface) in bsp.surfaces.iter().enumerate() {
+                table.owners.push((r as u16, s as u16));
                 let plane = bsp.planes[surface.plane as usize];
                 table
                     .planes
@@ -50,6 +53,18 @@ impl SurfaceTable {
         let end = *self.region_first.get(usize::from(region) + 1)?;
         let at = first + u32::from(surface);
         (at < end).then_some(at as usize)
+    }
+
+    /// Like [`find`](Self::find), trying `slot` first: a MOPP index built from this model
+    /// numbers its primitives in table order. The guess costs no read that waits on
+    /// another, where `find` reads the region's first slot before the surface's data.
+    #[inline]
+    pub fn find_from(&self, slot: usize, region: u16, surface: u16) -> Option<usize> {
+        if self.owners.get(slot) == Some(&(region, surface)) {
+            Some(slot)
+        } else {
+            self.find(region, surface)
+        }
     }
 
     /// The surface's outward normal and its distance from the origin (world units).
@@ -124,6 +139,8 @@ mod tests {
             let bsp = &region.bsp;
             for s in 0..bsp.surfaces.len() {
                 let at = table.find(r as u16, s as u16).unwrap();
+                assert_eq!(table.find_from(at, r as u16, s as u16), Some(at));
+                assert_eq!(table.find_from(0, r as u16, s as u16), Some(at));
                 let polygon = bsp.surface_polygon(s as u16);
                 assert_eq!(table.corners(at).len(), polygon.len());
                 let plane = bsp.planes[bsp.surfaces[s].plane as usize];
