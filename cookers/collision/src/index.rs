@@ -30,7 +30,7 @@ impl MoppIndex {
                     .expect("every surface is in the table");
                 primitives.push((r as u16, s as u16));
                 boxes.push(crate::vec3::bounds(
-                    table.corners(at).iter().map(|c| c.map(f64::from)),
+                    table.corners(at).map(|c| c.map(f64::from)),
                 ));
             }
         }
