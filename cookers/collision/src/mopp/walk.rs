@@ -115,6 +115,8 @@ impl QuantizedRay {
         }
     }
 
+    /// Goes on in the near child over the part of `f` before `near_end`, pushing the far
+    /// child over the part after `far_start` when the ray reaches it before `limit`.
     #[inline(always)]
     fn enter(
         f: &mut RayFrame,
@@ -223,8 +225,9 @@ impl Mopp {
 
     /// Runs the code for the segment `origin + t·dir`, `0 <= t <= max_t` (world units):
     /// calls `visit(primitive, limit)` for each primitive whose box the segment may cross
-    /// before `limit`, nearer subtrees first, without allocating. `visit` returns the new
-    /// limit, so a hit prunes every subtree the ray only reaches beyond it.
+    /// before `limit`, nearer subtrees first, without allocating for the usual depth.
+    /// `visit` returns the new limit, so a hit prunes every subtree the ray only reaches
+    /// beyond it.
     pub fn walk_ray(
         &self,
         origin: [f64; 3],
