@@ -1,6 +1,7 @@
 //! Every surface of a model as a flat polygon and plane, derived from the BSPs' winged
 //! edges when the model is made. The MOPP index builds its boxes from it, and its ray
-//! query's narrow phase reads a surface with two lookups instead of walking its edges.
+//! query's narrow phase reads a candidate surface from one slot instead of walking its
+//! edges through several tables.
 
 use crate::bsp::CollisionBsp;
 use crate::vec3::V3;
