@@ -136,7 +136,7 @@ impl Mopp {
                     }
                     Instruction::Jump(distance) => pc = next + distance,
                     Instruction::AddBase(_) | Instruction::Clip { .. } => pc = next,
-                    Instruction::Split { left, right, .. } => {
+                    Instruction::Split(Split { left, right, .. }) => {
                         stack.push((next + right, depth + 1, shift));
                         stack.push((next + left, depth + 1, shift));
                         break;
@@ -159,28 +159,15 @@ impl Mopp {
     }
 }
 
-/// One instruction. Split distances are measured from the end of the instruction.
+/// One instruction. Jump and split distances are measured from the end of the instruction.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Instruction {
     Return,
-    Rescale {
-        shift: u32,
-        base: [u8; 3],
-    },
+    Rescale { shift: u32, base: [u8; 3] },
     Jump(usize),
     AddBase(u32),
-    Split {
-        axis: usize,
-        left_max: u8,
-        right_min: u8,
-        left: usize,
-        right: usize,
-    },
-    Clip {
-        axis: usize,
-        lo: u8,
-        hi: u8,
-    },
+    Split(Split),
+    Clip { axis: usize, lo: u8, hi: u8 },
     Terminal(u32),
 }
 
@@ -246,14 +233,7 @@ fn decode_window(w: [u8; 8]) -> Option<(Instruction, usize)> {
         return Some((Instruction::Clip { axis, lo, hi }, CLIP_LEN));
     }
     if let Some(split) = decode_split(w) {
-        let instruction = Instruction::Split {
-            axis: split.axis,
-            left_max: split.left_max,
-            right_min: split.right_min,
-            left: split.left,
-            right: split.right,
-        };
-        return Some((instruction, split.len));
+        return Some((Instruction::Split(split), split.len));
     }
     decode_rest(w)
 }
@@ -272,7 +252,7 @@ fn decode_clip(w: [u8; 8]) -> Option<(usize, u8, u8)> {
 }
 
 /// A split in any of its three forms. `left` and `right` count from its end, `len` on.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 struct Split {
     axis: usize,
     left_max: u8,

@@ -178,13 +178,14 @@ impl Mopp {
                         }
                         f.pc = next;
                     }
-                    Instruction::Split {
+                    Instruction::Split(Split {
                         axis,
                         left_max,
                         right_min,
                         left,
                         right,
-                    } => {
+                        ..
+                    }) => {
                         let go_left = cell(&f, axis, qlo[axis]) <= i64::from(left_max);
                         let go_right = cell(&f, axis, qhi[axis]) >= i64::from(right_min);
                         if go_right {
@@ -308,7 +309,7 @@ impl Mopp {
                             f.base = f.base.wrapping_add(add);
                             true
                         }
-                        Instruction::Clip { .. } | Instruction::Split { .. } => {
+                        Instruction::Clip { .. } | Instruction::Split(_) => {
                             unreachable!("decoded above")
                         }
                     }
