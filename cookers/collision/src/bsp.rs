@@ -546,9 +546,16 @@ impl CollisionBsp {
     /// The surface's polygon, by walking its winged edges (vertex indices); empty when
     /// its edges do not close a loop.
     pub fn surface_polygon(&self, surface: u16) -> Vec<u16> {
-        let mut out = Vec::new();
+        let mut polygon = Vec::new();
+        self.surface_polygon_into(surface, &mut polygon);
+        polygon
+    }
+
+    /// [`surface_polygon`](Self::surface_polygon) into a buffer the caller reuses.
+    pub fn surface_polygon_into(&self, surface: u16, polygon: &mut Vec<u16>) {
+        polygon.clear();
         let Some(s) = self.surfaces.get(surface as usize) else {
-            return out;
+            return;
         };
         let mut e = s.first_edge;
         for _ in 0..=self.edges.len() {
@@ -556,17 +563,17 @@ impl CollisionBsp {
                 break;
             };
             if edge.left_surface == surface {
-                out.push(edge.start_vertex);
+                polygon.push(edge.start_vertex);
                 e = edge.forward_edge;
             } else {
-                out.push(edge.end_vertex);
+                polygon.push(edge.end_vertex);
                 e = edge.reverse_edge;
             }
             if e == s.first_edge {
-                return out;
+                return;
             }
         }
-        Vec::new()
+        polygon.clear();
     }
 
     pub fn bounds_wu(&self) -> ([f32; 3], [f32; 3]) {

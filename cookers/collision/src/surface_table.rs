@@ -39,11 +39,12 @@ const EDGE_SLACK: f64 = 1e-7;
 impl SurfaceTable {
     pub fn new<'a>(bsps: impl IntoIterator<Item = &'a CollisionBsp>) -> SurfaceTable {
         let mut table = SurfaceTable::default();
+        let mut polygon = Vec::new();
         for (r, bsp) in bsps.into_iter().enumerate() {
             table.region_first.push(table.slots.len() as u32);
             for (s, surface) in bsp.surfaces.iter().enumerate() {
                 let plane = bsp.planes[surface.plane as usize];
-                let polygon = bsp.surface_polygon(s as u16);
+                bsp.surface_polygon_into(s as u16, &mut polygon);
                 let mut slot = Slot {
                     plane: [plane.ijk[0], plane.ijk[1], plane.ijk[2], plane.d],
                     owner: (r as u16, s as u16),
