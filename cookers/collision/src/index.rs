@@ -20,20 +20,13 @@ pub struct MoppIndex {
 
 impl MoppIndex {
     pub fn build(model: &CollisionModel) -> Result<MoppIndex, CollisionError> {
+        // Primitives in table order, which the ray query's narrow phase relies on to find
+        // a surface's slot at once.
         let table = model.surfaces();
-        let mut primitives = Vec::new();
-        let mut boxes = Vec::new();
-        for (r, region) in model.regions.iter().enumerate() {
-            for s in 0..region.bsp.surfaces.len() {
-                let at = table
-                    .find(r as u16, s as u16)
-                    .expect("every surface is in the table");
-                primitives.push((r as u16, s as u16));
-                boxes.push(crate::vec3::bounds(
-                    table.corners(at).map(|c| c.map(f64::from)),
-                ));
-            }
-        }
+        let primitives = (0..table.len()).map(|at| table.owner(at)).collect();
+        let boxes: Vec<_> = (0..table.len())
+            .map(|at| crate::vec3::bounds(table.corners(at).map(|c| c.map(f64::from))))
+            .collect();
         Ok(MoppIndex {
             mopp: Mopp::build(&boxes)?,
             primitives,

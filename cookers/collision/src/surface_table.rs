@@ -66,6 +66,20 @@ impl SurfaceTable {
         table
     }
 
+    /// How many surfaces, over all regions.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// The region of the surface in `slot`, and its index there.
+    pub fn owner(&self, slot: usize) -> (u16, u16) {
+        self.slots[slot].owner
+    }
+
     /// The table index of a region's surface, if it has one.
     #[inline]
     pub fn find(&self, region: u16, surface: u16) -> Option<usize> {
