@@ -24,6 +24,14 @@ pub struct Region {
 }
 
 impl Region {
+    /// The region's vertex bounds in world units, as f64.
+    fn bounds(&self) -> (V3, V3) {
+        (
+            self.bounds_wu.0.map(f64::from),
+            self.bounds_wu.1.map(f64::from),
+        )
+    }
+
     pub fn new(name: String, permutation: String, bsp: CollisionBsp) -> Region {
         let bounds_wu = bsp.bounds_wu();
         Region {
@@ -56,10 +64,7 @@ pub struct ModelHit {
 
 impl CollisionModel {
     pub fn new(materials: Vec<String>, regions: Vec<Region>) -> CollisionModel {
-        let boxes: Vec<(V3, V3)> = regions
-            .iter()
-            .map(|r| (r.bounds_wu.0.map(f64::from), r.bounds_wu.1.map(f64::from)))
-            .collect();
+        let boxes: Vec<(V3, V3)> = regions.iter().map(Region::bounds).collect();
         CollisionModel {
             surfaces: SurfaceTable::new(regions.iter().map(|r| &r.bsp)),
             materials,
@@ -144,26 +149,15 @@ impl CollisionModel {
 
     /// Pack-space bounds (metres) of every region's vertices.
     pub fn bounds_m(&self) -> Option<(V3, V3)> {
-        let mut out: Option<(V3, V3)> = None;
-        for r in &self.regions {
-            let (lo, hi) = r.bsp.bounds_wu();
-            let (lo, hi) = (
-                forge_units::blam_to_pack(lo.map(f64::from)),
-                forge_units::blam_to_pack(hi.map(f64::from)),
-            );
-            out = Some(match out {
-                None => (lo, hi),
-                Some((a, b)) => (
-                    [0, 1, 2].map(|i| a[i].min(lo[i])),
-                    [0, 1, 2].map(|i| b[i].max(hi[i])),
-                ),
-            });
+        if self.regions.is_empty() {
+            return None;
         }
-        out
+        let (lo, hi) = crate::vec3::union(self.regions.iter().map(Region::bounds));
+        Some((forge_units::blam_to_pack(lo), forge_units::blam_to_pack(hi)))
     }
 
     pub fn surface_count(&self) -> usize {
-        self.regions.iter().map(|r| r.bsp.surfaces.len()).sum()
+        self.surfaces.len()
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {

@@ -107,35 +107,35 @@ impl SurfaceTable {
 
     /// The surface's outward normal and its distance from the origin (world units).
     #[inline]
-    pub fn plane(&self, surface: usize) -> (V3, f64) {
-        let [i, j, k, d] = self.slots[surface].plane;
+    pub fn plane(&self, slot: usize) -> (V3, f64) {
+        let [i, j, k, d] = self.slots[slot].plane;
         ([i, j, k].map(f64::from), f64::from(d))
     }
 
     /// The surface's corners in order (world units); none when its edges do not close.
-    pub fn corners(&self, surface: usize) -> impl Iterator<Item = [f32; 3]> + Clone + '_ {
-        let slot = &self.slots[surface];
-        let count = slot.count as usize;
-        let more = slot.more_first as usize;
+    pub fn corners(&self, slot: usize) -> impl Iterator<Item = [f32; 3]> + '_ {
+        let surface = &self.slots[slot];
+        let count = surface.count as usize;
+        let more = surface.more_first as usize;
         let more = &self.more_corners[more..more + count.saturating_sub(3)];
-        slot.corners[..count.min(3)].iter().chain(more).copied()
+        surface.corners[..count.min(3)].iter().chain(more).copied()
     }
 
     /// Whether `at`, a point on the surface's plane, is on its convex polygon: within
     /// `EDGE_SLACK` of the inside of every edge, seen along `normal` (a unit vector).
     #[inline]
-    pub fn contains(&self, surface: usize, at: V3, normal: V3) -> bool {
-        let slot = &self.slots[surface];
+    pub fn contains(&self, slot: usize, at: V3, normal: V3) -> bool {
+        let surface = &self.slots[slot];
         // Triangles, the most common surfaces, get their own copy of the test.
-        if slot.count == 3 {
-            return contains_on_axis(slot.corners[2], slot.corners, at, normal);
+        if surface.count == 3 {
+            return contains_on_axis(surface.corners[2], surface.corners, at, normal);
         }
-        let last = match slot.count {
+        let last = match surface.count {
             0 => return false,
-            n @ 1..=3 => slot.corners[n as usize - 1],
-            n => self.more_corners[(slot.more_first + n - 4) as usize],
+            n @ 1..=3 => surface.corners[n as usize - 1],
+            n => self.more_corners[(surface.more_first + n - 4) as usize],
         };
-        contains_on_axis(last, self.corners(surface), at, normal)
+        contains_on_axis(last, self.corners(slot), at, normal)
     }
 }
 
