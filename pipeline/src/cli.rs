@@ -12,6 +12,8 @@ use serde_json::json;
 
 use crate::config::{Config, Overrides};
 use crate::cook::{self, Ending};
+use crate::steps::render::RenderParams;
+use crate::wiring::PlanOptions;
 
 #[derive(Parser)]
 #[command(
@@ -209,14 +211,16 @@ fn dispatch(cli: Cli) -> Result<i32> {
             };
             let config = Config::load(&args.config, &overrides)?;
             let options = cook::Options {
-                render: config.render.enabled.then(|| crate::preview::RenderParams {
-                    size: config.render.size.unwrap_or(512),
-                    overlays: config.render.overlays.clone(),
-                    turntable: config.render.turntable,
-                    transparent: config.render.transparent,
-                }),
+                plan: PlanOptions {
+                    render: config.render.enabled.then(|| RenderParams {
+                        size: config.render.size.unwrap_or(512),
+                        overlays: config.render.overlays.clone(),
+                        turntable: config.render.turntable,
+                        transparent: config.render.transparent,
+                    }),
+                    archive: args.archive,
+                },
                 config,
-                archive: args.archive,
                 only: args.only,
                 use_cache: !args.no_cache,
                 keep_going: args.keep_going,
@@ -251,14 +255,16 @@ fn dispatch(cli: Cli) -> Result<i32> {
             };
             let config = Config::load(&config, &overrides)?;
             let options = cook::Options {
-                render: Some(crate::preview::RenderParams {
-                    size,
-                    overlays,
-                    turntable: turntable.min(72),
-                    transparent,
-                }),
+                plan: PlanOptions {
+                    render: Some(RenderParams {
+                        size,
+                        overlays,
+                        turntable: turntable.min(72),
+                        transparent,
+                    }),
+                    archive: false,
+                },
                 config,
-                archive: false,
                 only,
                 use_cache: true,
                 keep_going: false,

@@ -7,7 +7,9 @@
 //! channel and never touch the states. Step order never reaches an output: cookers see only
 //! their inputs, so bytes are the same for any job count.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -15,9 +17,9 @@ use forge_contract::Diagnostic;
 use rayon::prelude::*;
 
 use crate::fingerprint::{Dirty, Fingerprint};
-use crate::graph::{Graph, Input, StepId};
+use crate::graph::{Graph, Input, Step, StepId};
 use crate::stat_cache::StatCache;
-use crate::steps::{self, finding};
+use crate::steps::{finding, Cooked, Inputs, Outputs};
 use crate::store::{ActionRecord, OutputRef, Store};
 
 /// One output of a step. Outputs of a cache hit are not read until something needs their
@@ -131,6 +133,8 @@ pub struct Settings<'a> {
     /// corrupt output was found; normally outputs are verified only when read.
     pub verify_hits: bool,
     pub pool: &'a rayon::ThreadPool,
+    /// Set (by Ctrl-C) to stop starting steps; those running finish and are recorded.
+    pub cancel: &'a AtomicBool,
 }
 
 /// Receives each finished step, for progress display.
@@ -235,6 +239,7 @@ pub fn run(
     prior: Vec<Finished>,
     settings: &Settings,
     observer: &dyn Observer,
+    cook: &Cooker,
 ) -> Vec<Finished> {
     let pool = settings.pool;
     let mut run = Run::new(graph, prior);
@@ -255,6 +260,7 @@ pub fn run(
         }
     };
     pool.in_place_scope(|scope| loop {
+        stopping |= settings.cancel.load(Ordering::Relaxed);
         // Every ready step is probed at once, on the pool: in a no-op cook the graph is all
         // hits, and probing it wave by wave in parallel halves the coordinator's work.
         while !stopping && !run.ready.is_empty() {
@@ -292,7 +298,7 @@ pub fn run(
             let tx = tx.clone();
             in_flight += 1;
             scope.spawn(move |_| {
-                let result = run_step(graph, id, &upstream, settings);
+                let result = run_step(graph, id, &upstream, settings, cook);
                 let _ = tx.send((id, result));
             });
         }
@@ -401,223 +407,246 @@ fn probe(
     })
 }
 
+/// A step's cooker: what `run` calls for each step that is not cached. A cook passes
+/// `steps::cook`; tests pass fakes.
+pub type Cooker = dyn Fn(&Step, &Inputs) -> Cooked + Sync;
+
+/// A step's inputs, hashed; the bytes of those already read, and what is still to read.
+struct Gathered {
+    records: Vec<InputRecord>,
+    loaded: Inputs,
+    unread_sources: Vec<(String, PathBuf, String)>,
+    unread_upstream: Vec<(String, Arc<Output>)>,
+}
+
 fn run_step(
     graph: &Graph,
     id: StepId,
     upstream: &[Option<Finished>],
     settings: &Settings,
+    cook: &Cooker,
 ) -> Finished {
     let started = Instant::now();
     let step = &graph.steps[id];
-    let mut records = Vec::new();
-    let mut loaded: BTreeMap<String, Arc<Vec<u8>>> = BTreeMap::new();
-    let mut unread: Vec<(String, std::path::PathBuf, String)> = Vec::new();
-    let mut upstream_unread: Vec<(String, Arc<Output>)> = Vec::new();
+    let gathered = match gather(step, upstream, settings) {
+        Ok(g) => g,
+        Err((records, diagnostics)) => return failed(None, started, records, diagnostics),
+    };
+    let fingerprint = fingerprint_of(step, &gathered.records);
+    let key = fingerprint.key();
+    let dirty = match lookup(step, &key, &fingerprint, settings) {
+        Ok(outputs) => {
+            return Finished {
+                key: Some(key),
+                outcome: Outcome::Hit,
+                duration: started.elapsed(),
+                inputs: gathered.records,
+                outputs,
+            }
+        }
+        Err(dirty) => dirty,
+    };
+    let records = gathered.records.clone();
+    let result = load(step, gathered, settings)
+        .and_then(|inputs| cook_caught(step, &inputs, cook))
+        .and_then(|outputs| store(step, &key, &fingerprint, outputs, settings));
+    match result {
+        Ok(outputs) => Finished {
+            key: Some(key),
+            outcome: Outcome::Ran(dirty),
+            duration: started.elapsed(),
+            inputs: records,
+            outputs,
+        },
+        Err(diagnostics) => failed(Some(key), started, records, diagnostics),
+    }
+}
+
+/// Hashes every input: sources through the stat cache (reading those whose stamp changed),
+/// upstream outputs by their recorded hash.
+fn gather(
+    step: &Step,
+    upstream: &[Option<Finished>],
+    settings: &Settings,
+) -> Result<Gathered, (Vec<InputRecord>, Vec<Diagnostic>)> {
+    let mut g = Gathered {
+        records: Vec::new(),
+        loaded: Inputs::new(),
+        unread_sources: Vec::new(),
+        unread_upstream: Vec::new(),
+    };
     let mut deps = upstream.iter();
     for input in &step.inputs {
-        match input {
-            Input::Source { name, path } => {
-                let file = format!("{}/{name}", step.pack);
-                match settings.stat_cache.hash(path) {
-                    Ok(h) => {
-                        records.push(InputRecord {
-                            name: name.clone(),
-                            hash: h.hash.clone(),
-                            size: h.size,
-                        });
-                        match h.bytes {
-                            Some(bytes) => {
-                                loaded.insert(name.clone(), Arc::new(bytes));
-                            }
-                            None => unread.push((name.clone(), path.clone(), h.hash)),
+        let (name, hash, size) = match input {
+            Input::Source { name, path } => match settings.stat_cache.hash(path) {
+                Ok(h) => {
+                    match h.bytes {
+                        Some(bytes) => {
+                            g.loaded.insert(name.clone(), Arc::new(bytes));
                         }
+                        None => g.unread_sources.push((name.clone(), path.clone(), h.hash.clone())),
                     }
-                    Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
-                        return failed(
-                            None,
-                            started,
-                            records,
-                            vec![finding(
-                                "symlinked_source",
-                                &file,
-                                format!(
-                                    "sources must be regular files inside the pack folder ({e})"
-                                ),
-                            )],
-                        )
-                    }
-                    Err(e) => {
-                        return failed(
-                            None,
-                            started,
-                            records,
-                            vec![finding(
-                                "missing_source",
-                                &file,
-                                format!("cannot read it: {e}"),
-                            )],
-                        )
-                    }
+                    (name, h.hash, h.size)
                 }
-            }
+                Err(e) => return Err((g.records, vec![unreadable_source(step, name, e)])),
+            },
             Input::Upstream { name, output, .. } => {
                 let dep = deps
                     .next()
                     .and_then(Option::as_ref)
                     .expect("dependencies are done");
                 let Some(out) = dep.outputs.iter().find(|o| &o.name == output) else {
-                    return failed(
-                        None,
-                        started,
-                        records,
-                        vec![finding(
-                            "missing_input",
-                            &step.id,
-                            format!("the upstream step made no {output}"),
-                        )],
-                    );
+                    let message = format!("the upstream step made no {output}");
+                    return Err((g.records, vec![finding("missing_input", &step.id, message)]));
                 };
-                records.push(InputRecord {
-                    name: name.clone(),
-                    hash: out.hash.clone(),
-                    size: out.size,
-                });
-                upstream_unread.push((name.clone(), out.clone()));
+                g.unread_upstream.push((name.clone(), out.clone()));
+                (name, out.hash.clone(), out.size)
             }
-        }
+        };
+        g.records.push(InputRecord {
+            name: name.clone(),
+            hash,
+            size,
+        });
     }
-    let fingerprint = fingerprint_of(step, &records);
-    let key = fingerprint.key();
-    let store = settings.store;
-    let dirty = if !settings.use_cache {
-        Dirty::CacheDisabled
-    } else if let Some(record) = store.get_action(&key) {
-        match cached_outputs(store, &record, settings.verify_hits) {
-            Ok(outputs) => {
-                return Finished {
-                    key: Some(key),
-                    outcome: Outcome::Hit,
-                    duration: started.elapsed(),
-                    inputs: records,
-                    outputs,
-                }
-            }
-            Err(detail) => {
-                store.discard_action(&key);
-                Dirty::CacheEntryBad { detail }
-            }
-        }
+    Ok(g)
+}
+
+fn unreadable_source(step: &Step, name: &str, e: std::io::Error) -> Diagnostic {
+    let file = format!("{}/{name}", step.pack);
+    if e.kind() == std::io::ErrorKind::InvalidInput {
+        let message = format!("sources must be regular files inside the pack folder ({e})");
+        finding("symlinked_source", &file, message)
     } else {
-        Dirty::between(store.last_fingerprint(&step.id).as_ref(), &fingerprint).unwrap_or(
-            Dirty::CacheEntryBad {
-                detail: "no outputs are recorded for this key".into(),
-            },
-        )
-    };
-    for (name, path, hash) in unread {
+        finding("missing_source", &file, format!("cannot read it: {e}"))
+    }
+}
+
+/// The cached outputs of `key`, or why the step must run.
+fn lookup(
+    step: &Step,
+    key: &str,
+    fingerprint: &Fingerprint,
+    settings: &Settings,
+) -> Result<Vec<Arc<Output>>, Dirty> {
+    let store = settings.store;
+    if !settings.use_cache {
+        return Err(Dirty::CacheDisabled);
+    }
+    match store.get_action(key) {
+        Some(record) => cached_outputs(store, &record, settings.verify_hits).map_err(|detail| {
+            store.discard_action(key);
+            Dirty::CacheEntryBad { detail }
+        }),
+        None => Err(
+            Dirty::between(store.last_fingerprint(&step.id).as_ref(), fingerprint).unwrap_or(
+                Dirty::CacheEntryBad {
+                    detail: "no outputs are recorded for this key".into(),
+                },
+            ),
+        ),
+    }
+}
+
+/// Reads the inputs not read while hashing, checking each against its hash.
+fn load(step: &Step, g: Gathered, settings: &Settings) -> Result<Inputs, Vec<Diagnostic>> {
+    let mut loaded = g.loaded;
+    for (name, path, hash) in g.unread_sources {
         match std::fs::read(&path) {
             Ok(bytes) if blake3::hash(&bytes).to_hex().as_str() == hash => {
                 loaded.insert(name, Arc::new(bytes));
             }
             _ => {
                 settings.stat_cache.forget(&path);
-                return failed(
-                    Some(key),
-                    started,
-                    records,
-                    vec![finding(
-                        "source_changed",
-                        &format!("{}/{name}", step.pack),
-                        "the file changed during the cook; run it again",
-                    )],
-                );
+                return Err(vec![finding(
+                    "source_changed",
+                    &format!("{}/{name}", step.pack),
+                    "the file changed during the cook; run it again",
+                )]);
             }
         }
     }
-    for (name, out) in upstream_unread {
-        match out.bytes(store) {
-            Ok(bytes) => {
-                loaded.insert(name, bytes);
-            }
-            Err(e) => {
-                return failed(
-                    Some(key),
-                    started,
-                    records,
-                    vec![finding(
-                        CACHE_CORRUPT,
-                        &step.id,
-                        format!("the cached {name} was damaged: {}", e.detail),
-                    )],
-                );
-            }
-        }
+    for (name, out) in g.unread_upstream {
+        let bytes = out.bytes(settings.store).map_err(|e| {
+            vec![finding(
+                CACHE_CORRUPT,
+                &step.id,
+                format!("the cached {name} was damaged: {}", e.detail),
+            )]
+        })?;
+        loaded.insert(name, bytes);
     }
-    let outputs = match steps::cook(step, &loaded) {
-        Ok(o) => o,
-        Err(diagnostics) => return failed(Some(key), started, records, diagnostics),
+    Ok(loaded)
+}
+
+/// Runs the cooker; a panic becomes the step's failure instead of a worker that never
+/// reports, so the cook ends.
+fn cook_caught(step: &Step, inputs: &Inputs, cook: &Cooker) -> Cooked {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| cook(step, inputs))).unwrap_or_else(
+        |panic| {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "no message".into());
+            Err(vec![finding(
+                "cooker_panicked",
+                &step.id,
+                format!("the {} cooker crashed ({what}); this is a bug in the pipeline, please report it with the inputs", step.kind.name),
+            )])
+        },
+    )
+}
+
+/// Puts every output in the blob store, then records the action: blobs always come first.
+fn store(
+    step: &Step,
+    key: &str,
+    fingerprint: &Fingerprint,
+    outputs: Outputs,
+    settings: &Settings,
+) -> Result<Vec<Arc<Output>>, Vec<Diagnostic>> {
+    let store = settings.store;
+    let cache_write = |what: &str, e: std::io::Error| {
+        vec![finding(
+            "cache_write",
+            &step.id,
+            format!("cannot {what}: {e}"),
+        )]
     };
     let mut stored = Vec::with_capacity(outputs.len());
     for (name, bytes) in outputs {
-        match store.put_blob(&bytes) {
-            Ok(hash) => stored.push(Output::fresh(name, hash, bytes)),
-            Err(e) => {
-                return failed(
-                    Some(key),
-                    started,
-                    records,
-                    vec![finding(
-                        "cache_write",
-                        &step.id,
-                        format!("cannot store an output: {e}"),
-                    )],
-                )
-            }
-        }
+        let hash = store
+            .put_blob(&bytes)
+            .map_err(|e| cache_write("store an output", e))?;
+        stored.push(Output::fresh(name, hash, bytes));
     }
-    let record = ActionRecord {
-        key: key.clone(),
-        outputs: stored
-            .iter()
-            .map(|o| OutputRef {
-                name: o.name.clone(),
-                hash: o.hash.clone(),
-                size: o.size,
-            })
-            .collect(),
-    };
     if settings.use_cache {
-        if let Err(e) = store
+        let record = ActionRecord {
+            key: key.to_string(),
+            outputs: stored
+                .iter()
+                .map(|o| OutputRef {
+                    name: o.name.clone(),
+                    hash: o.hash.clone(),
+                    size: o.size,
+                })
+                .collect(),
+        };
+        store
             .put_action(&record)
-            .and_then(|_| store.record_fingerprint(&step.id, &fingerprint))
-        {
-            return failed(
-                Some(key),
-                started,
-                records,
-                vec![finding(
-                    "cache_write",
-                    &step.id,
-                    format!("cannot record the step: {e}"),
-                )],
-            );
-        }
+            .and_then(|_| store.record_fingerprint(&step.id, fingerprint))
+            .map_err(|e| cache_write("record the step", e))?;
     }
-    Finished {
-        key: Some(key),
-        outcome: Outcome::Ran(dirty),
-        duration: started.elapsed(),
-        inputs: records,
-        outputs: stored,
-    }
+    Ok(stored)
 }
 
 /// A step's fingerprint from its recorded inputs: the one definition the cache probe and
 /// the run share, so a hit and a fresh run can never key the same step differently.
-fn fingerprint_of(step: &crate::graph::Step, records: &[InputRecord]) -> Fingerprint {
+fn fingerprint_of(step: &Step, records: &[InputRecord]) -> Fingerprint {
     Fingerprint::new(
-        step.kind.name(),
-        steps::version(step.kind),
+        step.kind.name,
+        step.kind.version,
         step.key_params(),
         records
             .iter()

@@ -5,61 +5,12 @@
 
 use std::path::PathBuf;
 
+use crate::steps::StepKind;
+
 pub type StepId = usize;
 
-/// What a step does. Each kind is one pure cooker with an id and a version (see `steps`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Kind {
-    /// Validate `mjolnir.json`; split the catalog into one entry per block.
-    Catalog,
-    /// Validate `geometry.json` against the catalog; split it per block.
-    Geometry,
-    /// Import a block's glTF model into pack space.
-    Import,
-    /// Cook a block's static mesh: Unreal units, re-centred, namespaced.
-    Mesh,
-    /// Cook a block's actor: mesh placement, light and utilities.
-    Actor,
-    /// Cook a block's collision model: one BSP per hull.
-    Collision,
-    /// Cook MOPP code over a block's collision surfaces.
-    Mopp,
-    /// Cook a block's Havok convex polyhedra.
-    Polyhedra,
-    /// Ray-check a block's cooked collision and mesh against what it declares.
-    Checks,
-    /// Write a block's crate, model, physics_model and collision_model tags.
-    Tags,
-    /// Render a block's preview.
-    Render,
-    /// Lay a set's previews out on a contact sheet.
-    Sheet,
-    /// Pack a set into an unsigned release archive, with the catalog the Hub would publish.
-    Archive,
-    /// Assemble a set (the full pack, or an `--only` subset): its manifest and inventory.
-    Assemble,
-}
-
-impl Kind {
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Catalog => "catalog",
-            Kind::Geometry => "geometry",
-            Kind::Import => "import",
-            Kind::Mesh => "mesh",
-            Kind::Actor => "actor",
-            Kind::Collision => "collision",
-            Kind::Mopp => "mopp",
-            Kind::Polyhedra => "polyhedra",
-            Kind::Checks => "checks",
-            Kind::Tags => "tags",
-            Kind::Render => "render",
-            Kind::Sheet => "sheet",
-            Kind::Assemble => "assemble",
-            Kind::Archive => "archive",
-        }
-    }
-}
+/// What a step does: one of the registered step kinds (see `steps`).
+pub type Kind = &'static StepKind;
 
 #[derive(Debug, Clone)]
 pub enum Input {

@@ -9,6 +9,8 @@ use serde_json::Value;
 
 use crate::execute::Finished;
 use crate::graph::Graph;
+use crate::layout;
+use crate::steps::{assemble, render, sheet};
 
 fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -51,13 +53,16 @@ pub fn write(
             escape(pack),
             escape(set)
         );
-        let render = format!("render/{pack}/{set}");
+        // Relative to the page, which sits in `out`.
+        let render = layout::render_dir(Path::new(""), pack, set)
+            .to_string_lossy()
+            .into_owned();
         let rendered = out.join(&render).is_dir();
-        if rendered && out.join(&render).join("contact_sheet.png").is_file() {
-            let _ = write!(h, "<p><img class=\"sheet\" alt=\"contact sheet of {0}\" src=\"{1}/contact_sheet.png\"></p>", escape(pack), escape(&render));
+        if rendered && out.join(&render).join(sheet::OUTPUT).is_file() {
+            let _ = write!(h, "<p><img class=\"sheet\" alt=\"contact sheet of {0}\" src=\"{1}/{2}\"></p>", escape(pack), escape(&render), sheet::OUTPUT);
         }
         let checks: Value =
-            std::fs::read(out.join("game").join(pack).join(set).join("checks.json"))
+            std::fs::read(layout::set_dir(out, pack, set).join(assemble::CHECKS))
                 .ok()
                 .and_then(|b| serde_json::from_slice(&b).ok())
                 .unwrap_or(Value::Null);
@@ -65,7 +70,7 @@ pub fn write(
         for block in checks["blocks"].as_array().into_iter().flatten() {
             let id = block["block"].as_str().unwrap_or("");
             let _ = write!(h, "<div class=\"card\"><b>{}</b><br>", escape(id));
-            if rendered && out.join(&render).join(format!("{id}.png")).is_file() {
+            if rendered && out.join(&render).join(render::main_output(id)).is_file() {
                 let _ = write!(
                     h,
                     "<img class=\"preview\" alt=\"{0}\" src=\"{1}/{0}.png\"><br>",

@@ -10,9 +10,10 @@ mod graph;
 mod html;
 mod inspect;
 mod keyed_log;
+mod layout;
 mod lock;
 mod materialize;
-mod preview;
+mod plan;
 mod probe;
 mod progress;
 mod release;
@@ -20,6 +21,7 @@ mod report;
 mod stat_cache;
 mod steps;
 mod store;
+mod wiring;
 
 fn main() {
     // Like other command-line tools, end quietly when the reader of our output goes away

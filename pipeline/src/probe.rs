@@ -42,17 +42,11 @@ pub fn parse_vector(text: &str) -> Result<[f64; 3], String> {
 }
 
 fn cooked_dir(config: &Config, pack: &str, block: &str, set: &str) -> PathBuf {
-    config
-        .out
-        .join("game")
-        .join(pack)
-        .join(set)
-        .join("cooked")
-        .join(block)
+    crate::layout::cooked_dir(&config.out, pack, set, block)
 }
 
 fn load_model(config: &Config, pack: &str, block: &str, set: &str) -> Result<CollisionModel> {
-    let path = cooked_dir(config, pack, block, set).join("collision.fcol");
+    let path = cooked_dir(config, pack, block, set).join(crate::steps::collision::OUTPUT);
     let bytes = std::fs::read(&path).with_context(|| format!("no cooked collision for {pack}/{block} at {}; run `mjolnir forge cook --pack {pack}` first", path.display()))?;
     CollisionModel::from_bytes(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
@@ -134,7 +128,7 @@ pub fn probe(
                     let hit = if via == Via::Bsp {
                         model.ray(origin, dir, MAX_DISTANCE_M)
                     } else {
-                        let path = cooked_dir(config, pack, block, set).join("mopp.fmop");
+                        let path = cooked_dir(config, pack, block, set).join(crate::steps::mopp::OUTPUT);
                         let bytes = std::fs::read(&path)
                             .with_context(|| format!("cannot read {}", path.display()))?;
                         let index = MoppIndex::from_bytes(&bytes)

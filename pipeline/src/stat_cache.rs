@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::atomic;
 
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 const RACY_WINDOW: Duration = Duration::from_millis(100);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,7 +36,8 @@ struct Entry {
 struct OnDisk<Entries> {
     format: u32,
     entries: Entries,
-    /// Facts derived from a file's content, by content hash (a glTF's buffer URIs).
+    /// Facts derived from a file's content (a glTF's buffer URIs), by
+    /// `<deriver>@<version>:<content hash>`.
     #[serde(default)]
     derived: BTreeMap<String, Vec<String>>,
 }
@@ -151,19 +152,24 @@ impl StatCache {
         })
     }
 
-    /// A fact computed from the file's content by `derive`, remembered by content hash so
-    /// an unchanged file is neither read nor parsed again. `None` when the file is unreadable.
+    /// A fact computed from the file's content by `derive`, remembered by content hash and
+    /// by the deriving code's name and version (a new importer may read a file
+    /// differently), so an unchanged file is neither read nor parsed again. `None` when the
+    /// file is unreadable.
     pub fn derived(
         &self,
         path: &Path,
+        deriver: &str,
+        version: u32,
         derive: impl FnOnce(&[u8]) -> Vec<String>,
     ) -> Option<Vec<String>> {
         let hashed = self.hash(path).ok()?;
+        let key = |hash: &str| format!("{deriver}@{version}:{hash}");
         if let Some(fact) = self
             .derived
             .lock()
             .expect("stat cache lock")
-            .get(&hashed.hash)
+            .get(&key(&hashed.hash))
         {
             return Some(fact.clone());
         }
@@ -182,7 +188,7 @@ impl StatCache {
         self.derived
             .lock()
             .expect("stat cache lock")
-            .insert(hash, fact.clone());
+            .insert(key(&hash), fact.clone());
         Some(fact)
     }
 

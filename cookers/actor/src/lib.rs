@@ -105,21 +105,22 @@ pub struct SurfaceData {
     pub tint_rgb: [f64; 3],
 }
 
-/// `/Game/MJOLNIR/Forge/<pack>/<block>/BP_<block>.BP_<block>_C`.
-pub fn class_path(pack_id: &str, block_id: &str) -> String {
+/// The actor's package: `/Game/MJOLNIR/Forge/<pack>/<block>/BP_<block>`.
+pub fn package_path(pack_id: &str, block_id: &str) -> String {
     format!(
-        "{}{block_id}/BP_{block_id}.BP_{block_id}_C",
+        "{}{block_id}/BP_{block_id}",
         forge_contract::ids::unreal_root(pack_id)
     )
 }
 
+/// `/Game/MJOLNIR/Forge/<pack>/<block>/BP_<block>.BP_<block>_C`.
+pub fn class_path(pack_id: &str, block_id: &str) -> String {
+    format!("{}.BP_{block_id}_C", package_path(pack_id, block_id))
+}
+
 /// Builds the actor of `entry`. `mesh_offset_cm` is the mesh cooker's recorded offset.
 pub fn cook(pack_id: &str, entry: &Entry, origin: Origin, mesh_offset_cm: [f64; 3]) -> Actor {
-    let mesh_asset = format!(
-        "{}{id}/SM_{id}",
-        forge_contract::ids::unreal_root(pack_id),
-        id = entry.id
-    );
+    let mesh_asset = forge_mesh::asset_path(pack_id, &entry.id);
     Actor {
         format: FORMAT.into(),
         version: FORMAT_VERSION,

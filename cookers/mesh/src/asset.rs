@@ -40,6 +40,24 @@ impl StaticMesh {
         (lo, hi)
     }
 
+    /// A mesh vertex where the actor puts it: moved by the mesh offset, in pack space
+    /// (metres, Z up). The checks and the previews both see the mesh through this, so
+    /// what they test is where the game draws it.
+    pub fn placed_m(&self, p: [f32; 3]) -> [f64; 3] {
+        forge_units::unreal_to_pack([0, 1, 2].map(|i| f64::from(p[i]) + self.offset_cm[i]))
+    }
+
+    /// The placed mesh's bounds in pack space, as (low, high) corners.
+    pub fn placed_bounds_m(&self) -> ([f64; 3], [f64; 3]) {
+        let (lo, hi) = self.bounds_cm();
+        let (a, b) = (self.placed_m(lo), self.placed_m(hi));
+        // Unreal reflects Y, so a corner's low and high can swap.
+        (
+            [0, 1, 2].map(|i| a[i].min(b[i])),
+            [0, 1, 2].map(|i| a[i].max(b[i])),
+        )
+    }
+
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(
             64 + self.positions.len() * VERTEX_BYTES + self.triangles.len() * 12,

@@ -7,6 +7,7 @@
 //! system; the pipeline reads and writes.
 
 pub mod archive;
+pub mod container;
 mod prepare;
 pub mod scan;
 pub mod signature;

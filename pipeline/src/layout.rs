@@ -1,0 +1,47 @@
+//! The build folder's layout: where sets, their cooked blocks and their previews go. Cook,
+//! probe and the HTML report all find files through here.
+//!
+//! ```text
+//! <out>/game/<pack>/<set>/                 the set: manifest, inventory, checks, content/
+//! <out>/game/<pack>/<set>/cooked/<block>/  each block's shipped outputs
+//! <out>/render/<pack>/<set>/               previews and the contact sheet
+//! ```
+
+use std::path::{Path, PathBuf};
+
+/// The full set's name.
+pub const FULL_SET: &str = "all";
+
+/// The name of a set folder: `all`, or the `--only` blocks joined by `+`.
+pub fn set_name(only: &[String]) -> String {
+    if only.is_empty() {
+        return FULL_SET.into();
+    }
+    let name = only.join("+");
+    // A block may be called `all`; its reduced set must not land in the full set's folder.
+    if name == FULL_SET {
+        "only-all".into()
+    } else {
+        name
+    }
+}
+
+/// Where a set is materialized: `<out>/game/<pack>/<set>/`.
+pub fn set_dir(out: &Path, pack: &str, set: &str) -> PathBuf {
+    out.join("game").join(pack).join(set)
+}
+
+/// A set's previews: `<out>/render/<pack>/<set>/`.
+pub fn render_dir(out: &Path, pack: &str, set: &str) -> PathBuf {
+    out.join("render").join(pack).join(set)
+}
+
+/// A block's shipped file, relative to its set folder.
+pub fn cooked_file(block: &str, file: &str) -> String {
+    format!("cooked/{block}/{file}")
+}
+
+/// A block's folder of shipped files.
+pub fn cooked_dir(out: &Path, pack: &str, set: &str, block: &str) -> PathBuf {
+    set_dir(out, pack, set).join("cooked").join(block)
+}

@@ -1,0 +1,144 @@
+//! `assemble`: a set's manifest (the catalog reduced to the set, marked diagnostic for
+//! `--only`), its inventory (each block's cooked outputs by hash), its checks report, and
+//! the pack's IoStore container.
+
+use std::collections::BTreeMap;
+
+use forge_contract::Diagnostic;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::{actor, bad_intermediate, catalog, checks, finding, input, label, mesh, params, pretty, tags, text, Cooked, Inputs, Lands, Scope, StepKind, Wired};
+use crate::graph::Step;
+use crate::wiring::Wiring;
+
+pub static KIND: StepKind = StepKind {
+    name: "assemble",
+    version: 1,
+    scope: Scope::Set,
+    lands: Lands::SetRoot,
+    wire,
+    cook,
+};
+
+pub const CHANGES: &str = "changes.json";
+pub const INVENTORY: &str = "inventory.json";
+/// The set's checks report: every block's, in set order.
+pub const CHECKS: &str = "checks.json";
+
+#[derive(Deserialize)]
+struct Params {
+    set: String,
+    blocks: Vec<String>,
+    diagnostic: bool,
+}
+
+/// The input a block's shipped output is known by: `<block>/<file>`.
+fn block_input(block: &str, file: &str) -> String {
+    format!("{block}/{file}")
+}
+
+fn wire(w: &Wiring) -> Option<Wired> {
+    let set = w.set();
+    let mut inputs = vec![w.upstream(catalog::MANIFEST, &catalog::KIND, catalog::MANIFEST)];
+    if w.has_source(CHANGES) {
+        inputs.push(w.source(CHANGES));
+    }
+    for shipped in w.shipped() {
+        inputs.push(crate::graph::Input::Upstream {
+            name: block_input(&shipped.block, &shipped.file),
+            step: shipped.step,
+            output: shipped.output,
+        });
+    }
+    let params = json!({"set": set.name, "blocks": set.blocks, "diagnostic": set.diagnostic});
+    Some(Wired {
+        params: params.to_string(),
+        inputs,
+    })
+}
+
+fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+    let file = label(step, catalog::MANIFEST);
+    let params: Params = params(step, &file)?;
+    let blocks: Vec<&str> = params.blocks.iter().map(String::as_str).collect();
+    let mut out = container(step, &blocks, inputs)?;
+    out.extend([
+        (CHECKS.to_string(), pretty(&checks_report(step, &params, inputs)?)),
+        (catalog::MANIFEST.to_string(), pretty(&manifest(&params, inputs, &file)?)),
+        (INVENTORY.to_string(), pretty(&inventory(step, &params, inputs))),
+    ]);
+    if let Some(changes) = inputs.get(CHANGES) {
+        out.push((CHANGES.to_string(), changes.to_vec()));
+    }
+    Ok(out)
+}
+
+/// The catalog reduced to the set; an `--only` set is marked so it cannot be published.
+fn manifest(params: &Params, inputs: &Inputs, file: &str) -> Result<Value, Vec<Diagnostic>> {
+    let mut manifest: Value = serde_json::from_str(text(inputs, catalog::MANIFEST, file)?)
+        .map_err(|e| vec![finding("not_json", file, e.to_string())])?;
+    if let Some(list) = manifest["forge_pack"]["blocks"].as_array_mut() {
+        list.retain(|b| b["id"].as_str().is_some_and(|id| params.blocks.iter().any(|x| x == id)));
+    }
+    if params.diagnostic {
+        manifest["diagnostic"] = json!({
+            "reason": "reduced --only build; never publish it as the full set",
+            "only": params.blocks,
+            "full_set_version": manifest["version"].clone(),
+        });
+    }
+    Ok(manifest)
+}
+
+/// Which blocks the set holds, and the hash of each shipped output.
+fn inventory(step: &Step, params: &Params, inputs: &Inputs) -> Value {
+    let mut blocks = BTreeMap::new();
+    for (name, bytes) in inputs {
+        let Some((block, output)) = name.split_once('/') else {
+            continue;
+        };
+        if params.blocks.iter().any(|b| b == block) {
+            blocks
+                .entry(block.to_string())
+                .or_insert_with(BTreeMap::new)
+                .insert(output.to_string(), blake3::hash(bytes).to_hex().to_string());
+        }
+    }
+    json!({"pack": step.pack, "set": params.set, "diagnostic": params.diagnostic, "blocks": blocks})
+}
+
+fn checks_report(step: &Step, params: &Params, inputs: &Inputs) -> Result<Value, Vec<Diagnostic>> {
+    let file = label(step, catalog::MANIFEST);
+    let mut reports = Vec::new();
+    for block in &params.blocks {
+        if let Some(bytes) = inputs.get(&block_input(block, checks::OUTPUT)) {
+            reports.push(
+                serde_json::from_slice::<Value>(bytes)
+                    .map_err(|e| bad_intermediate(&file, "checks", e))?,
+            );
+        }
+    }
+    Ok(json!({"format": "mjolnir-forge-checks", "pack": step.pack, "set": params.set, "blocks": reports}))
+}
+
+/// The pack's container, laid out by the packaging crate.
+fn container(step: &Step, blocks: &[&str], inputs: &Inputs) -> Cooked {
+    let file = label(step, catalog::MANIFEST);
+    let get = |block: &str, name: &str| input(inputs, &block_input(block, name), &file);
+    let mut content = Vec::new();
+    for &block in blocks {
+        let mut block_tags = Vec::new();
+        for group in &tags::GROUPS {
+            block_tags.push((forge_tags::extension(group), get(block, &tags::output(block, group))?));
+        }
+        content.push(forge_release::container::BlockContent {
+            id: block,
+            static_mesh: get(block, mesh::OUTPUT)?,
+            actor: get(block, actor::OUTPUT)?,
+            tags: block_tags,
+        });
+    }
+    forge_release::container::build(&step.pack, &content)
+        .map_err(|e| vec![finding(e.code, &file, e.message)])
+}

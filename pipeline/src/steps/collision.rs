@@ -1,0 +1,57 @@
+//! `collision`: a block's source hulls become its collision model (`FCOL`), one BSP per
+//! hull in the game's tables.
+
+use forge_collision::CollisionError;
+use forge_contract::Diagnostic;
+
+use super::{bad_intermediate, block, finding, geometry, input, label, text, Cooked, Inputs, Lands, Scope, StepKind, Wired};
+use crate::graph::Step;
+use crate::wiring::Wiring;
+
+pub static KIND: StepKind = StepKind {
+    name: "collision",
+    version: forge_collision::BSP_VERSION,
+    scope: Scope::Block,
+    lands: Lands::Cooked(|_| vec![OUTPUT.to_string()]),
+    wire,
+    cook,
+};
+
+pub const OUTPUT: &str = "collision.fcol";
+
+/// This block's collision model, as input `collision.fcol`.
+pub fn of_block(w: &Wiring) -> crate::graph::Input {
+    w.upstream(OUTPUT, &KIND, OUTPUT)
+}
+
+/// Reads a collision model input back.
+pub fn read(inputs: &Inputs, file: &str) -> Result<forge_collision::CollisionModel, Vec<Diagnostic>> {
+    forge_collision::CollisionModel::from_bytes(input(inputs, OUTPUT, file)?)
+        .map_err(|e| bad_intermediate(file, "collision", e))
+}
+
+/// The block's source geometry, for the kinds that cook from the hulls.
+pub fn source_block(step: &Step, inputs: &Inputs) -> Result<forge_contract::BlockGeometry, Vec<Diagnostic>> {
+    let file = label(step, geometry::SOURCE);
+    forge_contract::geometry::parse_block(&file, text(inputs, geometry::SHIPPED_AS, &file)?)
+}
+
+/// A collision cooker's error, placed at the block and hull it is about.
+pub fn located(step: &Step, e: CollisionError) -> Vec<Diagnostic> {
+    let hull = e.hull.map(|h| format!(", hull {h:?}")).unwrap_or_default();
+    vec![finding(
+        e.code,
+        &label(step, geometry::SOURCE),
+        format!("block {:?}{hull}: {}", block(step), e.message),
+    )]
+}
+
+fn wire(w: &Wiring) -> Option<Wired> {
+    Wired::inputs(vec![geometry::of_block(w)])
+}
+
+fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+    let geometry = source_block(step, inputs)?;
+    let model = forge_collision::cook_bsp(&geometry).map_err(|e| located(step, e))?;
+    Ok(vec![(OUTPUT.to_string(), model.to_bytes())])
+}

@@ -1,0 +1,97 @@
+//! `import`: a block's glTF or GLB model, with the external buffers it names, into pack
+//! space (`FGIM`).
+
+use std::collections::BTreeMap;
+
+use super::{finding, label, Cooked, Inputs, Lands, Scope, StepKind, Wired};
+use crate::graph::Step;
+use crate::wiring::Wiring;
+
+pub static KIND: StepKind = StepKind {
+    name: "import",
+    version: forge_gltf::VERSION,
+    scope: Scope::Block,
+    lands: Lands::Nowhere,
+    wire,
+    cook,
+};
+
+pub const OUTPUT: &str = "mesh.fgim";
+const MODELS: &str = "source/models";
+
+/// The model and its buffers are sources; the model's path is the step's parameter, so
+/// the adapter knows which input is the model.
+fn wire(w: &Wiring) -> Option<Wired> {
+    let block = w.block();
+    let glb = format!("{block}.glb");
+    let gltf = format!("{block}.gltf");
+    let models = w.models();
+    if models.contains(&glb) && !models.contains(&gltf) {
+        let model = format!("{MODELS}/{glb}");
+        return Some(Wired {
+            inputs: vec![w.source(&model)],
+            params: model,
+        });
+    }
+    let model = format!("{MODELS}/{gltf}");
+    let mut inputs = vec![w.source(&model)];
+    inputs.extend(buffers(w, &model).iter().map(|rel| w.source(rel)));
+    Some(Wired {
+        inputs,
+        params: model,
+    })
+}
+
+/// The external buffers a `.gltf` names, relative to the pack. The list is a fact of the
+/// file's content, remembered by the stat cache under this importer's version.
+fn buffers(w: &Wiring, model: &str) -> Vec<String> {
+    let path = w.sources.pack.dir.join(model);
+    w.stat_cache()
+        .derived(&path, KIND.name, KIND.version, |bytes| {
+            forge_gltf::external_uris(model, bytes).unwrap_or_default()
+        })
+        .unwrap_or_default()
+        .into_iter()
+        .map(|uri| forge_gltf::uri_to_relative_path(&uri))
+        .filter(|rel| is_plain_relative(rel))
+        .map(|rel| format!("{MODELS}/{rel}"))
+        .collect()
+}
+
+/// A buffer URI may only name a file beside the model or below it.
+fn is_plain_relative(rel: &str) -> bool {
+    !rel.is_empty()
+        && !rel.starts_with('/')
+        && !rel.contains('\\')
+        && !rel.contains(':')
+        && rel
+            .split('/')
+            .all(|c| !c.is_empty() && c != "." && c != "..")
+}
+
+fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+    let model_name = step.params.as_str();
+    let file = label(step, model_name);
+    let model = inputs
+        .get(model_name)
+        .ok_or_else(|| vec![finding("missing_input", &file, "the model is missing")])?;
+    let prefix = model_name
+        .rsplit_once('/')
+        .map_or(String::new(), |(dir, _)| format!("{dir}/"));
+    let beside: BTreeMap<&str, &[u8]> = inputs
+        .iter()
+        .filter(|(name, _)| name.as_str() != model_name)
+        .filter_map(|(name, bytes)| Some((name.strip_prefix(&prefix)?, bytes.as_slice())))
+        .collect();
+    let external = forge_gltf::external_uris(&file, model)
+        .map_err(|e| vec![finding(e.code, &file, e.message)])?
+        .into_iter()
+        .filter_map(|uri| {
+            let bytes = beside.get(forge_gltf::uri_to_relative_path(&uri).as_str())?;
+            Some((uri, bytes.to_vec()))
+        })
+        .collect();
+    let mesh = forge_gltf::import(&file, model, &external)
+        .map_err(|e| vec![finding(e.code, &file, e.message)])?;
+    Ok(vec![(OUTPUT.to_string(), mesh.to_bytes())])
+}

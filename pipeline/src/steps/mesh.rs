@@ -1,0 +1,42 @@
+//! `mesh`: an imported mesh becomes the block's static mesh (`FMSH`): Unreal units,
+//! re-centred, namespaced.
+
+use super::{bad_intermediate, block, finding, import, input, label, Cooked, Inputs, Lands, Scope, StepKind, Wired};
+use crate::graph::Step;
+use crate::wiring::Wiring;
+
+pub static KIND: StepKind = StepKind {
+    name: "mesh",
+    version: forge_mesh::VERSION,
+    scope: Scope::Block,
+    lands: Lands::Cooked(|_| vec![OUTPUT.to_string()]),
+    wire,
+    cook,
+};
+
+pub const OUTPUT: &str = "static_mesh.fmsh";
+
+/// This block's static mesh, as input `static_mesh.fmsh`.
+pub fn of_block(w: &Wiring) -> crate::graph::Input {
+    w.upstream(OUTPUT, &KIND, OUTPUT)
+}
+
+fn wire(w: &Wiring) -> Option<Wired> {
+    Wired::inputs(vec![w.upstream(import::OUTPUT, &import::KIND, import::OUTPUT)])
+}
+
+/// Reads a static mesh input back.
+pub fn read(inputs: &Inputs, file: &str) -> Result<forge_mesh::StaticMesh, Vec<forge_contract::Diagnostic>> {
+    forge_mesh::StaticMesh::from_bytes(input(inputs, OUTPUT, file)?)
+        .map_err(|e| bad_intermediate(file, "mesh", e))
+}
+
+fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+    let block = block(step);
+    let file = label(step, &format!("source/models/{block}"));
+    let imported = forge_gltf::ImportedMesh::from_bytes(input(inputs, import::OUTPUT, &file)?)
+        .map_err(|e| bad_intermediate(&file, "imported mesh", e))?;
+    let mesh = forge_mesh::cook(&step.pack, block, &imported)
+        .map_err(|e| vec![finding(e.code, &file, e.message)])?;
+    Ok(vec![(OUTPUT.to_string(), mesh.to_bytes())])
+}

@@ -1,0 +1,196 @@
+//! The step kinds, one file each, in flow order. A kind declares its name, its version
+//! (part of every key it makes), its scope, where its outputs land in a set folder, how
+//! its inputs are wired, and the adapter that calls its cooker crate.
+//!
+//! Adding a kind is one file here and one line in [`REGISTRY`]; nothing else matches on
+//! a kind. The planner (`plan`) walks the registry in order, so a kind may wire itself to
+//! any kind listed before it.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use forge_contract::{Diagnostic, Severity};
+use serde_json::Value;
+
+use crate::graph::{Input, Step};
+use crate::wiring::Wiring;
+
+pub mod actor;
+pub mod archive;
+pub mod assemble;
+pub mod catalog;
+pub mod checks;
+pub mod collision;
+pub mod geometry;
+pub mod import;
+pub mod mesh;
+pub mod mopp;
+pub mod polyhedra;
+pub mod render;
+pub mod sheet;
+pub mod tags;
+
+/// Every kind, in flow order.
+pub static REGISTRY: &[&StepKind] = &[
+    &catalog::KIND,
+    &geometry::KIND,
+    &import::KIND,
+    &mesh::KIND,
+    &actor::KIND,
+    &collision::KIND,
+    &mopp::KIND,
+    &polyhedra::KIND,
+    &checks::KIND,
+    &tags::KIND,
+    &render::KIND,
+    &assemble::KIND,
+    &archive::KIND,
+    &sheet::KIND,
+];
+
+pub type Inputs = BTreeMap<String, Arc<Vec<u8>>>;
+pub type Outputs = Vec<(String, Vec<u8>)>;
+pub type Cooked = Result<Outputs, Vec<Diagnostic>>;
+
+/// How often a kind's step appears in a cook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Once per pack, before any block is known: the contract's validation.
+    Pack,
+    /// Once per block of a set.
+    Block,
+    /// Once per set, after its blocks.
+    Set,
+}
+
+/// Where a kind's outputs land when a set is materialized.
+#[derive(Clone, Copy)]
+pub enum Lands {
+    /// Nowhere: an intermediate, kept in the cache only.
+    Nowhere,
+    /// A pack step's per-block output, copied into each block's `cooked/<block>/`:
+    /// `(output name, file name)` for a block.
+    PerBlock(fn(&str) -> (String, &'static str)),
+    /// Under the set folder's `cooked/<block>/`, with these output names. They are known
+    /// before the step runs, so the set's assembly can take them as inputs.
+    Cooked(fn(&str) -> Vec<String>),
+    /// Every output, at the set folder's root.
+    SetRoot,
+    /// Every output, in the set's render folder: previews are not part of the set.
+    Renders,
+}
+
+/// The parameters and inputs a kind's wiring gives one of its steps.
+pub struct Wired {
+    /// Canonical parameter text, part of the key.
+    pub params: String,
+    pub inputs: Vec<Input>,
+}
+
+impl Wired {
+    pub fn inputs(inputs: Vec<Input>) -> Option<Wired> {
+        Some(Wired {
+            params: String::new(),
+            inputs,
+        })
+    }
+}
+
+pub struct StepKind {
+    pub name: &'static str,
+    /// Bump it whenever the output for the same inputs changes; every cached output of the
+    /// kind is rebuilt.
+    pub version: u32,
+    pub scope: Scope,
+    pub lands: Lands,
+    /// The step's parameters and inputs, or `None` when this cook has no such step
+    /// (previews when not rendering, the archive without `--archive`).
+    pub wire: fn(&Wiring) -> Option<Wired>,
+    /// Bytes in, bytes out: the adapter over the kind's cooker crate.
+    pub cook: fn(&Step, &Inputs) -> Cooked,
+}
+
+impl StepKind {
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+}
+
+/// Kinds are named uniquely, so the name is their identity.
+impl PartialEq for StepKind {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for StepKind {}
+
+impl fmt::Debug for StepKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// Runs a step's cooker: what a cook passes to `execute::run`.
+pub fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+    (step.kind.cook)(step, inputs)
+}
+
+/// A finding that is not about a JSON document (a model, a missing file).
+pub fn finding(code: &'static str, file: &str, message: impl Into<String>) -> Diagnostic {
+    Diagnostic {
+        code,
+        severity: Severity::Error,
+        file: file.to_string(),
+        pointer: String::new(),
+        line: None,
+        column: None,
+        message: message.into(),
+    }
+}
+
+/// An input a step declared; its absence means the graph is wrong, not the pack.
+pub fn input<'a>(inputs: &'a Inputs, name: &str, file: &str) -> Result<&'a [u8], Vec<Diagnostic>> {
+    inputs
+        .get(name)
+        .map(|bytes| bytes.as_slice())
+        .ok_or_else(|| vec![finding("missing_input", file, format!("{name} is missing"))])
+}
+
+pub fn text<'a>(inputs: &'a Inputs, name: &str, file: &str) -> Result<&'a str, Vec<Diagnostic>> {
+    let bytes = input(inputs, name, file)?;
+    std::str::from_utf8(bytes)
+        .map_err(|_| vec![finding("not_utf8", file, "the file is not UTF-8 text")])
+}
+
+/// An intermediate that failed to read back: the cache or a cooker is wrong, not the pack.
+pub fn bad_intermediate(file: &str, what: &str, e: impl fmt::Display) -> Vec<Diagnostic> {
+    vec![finding("bad_intermediate", file, format!("{what}: {e}"))]
+}
+
+/// A step's parameters, which its own wiring wrote as JSON.
+pub fn params<T: serde::de::DeserializeOwned>(step: &Step, file: &str) -> Result<T, Vec<Diagnostic>> {
+    serde_json::from_str(&step.params)
+        .map_err(|e| vec![finding("bad_params", file, e.to_string())])
+}
+
+/// The label every finding of a step names its file by: `<pack>/<path in the pack>`.
+pub fn label(step: &Step, rel: &str) -> String {
+    format!("{}/{rel}", step.pack)
+}
+
+pub fn compact(value: &Value) -> Vec<u8> {
+    serde_json::to_vec(value).expect("a JSON value always serializes")
+}
+
+pub fn pretty(value: &Value) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec_pretty(value).expect("a JSON value always serializes");
+    bytes.push(b'\n');
+    bytes
+}
+
+/// The block a per-block step is about.
+pub fn block(step: &Step) -> &str {
+    step.block.as_deref().unwrap_or_default()
+}

@@ -1,0 +1,41 @@
+//! `mopp`: MOPP code over a block's collision surfaces (`FMOP`).
+
+use forge_contract::Diagnostic;
+
+use super::{bad_intermediate, collision, finding, geometry, input, label, Cooked, Inputs, Lands, Scope, StepKind, Wired};
+use crate::graph::Step;
+use crate::wiring::Wiring;
+
+pub static KIND: StepKind = StepKind {
+    name: "mopp",
+    version: forge_collision::MOPP_VERSION,
+    scope: Scope::Block,
+    lands: Lands::Cooked(|_| vec![OUTPUT.to_string()]),
+    wire,
+    cook,
+};
+
+pub const OUTPUT: &str = "mopp.fmop";
+
+/// This block's MOPP index, as input `mopp.fmop`.
+pub fn of_block(w: &Wiring) -> crate::graph::Input {
+    w.upstream(OUTPUT, &KIND, OUTPUT)
+}
+
+/// Reads a MOPP index input back.
+pub fn read(inputs: &Inputs, file: &str) -> Result<forge_collision::MoppIndex, Vec<Diagnostic>> {
+    forge_collision::MoppIndex::from_bytes(input(inputs, OUTPUT, file)?)
+        .map_err(|e| bad_intermediate(file, "mopp", e))
+}
+
+fn wire(w: &Wiring) -> Option<Wired> {
+    Wired::inputs(vec![collision::of_block(w)])
+}
+
+fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+    let file = label(step, geometry::SOURCE);
+    let model = collision::read(inputs, &file)?;
+    let index = forge_collision::cook_mopp(&model)
+        .map_err(|e| vec![finding(e.code, &file, e.message)])?;
+    Ok(vec![(OUTPUT.to_string(), index.to_bytes())])
+}

@@ -1,0 +1,57 @@
+//! `sheet`: a set's contact sheet, tiling every block's main render with its name and
+//! declared size.
+
+use super::{catalog, finding, input, label, params, render, text, Cooked, Inputs, Lands, Scope, StepKind, Wired};
+use crate::graph::Step;
+use crate::wiring::Wiring;
+
+pub static KIND: StepKind = StepKind {
+    name: "sheet",
+    version: forge_render::VERSION,
+    scope: Scope::Set,
+    lands: Lands::Renders,
+    wire,
+    cook,
+};
+
+pub const OUTPUT: &str = "contact_sheet.png";
+
+fn entry_input(block: &str) -> String {
+    format!("{block}.entry.json")
+}
+
+fn wire(w: &Wiring) -> Option<Wired> {
+    w.options.render.as_ref()?;
+    let blocks = &w.set().blocks;
+    let mut inputs = Vec::new();
+    for block in blocks {
+        let png = render::main_output(block);
+        inputs.push(w.upstream_of(Some(block), png.clone(), &render::KIND, png));
+        inputs.push(catalog::entry_as(w, block, entry_input(block)));
+    }
+    Some(Wired {
+        params: serde_json::to_string(blocks).expect("ids serialize"),
+        inputs,
+    })
+}
+
+fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+    let file = label(step, catalog::MANIFEST);
+    let blocks: Vec<String> = params(step, &file)?;
+    let mut tiles = Vec::new();
+    for block in &blocks {
+        let png = input(inputs, &render::main_output(block), &file)?;
+        let image = forge_render::decode_png(png)
+            .map_err(|e| vec![finding("bad_intermediate", &file, e)])?;
+        let entry = forge_contract::parse_entry(
+            &file,
+            &step.pack,
+            text(inputs, &entry_input(block), &file)?,
+        )?;
+        let d = entry.dimensions_m;
+        let caption = vec![entry.name.clone(), format!("{} x {} x {} m", d[0], d[1], d[2])];
+        tiles.push((caption, image));
+    }
+    let sheet = forge_render::contact_sheet(&tiles, 192);
+    Ok(vec![(OUTPUT.to_string(), forge_render::png(&sheet))])
+}

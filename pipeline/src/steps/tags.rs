@@ -1,0 +1,57 @@
+//! `tags`: a block's crate, model, physics_model and collision_model tags, named
+//! `<block>.<group extension>`.
+
+use super::{bad_intermediate, block, collision, geometry, input, label, mopp, polyhedra, Cooked, Inputs, Lands, Scope, StepKind, Wired};
+use crate::graph::Step;
+use crate::wiring::Wiring;
+
+pub static KIND: StepKind = StepKind {
+    name: "tags",
+    version: forge_tags::VERSION,
+    scope: Scope::Block,
+    lands: Lands::Cooked(outputs),
+    wire,
+    cook,
+};
+
+/// The groups a block has a tag of, in container order.
+pub const GROUPS: [[u8; 4]; 4] = [
+    forge_tags::CRATE,
+    forge_tags::MODEL,
+    forge_tags::PHYSICS_MODEL,
+    forge_tags::COLLISION_MODEL,
+];
+
+/// A block's tag of `group`: `<block>.<extension>`.
+pub fn output(block: &str, group: &[u8; 4]) -> String {
+    format!("{block}.{}", forge_tags::extension(group))
+}
+
+fn outputs(block: &str) -> Vec<String> {
+    GROUPS.iter().map(|g| output(block, g)).collect()
+}
+
+fn wire(w: &Wiring) -> Option<Wired> {
+    Wired::inputs(vec![
+        collision::of_block(w),
+        mopp::of_block(w),
+        w.upstream(polyhedra::OUTPUT, &polyhedra::KIND, polyhedra::OUTPUT),
+    ])
+}
+
+fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+    let block = block(step);
+    let file = label(step, geometry::SOURCE);
+    let model = collision::read(inputs, &file)?;
+    let index = mopp::read(inputs, &file)?;
+    let polyhedra = forge_collision::polyhedron::from_bytes(input(inputs, polyhedra::OUTPUT, &file)?)
+        .map_err(|e| bad_intermediate(&file, "polyhedra", e))?;
+    let (lo, hi) = model.bounds_m().unwrap_or(([0.0; 3], [0.0; 3]));
+    let bounds = (forge_units::pack_to_blam(lo), forge_units::pack_to_blam(hi));
+    let tags = forge_tags::block_tags(&step.pack, block, bounds, &model, &index, &polyhedra)
+        .map_err(|e| bad_intermediate(&file, "tags", e))?;
+    Ok(tags
+        .into_iter()
+        .map(|(group, bytes)| (output(block, &group), bytes))
+        .collect())
+}

@@ -1,0 +1,190 @@
+//! What a step kind's wiring sees while the planner lays out one pack, block or set: the
+//! pack's sources, the steps planned so far, and the cook's options.
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::OnceLock;
+
+use crate::config::PackSource;
+use crate::graph::{Input, StepId};
+use crate::stat_cache::StatCache;
+use crate::steps::render::RenderParams;
+use crate::steps::{Lands, Scope, StepKind};
+
+/// The options that decide which optional kinds a cook plans.
+#[derive(Debug, Clone, Default)]
+pub struct PlanOptions {
+    /// Render previews, with these settings.
+    pub render: Option<RenderParams>,
+    /// Pack each set into an unsigned release archive.
+    pub archive: bool,
+}
+
+/// One set of a pack: the full pack, or the blocks of an `--only` build.
+#[derive(Debug, Clone)]
+pub struct SetSpec {
+    /// Its folder name (see `layout::set_name`).
+    pub name: String,
+    pub blocks: Vec<String>,
+    /// A reduced `--only` build, which must never be published as the full set.
+    pub diagnostic: bool,
+}
+
+/// The steps planned so far for one pack and set, by kind name.
+#[derive(Debug, Clone, Default)]
+pub struct Planned {
+    pub pack: BTreeMap<&'static str, StepId>,
+    pub blocks: BTreeMap<String, BTreeMap<&'static str, StepId>>,
+    pub set: BTreeMap<&'static str, StepId>,
+}
+
+impl Planned {
+    /// The step of `kind` for `block` (ignored unless the kind is per block).
+    pub fn step(&self, kind: &StepKind, block: Option<&str>) -> Option<StepId> {
+        match kind.scope {
+            Scope::Pack => self.pack.get(kind.name).copied(),
+            Scope::Block => self.blocks.get(block?)?.get(kind.name).copied(),
+            Scope::Set => self.set.get(kind.name).copied(),
+        }
+    }
+}
+
+/// A block output that lands in the set folder's `cooked/<block>/`.
+pub struct Shipped {
+    pub block: String,
+    pub step: StepId,
+    pub output: String,
+    /// Its file name in `cooked/<block>/`.
+    pub file: String,
+}
+
+/// Every block output of a set that lands in `cooked/<block>/`, in registry order.
+pub fn shipped(registry: &[&'static StepKind], planned: &Planned, blocks: &[String]) -> Vec<Shipped> {
+    let mut out = Vec::new();
+    for block in blocks {
+        for kind in registry {
+            let Some(step) = planned.step(kind, Some(block)) else {
+                continue;
+            };
+            match kind.lands {
+                Lands::PerBlock(place) => {
+                    let (output, file) = place(block);
+                    out.push(Shipped {
+                        block: block.clone(),
+                        step,
+                        output,
+                        file: file.to_string(),
+                    });
+                }
+                Lands::Cooked(outputs) => out.extend(outputs(block).into_iter().map(|o| Shipped {
+                    block: block.clone(),
+                    step,
+                    file: o.clone(),
+                    output: o,
+                })),
+                Lands::Nowhere | Lands::SetRoot | Lands::Renders => {}
+            }
+        }
+    }
+    out
+}
+
+/// The pack's source folder, listed at most once per cook.
+pub struct PackSources<'a> {
+    pub pack: &'a PackSource,
+    pub stat_cache: &'a StatCache,
+    models: OnceLock<HashSet<String>>,
+}
+
+impl<'a> PackSources<'a> {
+    pub fn new(pack: &'a PackSource, stat_cache: &'a StatCache) -> Self {
+        PackSources {
+            pack,
+            stat_cache,
+            models: OnceLock::new(),
+        }
+    }
+}
+
+pub struct Wiring<'a> {
+    pub sources: &'a PackSources<'a>,
+    pub options: &'a PlanOptions,
+    pub registry: &'a [&'static StepKind],
+    /// `None` while the pack's validation is planned.
+    pub set: Option<&'a SetSpec>,
+    /// The block, for a per-block kind.
+    pub block: Option<&'a str>,
+    pub planned: &'a Planned,
+}
+
+impl Wiring<'_> {
+    pub fn pack_id(&self) -> &str {
+        &self.sources.pack.id
+    }
+
+    pub fn block(&self) -> &str {
+        self.block.expect("a per-block kind is wired for a block")
+    }
+
+    pub fn set(&self) -> &SetSpec {
+        self.set.expect("a set kind is wired for a set")
+    }
+
+    /// A source file, by its path relative to the pack folder.
+    pub fn source(&self, rel: &str) -> Input {
+        Input::Source {
+            name: rel.to_string(),
+            path: self.sources.pack.dir.join(rel),
+        }
+    }
+
+    /// Whether an optional source file is there.
+    pub fn has_source(&self, rel: &str) -> bool {
+        self.sources.pack.dir.join(rel).is_file()
+    }
+
+    /// The file names in `source/models/`, read once per pack rather than stat'ed per
+    /// block: a no-op cook's time is mostly file-system calls.
+    pub fn models(&self) -> &HashSet<String> {
+        self.sources.models.get_or_init(|| {
+            std::fs::read_dir(self.sources.pack.dir.join("source/models"))
+                .map(|d| {
+                    d.filter_map(|e| e.ok())
+                        .map(|e| e.file_name().to_string_lossy().into_owned())
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+    }
+
+    pub fn stat_cache(&self) -> &StatCache {
+        self.sources.stat_cache
+    }
+
+    /// `output` of this pack's, block's or set's step of `kind`, as input `name`.
+    pub fn upstream(&self, name: impl Into<String>, kind: &StepKind, output: impl Into<String>) -> Input {
+        self.upstream_of(self.block, name, kind, output)
+    }
+
+    /// `output` of the step of `kind` for another block of the set, as input `name`.
+    pub fn upstream_of(
+        &self,
+        block: Option<&str>,
+        name: impl Into<String>,
+        kind: &StepKind,
+        output: impl Into<String>,
+    ) -> Input {
+        let step = self.planned.step(kind, block).unwrap_or_else(|| {
+            panic!("{} is wired before {:?} was planned", kind.name, block)
+        });
+        Input::Upstream {
+            name: name.into(),
+            step,
+            output: output.into(),
+        }
+    }
+
+    /// Every block output of the set that lands in `cooked/<block>/`.
+    pub fn shipped(&self) -> Vec<Shipped> {
+        shipped(self.registry, self.planned, &self.set().blocks)
+    }
+}
