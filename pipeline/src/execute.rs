@@ -239,7 +239,7 @@ pub fn run(
     prior: Vec<Finished>,
     settings: &Settings,
     observer: &dyn Observer,
-    cook: &Cooker,
+    cook: &Cooker<'_>,
 ) -> Vec<Finished> {
     let pool = settings.pool;
     let mut run = Run::new(graph, prior);
@@ -409,7 +409,7 @@ fn probe(
 
 /// A step's cooker: what `run` calls for each step that is not cached. A cook passes
 /// `steps::cook`; tests pass fakes.
-pub type Cooker = dyn Fn(&Step, &Inputs) -> Cooked + Sync;
+pub type Cooker<'a> = dyn Fn(&Step, &Inputs) -> Cooked + Sync + 'a;
 
 /// A step's inputs, hashed; the bytes of those already read, and what is still to read.
 struct Gathered {
@@ -424,7 +424,7 @@ fn run_step(
     id: StepId,
     upstream: &[Option<Finished>],
     settings: &Settings,
-    cook: &Cooker,
+    cook: &Cooker<'_>,
 ) -> Finished {
     let started = Instant::now();
     let step = &graph.steps[id];
@@ -484,7 +484,9 @@ fn gather(
                         Some(bytes) => {
                             g.loaded.insert(name.clone(), Arc::new(bytes));
                         }
-                        None => g.unread_sources.push((name.clone(), path.clone(), h.hash.clone())),
+                        None => g
+                            .unread_sources
+                            .push((name.clone(), path.clone(), h.hash.clone())),
                     }
                     (name, h.hash, h.size)
                 }
@@ -581,7 +583,7 @@ fn load(step: &Step, g: Gathered, settings: &Settings) -> Result<Inputs, Vec<Dia
 
 /// Runs the cooker; a panic becomes the step's failure instead of a worker that never
 /// reports, so the cook ends.
-fn cook_caught(step: &Step, inputs: &Inputs, cook: &Cooker) -> Cooked {
+fn cook_caught(step: &Step, inputs: &Inputs, cook: &Cooker<'_>) -> Cooked {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| cook(step, inputs))).unwrap_or_else(
         |panic| {
             let what = panic
@@ -654,3 +656,6 @@ fn fingerprint_of(step: &Step, records: &[InputRecord]) -> Fingerprint {
             .collect(),
     )
 }
+
+#[cfg(test)]
+mod tests;

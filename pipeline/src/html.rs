@@ -59,13 +59,18 @@ pub fn write(
             .into_owned();
         let rendered = out.join(&render).is_dir();
         if rendered && out.join(&render).join(sheet::OUTPUT).is_file() {
-            let _ = write!(h, "<p><img class=\"sheet\" alt=\"contact sheet of {0}\" src=\"{1}/{2}\"></p>", escape(pack), escape(&render), sheet::OUTPUT);
+            let _ = write!(
+                h,
+                "<p><img class=\"sheet\" alt=\"contact sheet of {0}\" src=\"{1}/{2}\"></p>",
+                escape(pack),
+                escape(&render),
+                sheet::OUTPUT
+            );
         }
-        let checks: Value =
-            std::fs::read(layout::set_dir(out, pack, set).join(assemble::CHECKS))
-                .ok()
-                .and_then(|b| serde_json::from_slice(&b).ok())
-                .unwrap_or(Value::Null);
+        let checks: Value = std::fs::read(layout::set_dir(out, pack, set).join(assemble::CHECKS))
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or(Value::Null);
         let _ = write!(h, "<div class=\"grid\">");
         for block in checks["blocks"].as_array().into_iter().flatten() {
             let id = block["block"].as_str().unwrap_or("");

@@ -31,5 +31,25 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    #[cfg(unix)]
+    // SAFETY: the handler only stores to an atomic and restores the default action, both
+    // async-signal-safe.
+    unsafe {
+        libc::signal(
+            libc::SIGINT,
+            on_interrupt as extern "C" fn(libc::c_int) as libc::sighandler_t,
+        );
+    }
     std::process::exit(cli::run());
+}
+
+/// The first Ctrl-C asks a cook to stop starting steps (it finishes those running and
+/// keeps the cache consistent); a second one ends the process at once.
+#[cfg(unix)]
+extern "C" fn on_interrupt(_: libc::c_int) {
+    cook::CANCELLED.store(true, std::sync::atomic::Ordering::Relaxed);
+    // SAFETY: signal() is async-signal-safe.
+    unsafe {
+        libc::signal(libc::SIGINT, libc::SIG_DFL);
+    }
 }

@@ -107,7 +107,11 @@ impl Planner<'_> {
                 let id = format!("{pack}/{}/{block}", kind.name);
                 let w = self.wiring(sources, Some(set), Some(block), &planned);
                 if let Some(step) = add(graph, kind, &w, id) {
-                    planned.blocks.get_mut(block).expect("inserted").insert(kind.name, step);
+                    planned
+                        .blocks
+                        .get_mut(block)
+                        .expect("inserted")
+                        .insert(kind.name, step);
                 }
             }
         }
@@ -122,7 +126,10 @@ impl Planner<'_> {
     }
 
     fn kinds(&self, scope: Scope) -> impl Iterator<Item = &'static StepKind> + '_ {
-        self.registry.iter().copied().filter(move |k| k.scope == scope)
+        self.registry
+            .iter()
+            .copied()
+            .filter(move |k| k.scope == scope)
     }
 
     fn wiring<'w>(
@@ -182,7 +189,13 @@ impl SetPlan {
                 Lands::Nowhere | Lands::PerBlock(_) | Lands::Cooked(_) => continue,
             };
             let steps: Vec<StepId> = match kind.scope {
-                Scope::Set => self.planned.set.get(kind.name).copied().into_iter().collect(),
+                Scope::Set => self
+                    .planned
+                    .set
+                    .get(kind.name)
+                    .copied()
+                    .into_iter()
+                    .collect(),
                 Scope::Block => self
                     .planned
                     .blocks
@@ -200,5 +213,99 @@ impl SetPlan {
             folders.push((layout::render_dir(out, pack, &self.spec.name), renders));
         }
         folders
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::PackSource;
+    use crate::graph::Input;
+    use crate::stat_cache::StatCache;
+    use crate::steps::{mesh, Wired, REGISTRY};
+
+    /// A kind a contributor might add: a level of detail made from the static mesh. It is
+    /// this one declaration plus a registry line; nothing else in the pipeline changes.
+    static LOD: StepKind = StepKind {
+        name: "lod",
+        version: 1,
+        scope: Scope::Block,
+        lands: Lands::Cooked(|_| vec!["lod.fmsh".to_string()]),
+        wire: |w| Wired::inputs(vec![mesh::of_block(w)]),
+        cook: |_, inputs| {
+            Ok(vec![(
+                "lod.fmsh".into(),
+                inputs["static_mesh.fmsh"].to_vec(),
+            )])
+        },
+    };
+
+    #[test]
+    fn a_registered_kind_is_planned_per_block_and_assembled_into_the_set() {
+        let mut registry = REGISTRY.to_vec();
+        let after_mesh = registry.iter().position(|k| k.name == "mesh").unwrap() + 1;
+        registry.insert(after_mesh, &LOD);
+        let dir = tempfile::tempdir().unwrap();
+        let stat_cache = StatCache::open(dir.path().join("stat-cache.json"));
+        let pack = PackSource {
+            id: "foundry".into(),
+            dir: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../forge-packs/foundry"),
+        };
+        let sources = [PackSources::new(&pack, &stat_cache)];
+        let planner = Planner {
+            registry: &registry,
+            sources: &sources,
+            options: &PlanOptions::default(),
+        };
+        let mut graph = Graph::default();
+        let packs = planner.plan_packs(&mut graph);
+        let blocks = vec!["floor_1x1".to_string(), "wall_door".to_string()];
+        let sets = planner
+            .plan_sets(&mut graph, &packs, &[blocks], &[])
+            .unwrap();
+
+        let set = &sets[0].planned;
+        for block in ["floor_1x1", "wall_door"] {
+            let lod = &graph.steps[set.blocks[block]["lod"]];
+            assert_eq!(lod.id, format!("foundry/lod/{block}"));
+            assert_eq!(lod.deps().collect::<Vec<_>>(), [set.blocks[block]["mesh"]]);
+        }
+        let assemble = &graph.steps[set.set["assemble"]];
+        let lod_inputs: Vec<&str> = assemble
+            .inputs
+            .iter()
+            .filter_map(|i| match i {
+                Input::Upstream { name, .. } if name.ends_with("/lod.fmsh") => Some(name.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(lod_inputs, ["floor_1x1/lod.fmsh", "wall_door/lod.fmsh"]);
+        // Previews and the archive were not asked for, so they are not planned.
+        assert!(!set.set.contains_key("archive") && !set.set.contains_key("sheet"));
+    }
+
+    #[test]
+    fn an_only_block_that_no_pack_has_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let stat_cache = StatCache::open(dir.path().join("stat-cache.json"));
+        let pack = PackSource {
+            id: "foundry".into(),
+            dir: dir.path().to_path_buf(),
+        };
+        let sources = [PackSources::new(&pack, &stat_cache)];
+        let planner = Planner {
+            registry: REGISTRY,
+            sources: &sources,
+            options: &PlanOptions::default(),
+        };
+        let mut graph = Graph::default();
+        let packs = planner.plan_packs(&mut graph);
+        let only = ["floor_1x1".to_string(), "nope".to_string()];
+        let Err(UnknownBlocks(names)) =
+            planner.plan_sets(&mut graph, &packs, &[vec!["floor_1x1".into()]], &only)
+        else {
+            panic!("an unknown block must be refused");
+        };
+        assert_eq!(names, ["nope"]);
     }
 }

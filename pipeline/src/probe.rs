@@ -128,7 +128,8 @@ pub fn probe(
                     let hit = if via == Via::Bsp {
                         model.ray(origin, dir, MAX_DISTANCE_M)
                     } else {
-                        let path = cooked_dir(config, pack, block, set).join(crate::steps::mopp::OUTPUT);
+                        let path =
+                            cooked_dir(config, pack, block, set).join(crate::steps::mopp::OUTPUT);
                         let bytes = std::fs::read(&path)
                             .with_context(|| format!("cannot read {}", path.display()))?;
                         let index = MoppIndex::from_bytes(&bytes)

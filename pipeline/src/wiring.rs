@@ -58,7 +58,11 @@ pub struct Shipped {
 }
 
 /// Every block output of a set that lands in `cooked/<block>/`, in registry order.
-pub fn shipped(registry: &[&'static StepKind], planned: &Planned, blocks: &[String]) -> Vec<Shipped> {
+pub fn shipped(
+    registry: &[&'static StepKind],
+    planned: &Planned,
+    blocks: &[String],
+) -> Vec<Shipped> {
     let mut out = Vec::new();
     for block in blocks {
         for kind in registry {
@@ -161,7 +165,12 @@ impl Wiring<'_> {
     }
 
     /// `output` of this pack's, block's or set's step of `kind`, as input `name`.
-    pub fn upstream(&self, name: impl Into<String>, kind: &StepKind, output: impl Into<String>) -> Input {
+    pub fn upstream(
+        &self,
+        name: impl Into<String>,
+        kind: &StepKind,
+        output: impl Into<String>,
+    ) -> Input {
         self.upstream_of(self.block, name, kind, output)
     }
 
@@ -173,9 +182,10 @@ impl Wiring<'_> {
         kind: &StepKind,
         output: impl Into<String>,
     ) -> Input {
-        let step = self.planned.step(kind, block).unwrap_or_else(|| {
-            panic!("{} is wired before {:?} was planned", kind.name, block)
-        });
+        let step = self
+            .planned
+            .step(kind, block)
+            .unwrap_or_else(|| panic!("{} is wired before {:?} was planned", kind.name, block));
         Input::Upstream {
             name: name.into(),
             step,

@@ -1,6 +1,8 @@
 //! `actor`: a catalog entry and the mesh's placement become the block's actor document.
 
-use super::{block, catalog, geometry, label, mesh, text, Cooked, Inputs, Lands, Scope, StepKind, Wired};
+use super::{
+    block, catalog, geometry, label, mesh, text, Cooked, Inputs, Lands, Scope, StepKind, Wired,
+};
 use crate::graph::Step;
 use crate::wiring::Wiring;
 

@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 use forge_contract::Diagnostic;
 use serde_json::json;
 
-use super::{assemble, catalog, finding, input, label, pretty, Cooked, Inputs, Lands, Scope, StepKind, Wired};
+use super::{
+    assemble, catalog, finding, input, label, pretty, Cooked, Inputs, Lands, Scope, StepKind, Wired,
+};
 use crate::graph::Step;
 use crate::wiring::Wiring;
 
@@ -28,7 +30,11 @@ fn wire(w: &Wiring) -> Option<Wired> {
     }
     let from_set = |name: &str| w.upstream(name, &assemble::KIND, name);
     let [utoc, ucas, _pak] = forge_release::container::container_files(w.pack_id());
-    let mut inputs = vec![from_set(catalog::MANIFEST), from_set(&utoc), from_set(&ucas)];
+    let mut inputs = vec![
+        from_set(catalog::MANIFEST),
+        from_set(&utoc),
+        from_set(&ucas),
+    ];
     if w.has_source(assemble::CHANGES) {
         inputs.push(from_set(assemble::CHANGES));
     }
@@ -52,7 +58,9 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     let manifest = input(inputs, catalog::MANIFEST, &file)?;
     let content: BTreeMap<String, Vec<u8>> = inputs
         .iter()
-        .filter_map(|(name, bytes)| Some((name.strip_prefix("content/")?.to_string(), bytes.to_vec())))
+        .filter_map(|(name, bytes)| {
+            Some((name.strip_prefix("content/")?.to_string(), bytes.to_vec()))
+        })
         .collect();
     let prepared = forge_release::prepare(
         manifest,

@@ -8,7 +8,10 @@ use forge_contract::Diagnostic;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{actor, bad_intermediate, catalog, checks, finding, input, label, mesh, params, pretty, tags, text, Cooked, Inputs, Lands, Scope, StepKind, Wired};
+use super::{
+    actor, bad_intermediate, catalog, checks, finding, input, label, mesh, params, pretty, tags,
+    text, Cooked, Inputs, Lands, Scope, StepKind, Wired,
+};
 use crate::graph::Step;
 use crate::wiring::Wiring;
 
@@ -64,9 +67,18 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     let blocks: Vec<&str> = params.blocks.iter().map(String::as_str).collect();
     let mut out = container(step, &blocks, inputs)?;
     out.extend([
-        (CHECKS.to_string(), pretty(&checks_report(step, &params, inputs)?)),
-        (catalog::MANIFEST.to_string(), pretty(&manifest(&params, inputs, &file)?)),
-        (INVENTORY.to_string(), pretty(&inventory(step, &params, inputs))),
+        (
+            CHECKS.to_string(),
+            pretty(&checks_report(step, &params, inputs)?),
+        ),
+        (
+            catalog::MANIFEST.to_string(),
+            pretty(&manifest(&params, inputs, &file)?),
+        ),
+        (
+            INVENTORY.to_string(),
+            pretty(&inventory(step, &params, inputs)),
+        ),
     ]);
     if let Some(changes) = inputs.get(CHANGES) {
         out.push((CHANGES.to_string(), changes.to_vec()));
@@ -79,7 +91,11 @@ fn manifest(params: &Params, inputs: &Inputs, file: &str) -> Result<Value, Vec<D
     let mut manifest: Value = serde_json::from_str(text(inputs, catalog::MANIFEST, file)?)
         .map_err(|e| vec![finding("not_json", file, e.to_string())])?;
     if let Some(list) = manifest["forge_pack"]["blocks"].as_array_mut() {
-        list.retain(|b| b["id"].as_str().is_some_and(|id| params.blocks.iter().any(|x| x == id)));
+        list.retain(|b| {
+            b["id"]
+                .as_str()
+                .is_some_and(|id| params.blocks.iter().any(|x| x == id))
+        });
     }
     if params.diagnostic {
         manifest["diagnostic"] = json!({
@@ -119,7 +135,9 @@ fn checks_report(step: &Step, params: &Params, inputs: &Inputs) -> Result<Value,
             );
         }
     }
-    Ok(json!({"format": "mjolnir-forge-checks", "pack": step.pack, "set": params.set, "blocks": reports}))
+    Ok(
+        json!({"format": "mjolnir-forge-checks", "pack": step.pack, "set": params.set, "blocks": reports}),
+    )
 }
 
 /// The pack's container, laid out by the packaging crate.
@@ -130,7 +148,10 @@ fn container(step: &Step, blocks: &[&str], inputs: &Inputs) -> Cooked {
     for &block in blocks {
         let mut block_tags = Vec::new();
         for group in &tags::GROUPS {
-            block_tags.push((forge_tags::extension(group), get(block, &tags::output(block, group))?));
+            block_tags.push((
+                forge_tags::extension(group),
+                get(block, &tags::output(block, group))?,
+            ));
         }
         content.push(forge_release::container::BlockContent {
             id: block,

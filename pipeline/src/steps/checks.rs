@@ -4,7 +4,10 @@
 
 use forge_contract::Diagnostic;
 
-use super::{block, catalog, collision, finding, geometry, label, mesh, mopp, pretty, text, Cooked, Inputs, Lands, Scope, StepKind, Wired};
+use super::{
+    block, catalog, collision, finding, geometry, label, mesh, mopp, pretty, text, Cooked, Inputs,
+    Lands, Scope, StepKind, Wired,
+};
 use crate::graph::Step;
 use crate::wiring::Wiring;
 
@@ -43,7 +46,10 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
         vec![finding(
             "bad_intermediate",
             &file,
-            format!("block {:?}: parry3d could not build the source hulls", block.id),
+            format!(
+                "block {:?}: parry3d could not build the source hulls",
+                block.id
+            ),
         )]
     })?;
     let report = forge_checks::run(&forge_checks::Inputs {

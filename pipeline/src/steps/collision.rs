@@ -4,7 +4,10 @@
 use forge_collision::CollisionError;
 use forge_contract::Diagnostic;
 
-use super::{bad_intermediate, block, finding, geometry, input, label, text, Cooked, Inputs, Lands, Scope, StepKind, Wired};
+use super::{
+    bad_intermediate, block, finding, geometry, input, label, text, Cooked, Inputs, Lands, Scope,
+    StepKind, Wired,
+};
 use crate::graph::Step;
 use crate::wiring::Wiring;
 
@@ -25,13 +28,19 @@ pub fn of_block(w: &Wiring) -> crate::graph::Input {
 }
 
 /// Reads a collision model input back.
-pub fn read(inputs: &Inputs, file: &str) -> Result<forge_collision::CollisionModel, Vec<Diagnostic>> {
+pub fn read(
+    inputs: &Inputs,
+    file: &str,
+) -> Result<forge_collision::CollisionModel, Vec<Diagnostic>> {
     forge_collision::CollisionModel::from_bytes(input(inputs, OUTPUT, file)?)
         .map_err(|e| bad_intermediate(file, "collision", e))
 }
 
 /// The block's source geometry, for the kinds that cook from the hulls.
-pub fn source_block(step: &Step, inputs: &Inputs) -> Result<forge_contract::BlockGeometry, Vec<Diagnostic>> {
+pub fn source_block(
+    step: &Step,
+    inputs: &Inputs,
+) -> Result<forge_contract::BlockGeometry, Vec<Diagnostic>> {
     let file = label(step, geometry::SOURCE);
     forge_contract::geometry::parse_block(&file, text(inputs, geometry::SHIPPED_AS, &file)?)
 }

@@ -4,7 +4,9 @@
 use forge_contract::{parse_geometry, parse_manifest};
 use serde_json::Value;
 
-use super::{catalog, compact, finding, label, text, Cooked, Inputs, Lands, Scope, StepKind, Wired};
+use super::{
+    catalog, compact, finding, label, text, Cooked, Inputs, Lands, Scope, StepKind, Wired,
+};
 use crate::graph::{Input, Step};
 use crate::wiring::Wiring;
 

@@ -1,7 +1,10 @@
 //! `mesh`: an imported mesh becomes the block's static mesh (`FMSH`): Unreal units,
 //! re-centred, namespaced.
 
-use super::{bad_intermediate, block, finding, import, input, label, Cooked, Inputs, Lands, Scope, StepKind, Wired};
+use super::{
+    bad_intermediate, block, finding, import, input, label, Cooked, Inputs, Lands, Scope, StepKind,
+    Wired,
+};
 use crate::graph::Step;
 use crate::wiring::Wiring;
 
@@ -22,11 +25,18 @@ pub fn of_block(w: &Wiring) -> crate::graph::Input {
 }
 
 fn wire(w: &Wiring) -> Option<Wired> {
-    Wired::inputs(vec![w.upstream(import::OUTPUT, &import::KIND, import::OUTPUT)])
+    Wired::inputs(vec![w.upstream(
+        import::OUTPUT,
+        &import::KIND,
+        import::OUTPUT,
+    )])
 }
 
 /// Reads a static mesh input back.
-pub fn read(inputs: &Inputs, file: &str) -> Result<forge_mesh::StaticMesh, Vec<forge_contract::Diagnostic>> {
+pub fn read(
+    inputs: &Inputs,
+    file: &str,
+) -> Result<forge_mesh::StaticMesh, Vec<forge_contract::Diagnostic>> {
     forge_mesh::StaticMesh::from_bytes(input(inputs, OUTPUT, file)?)
         .map_err(|e| bad_intermediate(file, "mesh", e))
 }

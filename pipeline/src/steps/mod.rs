@@ -170,9 +170,11 @@ pub fn bad_intermediate(file: &str, what: &str, e: impl fmt::Display) -> Vec<Dia
 }
 
 /// A step's parameters, which its own wiring wrote as JSON.
-pub fn params<T: serde::de::DeserializeOwned>(step: &Step, file: &str) -> Result<T, Vec<Diagnostic>> {
-    serde_json::from_str(&step.params)
-        .map_err(|e| vec![finding("bad_params", file, e.to_string())])
+pub fn params<T: serde::de::DeserializeOwned>(
+    step: &Step,
+    file: &str,
+) -> Result<T, Vec<Diagnostic>> {
+    serde_json::from_str(&step.params).map_err(|e| vec![finding("bad_params", file, e.to_string())])
 }
 
 /// The label every finding of a step names its file by: `<pack>/<path in the pack>`.

@@ -2,7 +2,10 @@
 
 use forge_contract::Diagnostic;
 
-use super::{bad_intermediate, collision, finding, geometry, input, label, Cooked, Inputs, Lands, Scope, StepKind, Wired};
+use super::{
+    bad_intermediate, collision, finding, geometry, input, label, Cooked, Inputs, Lands, Scope,
+    StepKind, Wired,
+};
 use crate::graph::Step;
 use crate::wiring::Wiring;
 
@@ -35,7 +38,7 @@ fn wire(w: &Wiring) -> Option<Wired> {
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     let file = label(step, geometry::SOURCE);
     let model = collision::read(inputs, &file)?;
-    let index = forge_collision::cook_mopp(&model)
-        .map_err(|e| vec![finding(e.code, &file, e.message)])?;
+    let index =
+        forge_collision::cook_mopp(&model).map_err(|e| vec![finding(e.code, &file, e.message)])?;
     Ok(vec![(OUTPUT.to_string(), index.to_bytes())])
 }

@@ -6,7 +6,10 @@ use forge_render::{Camera, Line, Options, Scene, Triangle};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::{block, catalog, checks, collision, finding, geometry, label, mesh, params, pretty, text, Cooked, Inputs, Lands, Scope, StepKind, Wired};
+use super::{
+    block, catalog, checks, collision, finding, geometry, label, mesh, params, pretty, text,
+    Cooked, Inputs, Lands, Scope, StepKind, Wired,
+};
 use crate::graph::Step;
 use crate::wiring::Wiring;
 

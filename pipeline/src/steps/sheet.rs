@@ -1,7 +1,10 @@
 //! `sheet`: a set's contact sheet, tiling every block's main render with its name and
 //! declared size.
 
-use super::{catalog, finding, input, label, params, render, text, Cooked, Inputs, Lands, Scope, StepKind, Wired};
+use super::{
+    catalog, finding, input, label, params, render, text, Cooked, Inputs, Lands, Scope, StepKind,
+    Wired,
+};
 use crate::graph::Step;
 use crate::wiring::Wiring;
 
@@ -49,7 +52,10 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
             text(inputs, &entry_input(block), &file)?,
         )?;
         let d = entry.dimensions_m;
-        let caption = vec![entry.name.clone(), format!("{} x {} x {} m", d[0], d[1], d[2])];
+        let caption = vec![
+            entry.name.clone(),
+            format!("{} x {} x {} m", d[0], d[1], d[2]),
+        ];
         tiles.push((caption, image));
     }
     let sheet = forge_render::contact_sheet(&tiles, 192);

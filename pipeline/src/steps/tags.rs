@@ -1,7 +1,10 @@
 //! `tags`: a block's crate, model, physics_model and collision_model tags, named
 //! `<block>.<group extension>`.
 
-use super::{bad_intermediate, block, collision, geometry, input, label, mopp, polyhedra, Cooked, Inputs, Lands, Scope, StepKind, Wired};
+use super::{
+    bad_intermediate, block, collision, geometry, input, label, mopp, polyhedra, Cooked, Inputs,
+    Lands, Scope, StepKind, Wired,
+};
 use crate::graph::Step;
 use crate::wiring::Wiring;
 
@@ -44,8 +47,9 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     let file = label(step, geometry::SOURCE);
     let model = collision::read(inputs, &file)?;
     let index = mopp::read(inputs, &file)?;
-    let polyhedra = forge_collision::polyhedron::from_bytes(input(inputs, polyhedra::OUTPUT, &file)?)
-        .map_err(|e| bad_intermediate(&file, "polyhedra", e))?;
+    let polyhedra =
+        forge_collision::polyhedron::from_bytes(input(inputs, polyhedra::OUTPUT, &file)?)
+            .map_err(|e| bad_intermediate(&file, "polyhedra", e))?;
     let (lo, hi) = model.bounds_m().unwrap_or(([0.0; 3], [0.0; 3]));
     let bounds = (forge_units::pack_to_blam(lo), forge_units::pack_to_blam(hi));
     let tags = forge_tags::block_tags(&step.pack, block, bounds, &model, &index, &polyhedra)

@@ -1,0 +1,330 @@
+//! The scheduler on fake step kinds: no real cooker runs, so each test says exactly what
+//! each step makes and counts what ran.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use super::*;
+use crate::graph::Step;
+use crate::steps::{Lands, Scope, StepKind, Wired};
+
+/// A kind whose cooker the test passes to `run`; its own is never called.
+static FAKE: StepKind = StepKind {
+    name: "fake",
+    version: 1,
+    scope: Scope::Pack,
+    lands: Lands::Nowhere,
+    wire: |_| Wired::inputs(Vec::new()),
+    cook: |_, _| unreachable!("the test's cooker runs instead"),
+};
+
+struct Quiet;
+
+impl Observer for Quiet {
+    fn finished(&self, _: &Graph, _: StepId, _: &Finished) {}
+}
+
+struct Bench {
+    dir: tempfile::TempDir,
+    store: Store,
+    stat_cache: StatCache,
+    pool: rayon::ThreadPool,
+    cancel: AtomicBool,
+}
+
+impl Bench {
+    fn new() -> Bench {
+        let dir = tempfile::tempdir().unwrap();
+        Bench {
+            store: Store::open(&dir.path().join("cache")).unwrap(),
+            stat_cache: StatCache::open(dir.path().join("stat-cache.json")),
+            pool: rayon::ThreadPoolBuilder::new()
+                .num_threads(2)
+                .build()
+                .unwrap(),
+            cancel: AtomicBool::new(false),
+            dir,
+        }
+    }
+
+    fn settings(&self, keep_going: bool) -> Settings<'_> {
+        Settings {
+            store: &self.store,
+            stat_cache: &self.stat_cache,
+            use_cache: true,
+            jobs: 2,
+            keep_going,
+            verify_hits: false,
+            pool: &self.pool,
+            cancel: &self.cancel,
+        }
+    }
+
+    fn source(&self, name: &str, text: &str) -> Input {
+        let path = self.dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        Input::Source {
+            name: name.into(),
+            path,
+        }
+    }
+}
+
+fn step(id: &str, inputs: Vec<Input>) -> Step {
+    Step {
+        id: id.into(),
+        pack: "p".into(),
+        kind: &FAKE,
+        block: None,
+        // The key holds the parameters, not the id: the fake cookers write the id, so it
+        // must be a parameter too.
+        params: id.into(),
+        inputs,
+    }
+}
+
+fn from(step: StepId) -> Input {
+    Input::Upstream {
+        name: format!("in{step}"),
+        step,
+        output: "out".into(),
+    }
+}
+
+/// A cooker that records which steps ran and makes `out`: the step's id and its inputs,
+/// or only the inputs' length for ids in `lengths_only`. Ids in `failing` fail.
+struct Recorder {
+    ran: Mutex<Vec<String>>,
+    failing: Vec<&'static str>,
+    lengths_only: Vec<&'static str>,
+}
+
+impl Recorder {
+    fn new() -> Recorder {
+        Recorder {
+            ran: Mutex::new(Vec::new()),
+            failing: Vec::new(),
+            lengths_only: Vec::new(),
+        }
+    }
+
+    fn cook(&self, step: &Step, inputs: &Inputs) -> Cooked {
+        self.ran.lock().unwrap().push(step.id.clone());
+        let id = step.params.as_str();
+        if self.failing.contains(&id) {
+            return Err(vec![finding("fake_failure", &step.id, "told to fail")]);
+        }
+        let joined: Vec<u8> = inputs.values().flat_map(|b| b.iter().copied()).collect();
+        let out = if self.lengths_only.contains(&id) {
+            joined.len().to_string().into_bytes()
+        } else {
+            [id.as_bytes(), b"(", &joined, b")"].concat()
+        };
+        Ok(vec![("out".into(), out)])
+    }
+
+    fn ran(&self) -> Vec<String> {
+        let mut ran = self.ran.lock().unwrap().clone();
+        ran.sort();
+        ran
+    }
+}
+
+/// a -> b, a -> c, (b, c) -> d.
+fn diamond(bench: &Bench, source: &str) -> Graph {
+    let mut g = Graph::default();
+    let a = g.add(step("a", vec![bench.source("a.txt", source)]));
+    let b = g.add(step("b", vec![from(a)]));
+    let c = g.add(step("c", vec![from(a)]));
+    g.add(step("d", vec![from(b), from(c)]));
+    g
+}
+
+fn outcome_names(results: &[Finished]) -> Vec<&'static str> {
+    results
+        .iter()
+        .map(|r| match r.outcome {
+            Outcome::Hit => "hit",
+            Outcome::Ran(_) => "ran",
+            Outcome::Failed(_) => "failed",
+            Outcome::Skipped => "skipped",
+        })
+        .collect()
+}
+
+fn output_text(bench: &Bench, result: &Finished) -> String {
+    String::from_utf8(result.outputs[0].bytes(&bench.store).unwrap().to_vec()).unwrap()
+}
+
+#[test]
+fn a_diamond_runs_each_step_once_after_its_dependencies_then_hits() {
+    let bench = Bench::new();
+    let graph = diamond(&bench, "x");
+    let cooker = Recorder::new();
+    let results = run(
+        &graph,
+        Vec::new(),
+        &bench.settings(false),
+        &Quiet,
+        &|s, i| cooker.cook(s, i),
+    );
+    assert_eq!(outcome_names(&results), ["ran"; 4]);
+    assert_eq!(cooker.ran(), ["a", "b", "c", "d"]);
+    // d saw both branches, each of which saw a: the inputs arrived by name, in key order.
+    assert_eq!(output_text(&bench, &results[3]), "d(b(a(x))c(a(x)))");
+
+    let again = Recorder::new();
+    let results = run(
+        &graph,
+        Vec::new(),
+        &bench.settings(false),
+        &Quiet,
+        &|s, i| again.cook(s, i),
+    );
+    assert_eq!(outcome_names(&results), ["hit"; 4]);
+    assert!(again.ran().is_empty());
+}
+
+#[test]
+fn a_failure_stops_the_cook_and_skips_its_dependents() {
+    let bench = Bench::new();
+    let graph = diamond(&bench, "x");
+    let mut cooker = Recorder::new();
+    cooker.failing = vec!["a"];
+    let results = run(
+        &graph,
+        Vec::new(),
+        &bench.settings(false),
+        &Quiet,
+        &|s, i| cooker.cook(s, i),
+    );
+    assert_eq!(
+        outcome_names(&results),
+        ["failed", "skipped", "skipped", "skipped"]
+    );
+    assert_eq!(cooker.ran(), ["a"]);
+}
+
+#[test]
+fn keep_going_runs_every_step_that_does_not_depend_on_the_failure() {
+    let bench = Bench::new();
+    let graph = diamond(&bench, "x");
+    let mut cooker = Recorder::new();
+    cooker.failing = vec!["b"];
+    let results = run(
+        &graph,
+        Vec::new(),
+        &bench.settings(true),
+        &Quiet,
+        &|s, i| cooker.cook(s, i),
+    );
+    assert_eq!(outcome_names(&results), ["ran", "failed", "ran", "skipped"]);
+    assert_eq!(cooker.ran(), ["a", "b", "c"]);
+
+    // Without --keep-going the first failure stops the cook: c may have started
+    // alongside b, but d never does.
+    let bench = Bench::new();
+    let graph = diamond(&bench, "x");
+    let results = run(
+        &graph,
+        Vec::new(),
+        &bench.settings(false),
+        &Quiet,
+        &|s, i| cooker.cook(s, i),
+    );
+    assert_eq!(outcome_names(&results)[..2], ["ran", "failed"]);
+    assert_eq!(outcome_names(&results)[3], "skipped");
+}
+
+#[test]
+fn a_cancelled_cook_starts_nothing_more_and_records_what_finished() {
+    let bench = Bench::new();
+    let graph = diamond(&bench, "x");
+    let cooker = Recorder::new();
+    // Cancelled while a runs: a finishes and is recorded, nothing after it starts.
+    let cancel_after_a = |s: &Step, i: &Inputs| {
+        bench.cancel.store(true, Ordering::Relaxed);
+        cooker.cook(s, i)
+    };
+    let results = run(
+        &graph,
+        Vec::new(),
+        &bench.settings(true),
+        &Quiet,
+        &cancel_after_a,
+    );
+    assert_eq!(
+        outcome_names(&results),
+        ["ran", "skipped", "skipped", "skipped"]
+    );
+    assert_eq!(cooker.ran(), ["a"]);
+
+    bench.cancel.store(false, Ordering::Relaxed);
+    let resumed = Recorder::new();
+    let results = run(
+        &graph,
+        Vec::new(),
+        &bench.settings(true),
+        &Quiet,
+        &|s, i| resumed.cook(s, i),
+    );
+    assert_eq!(outcome_names(&results), ["hit", "ran", "ran", "ran"]);
+    assert_eq!(resumed.ran(), ["b", "c", "d"]);
+}
+
+#[test]
+fn an_unchanged_output_stops_the_rebuild_early() {
+    let bench = Bench::new();
+    let mut cooker = Recorder::new();
+    cooker.lengths_only = vec!["a"];
+    let graph = diamond(&bench, "x");
+    run(
+        &graph,
+        Vec::new(),
+        &bench.settings(false),
+        &Quiet,
+        &|s, i| cooker.cook(s, i),
+    );
+
+    // A new source of the same length: a runs again, makes the same bytes, and nothing
+    // downstream of it runs.
+    let graph = diamond(&bench, "y");
+    let again = Recorder {
+        lengths_only: vec!["a"],
+        ..Recorder::new()
+    };
+    let results = run(
+        &graph,
+        Vec::new(),
+        &bench.settings(false),
+        &Quiet,
+        &|s, i| again.cook(s, i),
+    );
+    assert_eq!(outcome_names(&results), ["ran", "hit", "hit", "hit"]);
+    assert_eq!(again.ran(), ["a"]);
+}
+
+#[test]
+fn a_panicking_cooker_fails_its_step_and_the_cook_ends() {
+    let bench = Bench::new();
+    let graph = diamond(&bench, "x");
+    let panics_on_b = |s: &Step, i: &Inputs| {
+        if s.id == "b" {
+            panic!("size must not be zero");
+        }
+        Recorder::new().cook(s, i)
+    };
+    let results = run(
+        &graph,
+        Vec::new(),
+        &bench.settings(true),
+        &Quiet,
+        &panics_on_b,
+    );
+    assert_eq!(outcome_names(&results), ["ran", "failed", "ran", "skipped"]);
+    let Outcome::Failed(findings) = &results[1].outcome else {
+        unreachable!()
+    };
+    assert_eq!(findings[0].code, "cooker_panicked");
+    assert!(findings[0].message.contains("size must not be zero"));
+}
