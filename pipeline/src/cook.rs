@@ -299,6 +299,12 @@ fn finish(
     if !ok {
         print_failures(&graph, &results);
     }
+    if CANCELLED.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!(
+            "interrupted: {} steps were not run; what finished is cached, and nothing was materialized",
+            counts.skipped
+        );
+    }
     if options.explain {
         print_explain(&graph, &results);
     }

@@ -2,7 +2,7 @@
 
 Run with Blender as a Python module (PyPI `bpy`):
     python -m venv .venv && .venv/bin/pip install bpy
-    .venv/bin/python tools/blender/export_fixtures.py cookers/gltf-import/tests/fixtures/blender
+    .venv/bin/python tools/blender/export_fixtures.py cookers/gltf/tests/fixtures/blender
 
 It builds a small hierarchy with parented, rotated and non-uniformly scaled objects and two
 materials, exports it as .gltf + .bin and as .glb, and writes expected.json: the world-space

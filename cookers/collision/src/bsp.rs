@@ -1,7 +1,7 @@
 //! The collision BSP: the game's packed tables, built from one convex hull, and the
 //! point and ray queries that run over those tables alone.
 //!
-//! Layout (`../shared/reference/formats.md` §4, little-endian, world units):
+//! Layout (`docs/formats/collision.md`, little-endian, world units):
 //!
 //! | table | bytes | layout |
 //! |---|---|---|

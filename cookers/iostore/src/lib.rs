@@ -8,8 +8,7 @@
 //! CityHash64 of its name. [`write`] builds a container with a solved perfect hash that
 //! never spills into the overflow list, since the game does not read it.
 //!
-//! The layout follows `../shared/reference/formats.md` §2 and is recorded in
-//! `docs/formats/iostore.md`. Every count in a file is checked against the bytes that
+//! The layout is recorded in `docs/formats/iostore.md`. Every count in a file is checked against the bytes that
 //! remain before anything is allocated.
 //!
 //! ```

@@ -1,4 +1,4 @@
-//! Releases: the `.mjolnir` archive (`../shared/reference/formats.md` §3).
+//! Releases: the `.mjolnir` archive (`docs/formats/archive.md`).
 //!
 //! [`archive::write`] zips the members deterministically (sorted, fixed timestamps, fixed
 //! compression) and signs them when given a key. [`scan::scan`] runs the Hub scanner's

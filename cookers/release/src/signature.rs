@@ -1,4 +1,4 @@
-//! Author signatures (`signature.json`), exactly as `../shared/reference/formats.md` §3:
+//! Author signatures (`signature.json`), exactly as `docs/formats/archive.md` records them:
 //! an envelope around a base64 statement that lists the SHA-256 of every other member,
 //! signed with Ed25519 over `"MJOLNIR-MOD-STATEMENT-V1\n"` followed by the statement bytes.
 

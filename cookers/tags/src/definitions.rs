@@ -1,7 +1,6 @@
 //! The group definitions: struct layouts of the four groups a Forge piece needs, generated
-//! from the shipped game's tags (`definitions/forge-groups.json`, a copy of
-//! `../shared/reference/tag-definitions-forge-groups.json`, kept in the crate so it builds
-//! anywhere).
+//! from the shipped game's tags (`definitions/forge-groups.json`, kept in the crate so it
+//! builds anywhere; `docs/formats/tags.md` says where it comes from).
 
 use std::sync::OnceLock;
 

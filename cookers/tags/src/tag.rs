@@ -1,6 +1,6 @@
 //! A tag as a tree of struct instances, and its file form.
 //!
-//! File: a 0x4C-byte header, then two sections in the shape of formats.md §6, each
+//! File: a 0x4C-byte header, then two sections (`docs/formats/tags.md`), each
 //! `{four-CC stored reversed, u32 version, u32 content size}`:
 //! - `blay`: the layout, i.e. the structs this file uses (name, GUID, size), in first-use
 //!   order. A shipped tag carries the game's own self-describing layout here; this is the

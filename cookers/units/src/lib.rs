@@ -7,8 +7,7 @@
 //! | Unreal | left | +Z | centimetre, Y reflected |
 //! | Blam tags | right | +Z | world unit = 3.048 m |
 //!
-//! The facts come from `../shared/reference/formats.md` §1 and are recorded in
-//! `docs/units.md`. All arithmetic is f64; callers narrow to f32 only when writing.
+//! The facts are recorded in `docs/units.md`. All arithmetic is f64; callers narrow to f32 only when writing.
 //! Unreal's Y reflection mirrors space, so triangles converted to Unreal must have their
 //! winding reversed to stay front-facing: [`unreal_triangle`] does both together.
 //!

@@ -6,7 +6,7 @@
 //! The encoder floors minima and ceils maxima when it quantizes, so a split plane can only
 //! move outward: a query may get extra candidates, but never misses one.
 //!
-//! Opcodes (`../shared/reference/formats.md` §5; multi-byte immediates are big-endian):
+//! Opcodes (`docs/formats/collision.md`; multi-byte immediates are big-endian):
 //!
 //! | op | bytes | meaning |
 //! |---|---|---|
