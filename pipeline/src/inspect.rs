@@ -10,30 +10,34 @@ use forge_gltf::ImportedMesh;
 use forge_mesh::StaticMesh;
 use serde_json::{json, Value};
 
+/// A reader's error, placed at the file.
+fn fail<E: std::fmt::Display>(path: &Path) -> impl Fn(E) -> anyhow::Error + '_ {
+    move |e| anyhow!("{}: {e}", path.display())
+}
+
 pub fn inspect(path: &Path, as_json: bool) -> Result<i32> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let fail = |e: String| anyhow!("{}: {e}", path.display());
     let (summary, text) = if bytes.starts_with(b"FGIM") {
-        imported_mesh(&ImportedMesh::from_bytes(&bytes).map_err(fail)?)
+        imported_mesh(&ImportedMesh::from_bytes(&bytes).map_err(fail(path))?)
     } else if bytes.starts_with(b"FMSH") {
-        static_mesh(&StaticMesh::from_bytes(&bytes).map_err(fail)?)
+        static_mesh(&StaticMesh::from_bytes(&bytes).map_err(fail(path))?)
     } else if bytes.starts_with(forge_iostore::toc::MAGIC) {
         return container(path, &bytes, as_json);
     } else if let Some(tag) = tag_group(&bytes) {
-        let parsed = forge_tags::Tag::from_bytes(&bytes).map_err(fail)?;
+        let parsed = forge_tags::Tag::from_bytes(&bytes).map_err(fail(path))?;
         tag_summary(&tag, &parsed)
     } else if bytes.starts_with(b"FCOL") {
-        collision(&CollisionModel::from_bytes(&bytes).map_err(fail)?)
+        collision(&CollisionModel::from_bytes(&bytes).map_err(fail(path))?)
     } else if bytes.starts_with(b"FMOP") {
-        mopp(&MoppIndex::from_bytes(&bytes).map_err(fail)?).map_err(fail)?
+        mopp(&MoppIndex::from_bytes(&bytes).map_err(fail(path))?).map_err(fail(path))?
     } else if bytes.starts_with(b"FPOL") {
-        polyhedra(&forge_collision::polyhedron::from_bytes(&bytes).map_err(fail)?)
+        polyhedra(&forge_collision::polyhedron::from_bytes(&bytes).map_err(fail(path))?)
     } else if bytes.starts_with(b"{")
         && bytes
             .windows(forge_actor::FORMAT.len())
             .any(|w| w == forge_actor::FORMAT.as_bytes())
     {
-        let actor = Actor::from_json(&bytes).map_err(fail)?;
+        let actor = Actor::from_json(&bytes).map_err(fail(path))?;
         let text = format!(
             "actor v{} of {}/{}\n  class     {}\n  origin    {}\n  mesh      {} at {:?} cm, collision {}\n{}{}{}{}",
             actor.version,
@@ -160,7 +164,7 @@ fn collision(model: &CollisionModel) -> (Value, String) {
     )
 }
 
-fn mopp(index: &MoppIndex) -> Result<(Value, String), String> {
+fn mopp(index: &MoppIndex) -> Result<(Value, String), forge_bytes::ReadError> {
     let stats = index.mopp.stats()?;
     let summary = json!({
         "format": "mopp-index",

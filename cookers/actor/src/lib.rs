@@ -118,6 +118,28 @@ pub fn class_path(pack_id: &str, block_id: &str) -> String {
     format!("{}.BP_{block_id}_C", package_path(pack_id, block_id))
 }
 
+/// Why bytes are not an actor the game can use.
+#[derive(Debug, thiserror::Error)]
+pub enum ActorError {
+    #[error("not an actor document: {0}")]
+    NotAnActor(#[from] serde_json::Error),
+    /// It reads, but breaks a rule the game relies on; the message says which.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl From<String> for ActorError {
+    fn from(why: String) -> Self {
+        ActorError::Invalid(why)
+    }
+}
+
+impl From<&str> for ActorError {
+    fn from(why: &str) -> Self {
+        ActorError::Invalid(why.to_string())
+    }
+}
+
 /// Builds the actor of `entry`. `mesh_offset_cm` is the mesh cooker's recorded offset.
 pub fn cook(pack_id: &str, entry: &Entry, origin: Origin, mesh_offset_cm: [f64; 3]) -> Actor {
     let mesh_asset = forge_mesh::asset_path(pack_id, &entry.id);
@@ -180,20 +202,21 @@ impl Actor {
 
     /// Reads an actor and checks what the game relies on: the format, a class path derived
     /// from the ids, collision off, and a shadowless movable light.
-    pub fn from_json(bytes: &[u8]) -> Result<Actor, String> {
-        let actor: Actor =
-            serde_json::from_slice(bytes).map_err(|e| format!("not an actor document: {e}"))?;
+    pub fn from_json(bytes: &[u8]) -> Result<Actor, ActorError> {
+        let actor: Actor = serde_json::from_slice(bytes)?;
         if actor.format != FORMAT || actor.version != FORMAT_VERSION {
             return Err(format!(
                 "unsupported actor format {} v{}",
                 actor.format, actor.version
-            ));
+            )
+            .into());
         }
         if actor.class_path != class_path(&actor.pack, &actor.block) {
             return Err(format!(
                 "class path {:?} is not derived from the pack and block ids",
                 actor.class_path
-            ));
+            )
+            .into());
         }
         if actor.mesh.collision != "NoCollision" {
             return Err("visual collision must be disabled".into());

@@ -803,7 +803,7 @@ mod codec {
 
         /// Reads the tables and checks every cross-reference, so queries cannot index out of
         /// range.
-        pub fn read(r: &mut Reader) -> Result<CollisionBsp, String> {
+        pub fn read(r: &mut Reader) -> Result<CollisionBsp, forge_bytes::ReadError> {
             let counts: Vec<usize> = (0..8)
                 .map(|_| r.u32().map(|n| n as usize))
                 .collect::<Result<_, _>>()?;
@@ -832,7 +832,9 @@ mod codec {
             // to the bytes it was read from.
             let padding = |r: &mut Reader, table: &str| match r.u8()? {
                 0 => Ok(()),
-                _ => Err(format!("a BSP {table} has a padding byte that is not zero")),
+                _ => Err(forge_bytes::ReadError::Invalid(format!(
+                    "a BSP {table} has a padding byte that is not zero"
+                ))),
             };
             for _ in 0..counts[2] {
                 let flags = r.u8()?;
@@ -890,7 +892,7 @@ mod codec {
             Ok(bsp)
         }
 
-        fn check(&self) -> Result<(), String> {
+        fn check(&self) -> Result<(), forge_bytes::ReadError> {
             let child_ok = |c: u32| {
                 c == NONE
                     || (c & LEAF != 0 && ((c & !LEAF) as usize) < self.leaves.len())
@@ -899,12 +901,12 @@ mod codec {
             for (i, n) in self.nodes.iter().enumerate() {
                 if n.plane as usize >= self.planes.len() || !child_ok(n.back) || !child_ok(n.front)
                 {
-                    return Err(format!("bsp3d node {i} refers outside the tables"));
+                    return Err(format!("bsp3d node {i} refers outside the tables").into());
                 }
             }
             for (i, l) in self.leaves.iter().enumerate() {
                 if l.first_reference as usize + l.reference_count as usize > self.references.len() {
-                    return Err(format!("leaf {i} refers outside the bsp2d references"));
+                    return Err(format!("leaf {i} refers outside the bsp2d references").into());
                 }
             }
             let node2d_ok = |x: u16| {
@@ -916,19 +918,19 @@ mod codec {
             };
             for (i, r) in self.references.iter().enumerate() {
                 if r.plane < 0 || r.plane as usize >= self.planes.len() || !node2d_ok(r.node) {
-                    return Err(format!("bsp2d reference {i} refers outside the tables"));
+                    return Err(format!("bsp2d reference {i} refers outside the tables").into());
                 }
             }
             for (i, n) in self.bsp2d_nodes.iter().enumerate() {
                 if !node2d_ok(n.left) || !node2d_ok(n.right) {
-                    return Err(format!("bsp2d node {i} refers outside the tables"));
+                    return Err(format!("bsp2d node {i} refers outside the tables").into());
                 }
             }
             for (i, s) in self.surfaces.iter().enumerate() {
                 if s.plane as usize >= self.planes.len()
                     || s.first_edge as usize >= self.edges.len()
                 {
-                    return Err(format!("surface {i} refers outside the tables"));
+                    return Err(format!("surface {i} refers outside the tables").into());
                 }
             }
             for (i, e) in self.edges.iter().enumerate() {
@@ -941,12 +943,12 @@ mod codec {
                     || e.left_surface as usize >= ns
                     || e.right_surface as usize >= ns
                 {
-                    return Err(format!("edge {i} refers outside the tables"));
+                    return Err(format!("edge {i} refers outside the tables").into());
                 }
             }
             for (i, v) in self.vertices.iter().enumerate() {
                 if v.first_edge as usize >= self.edges.len() {
-                    return Err(format!("vertex {i} refers outside the edges"));
+                    return Err(format!("vertex {i} refers outside the edges").into());
                 }
             }
             Ok(())

@@ -34,7 +34,7 @@ impl MoppIndex {
     }
 
     /// `(region, surface)` of primitives whose boxes may overlap `lo..hi` (pack metres).
-    pub fn query_box_m(&self, lo: V3, hi: V3) -> Result<Vec<(u16, u16)>, String> {
+    pub fn query_box_m(&self, lo: V3, hi: V3) -> Result<Vec<(u16, u16)>, forge_bytes::ReadError> {
         let found = self
             .mopp
             .query_box(forge_units::pack_to_blam(lo), forge_units::pack_to_blam(hi))?;
@@ -44,7 +44,7 @@ impl MoppIndex {
                 self.primitives
                     .get(p as usize)
                     .copied()
-                    .ok_or_else(|| format!("primitive {p} is not in the map"))
+                    .ok_or_else(|| format!("primitive {p} is not in the map").into())
             })
             .collect()
     }
@@ -57,7 +57,7 @@ impl MoppIndex {
         origin_m: V3,
         dir: V3,
         max_m: f64,
-    ) -> Result<Option<ModelHit>, String> {
+    ) -> Result<Option<ModelHit>, forge_bytes::ReadError> {
         let len = length(dir);
         if len == 0.0 || !len.is_finite() {
             return Ok(None);
@@ -128,7 +128,7 @@ impl MoppIndex {
         w.bytes
     }
 
-    pub fn from_bytes(bytes: &[u8]) -> Result<MoppIndex, String> {
+    pub fn from_bytes(bytes: &[u8]) -> Result<MoppIndex, forge_bytes::ReadError> {
         let mut r = Reader::new(bytes);
         r.magic(MAGIC, FORMAT_VERSION, "MOPP index")?;
         let origin = [r.f32()?, r.f32()?, r.f32()?];
@@ -142,7 +142,7 @@ impl MoppIndex {
         }
         let primitives = (0..n)
             .map(|_| Ok((r.u16()?, r.u16()?)))
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, forge_bytes::ReadError>>()?;
         let len = r.u32()? as usize;
         let code = r.take(len)?.to_vec();
         r.finish()?;

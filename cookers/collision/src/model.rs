@@ -177,7 +177,7 @@ impl CollisionModel {
         w.bytes
     }
 
-    pub fn from_bytes(bytes: &[u8]) -> Result<CollisionModel, String> {
+    pub fn from_bytes(bytes: &[u8]) -> Result<CollisionModel, forge_bytes::ReadError> {
         let mut r = Reader::new(bytes);
         r.magic(MAGIC, FORMAT_VERSION, "collision model")?;
         let materials_n = r.u32()? as usize;
@@ -201,9 +201,9 @@ impl CollisionModel {
                 .iter()
                 .any(|s| s.material < 0 || s.material as usize >= materials.len())
             {
-                return Err(format!(
-                    "region {name:?} has a surface with an unknown material"
-                ));
+                return Err(
+                    format!("region {name:?} has a surface with an unknown material").into(),
+                );
             }
             regions.push(Region::new(name, permutation, bsp));
         }

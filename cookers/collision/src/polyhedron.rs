@@ -99,7 +99,7 @@ pub fn to_bytes(polyhedra: &[Polyhedron]) -> Vec<u8> {
     w.bytes
 }
 
-pub fn from_bytes(bytes: &[u8]) -> Result<Vec<Polyhedron>, String> {
+pub fn from_bytes(bytes: &[u8]) -> Result<Vec<Polyhedron>, forge_bytes::ReadError> {
     let mut r = Reader::new(bytes);
     r.magic(MAGIC, FORMAT_VERSION, "polyhedra file")?;
     let n = r.u32()? as usize;
@@ -109,14 +109,16 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Vec<Polyhedron>, String> {
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
         let name = r.string()?;
-        let f = |r: &mut Reader| -> Result<[f32; 3], String> { Ok([r.f32()?, r.f32()?, r.f32()?]) };
+        let f = |r: &mut Reader| -> Result<[f32; 3], forge_bytes::ReadError> {
+            Ok([r.f32()?, r.f32()?, r.f32()?])
+        };
         let aabb_centre = f(&mut r)?;
         let aabb_half_extents = f(&mut r)?;
         let radius = r.f32()?;
         let vertex_count = r.u16()?;
         let blocks = r.u16()? as usize;
         if blocks != (vertex_count as usize).div_ceil(4) || vertex_count > 255 {
-            return Err(format!("polyhedron {name:?}: {vertex_count} vertices do not fit {blocks} four-vector blocks"));
+            return Err(format!("polyhedron {name:?}: {vertex_count} vertices do not fit {blocks} four-vector blocks").into());
         }
         let mut four_vectors = Vec::with_capacity(blocks);
         for _ in 0..blocks {
@@ -130,11 +132,11 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Vec<Polyhedron>, String> {
         }
         let planes_n = r.u16()? as usize;
         if planes_n > 255 {
-            return Err(format!("polyhedron {name:?} has {planes_n} planes"));
+            return Err(format!("polyhedron {name:?} has {planes_n} planes").into());
         }
         let planes = (0..planes_n)
             .map(|_| Ok([r.f32()?, r.f32()?, r.f32()?, r.f32()?]))
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, forge_bytes::ReadError>>()?;
         out.push(Polyhedron {
             name,
             aabb_centre,

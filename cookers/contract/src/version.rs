@@ -18,13 +18,22 @@ pub fn parse_version(text: &str) -> Result<Version, VersionProblem> {
     Version::parse(text).map_err(|e| VersionProblem::NotSemver(e.to_string()))
 }
 
+/// Why a dependency range does not parse.
+#[derive(Debug, thiserror::Error)]
+pub enum RangeError {
+    #[error("a range cannot be empty")]
+    Empty,
+    #[error("{0}")]
+    Invalid(#[from] semver::Error),
+}
+
 /// Parses a dependency range the way the launcher does: Rust SemVer requirements, except
 /// that a bare complete version (`1.2.3`) is an exact pin, where the semver crate would
 /// read it as `^1.2.3`.
-pub fn parse_range(text: &str) -> Result<VersionReq, String> {
+pub fn parse_range(text: &str) -> Result<VersionReq, RangeError> {
     let trimmed = text.trim();
     if trimmed.is_empty() {
-        return Err("a range cannot be empty".into());
+        return Err(RangeError::Empty);
     }
     if let Ok(exact) = Version::parse(trimmed) {
         return Ok(VersionReq {
@@ -37,7 +46,7 @@ pub fn parse_range(text: &str) -> Result<VersionReq, String> {
             }],
         });
     }
-    VersionReq::parse(trimmed).map_err(|e| e.to_string())
+    Ok(VersionReq::parse(trimmed)?)
 }
 
 /// The caret line a release belongs to: maps and layouts built with `v` accept any later

@@ -24,19 +24,33 @@ fn component_count(d: Dimensions) -> usize {
 }
 
 /// Reads every element's components as f64, applying `normalized` integer scaling.
+/// Why an accessor did not read; the importer places it at the primitive and attribute.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct AccessorError(String);
+
+impl From<&str> for AccessorError {
+    fn from(why: &str) -> Self {
+        AccessorError(why.to_string())
+    }
+}
+
+impl From<String> for AccessorError {
+    fn from(why: String) -> Self {
+        AccessorError(why)
+    }
+}
+
 fn read(
     accessor: &gltf::Accessor,
     buffers: &[Vec<u8>],
     want: Dimensions,
-) -> Result<Vec<Vec<f64>>, String> {
+) -> Result<Vec<Vec<f64>>, AccessorError> {
     if accessor.sparse().is_some() {
         return Err("sparse accessors are not supported; apply them before export".into());
     }
     if accessor.dimensions() != want {
-        return Err(format!(
-            "expected {want:?}, found {:?}",
-            accessor.dimensions()
-        ));
+        return Err(format!("expected {want:?}, found {:?}", accessor.dimensions()).into());
     }
     let view = accessor.view().ok_or("the accessor has no buffer view")?;
     let buffer = buffers
@@ -47,9 +61,9 @@ fn read(
     let elem = size * comps;
     let stride = view.stride().unwrap_or(elem);
     if stride < elem {
-        return Err(format!(
-            "byte stride {stride} is smaller than an element ({elem} bytes)"
-        ));
+        return Err(
+            format!("byte stride {stride} is smaller than an element ({elem} bytes)").into(),
+        );
     }
     let count = accessor.count();
     let view_end = view
@@ -60,7 +74,8 @@ fn read(
         return Err(format!(
             "the buffer view ends at byte {view_end} but the buffer has {}",
             buffer.len()
-        ));
+        )
+        .into());
     }
     if count > 0 {
         let last = accessor
@@ -76,7 +91,8 @@ fn read(
             return Err(format!(
                 "the accessor reads {last} bytes of a {}-byte buffer view",
                 view.length()
-            ));
+            )
+            .into());
         }
     }
     let data = &buffer[view.offset()..view_end];
@@ -130,21 +146,30 @@ fn read(
     Ok(out)
 }
 
-pub fn read_vec3(accessor: &gltf::Accessor, buffers: &[Vec<u8>]) -> Result<Vec<[f64; 3]>, String> {
+pub fn read_vec3(
+    accessor: &gltf::Accessor,
+    buffers: &[Vec<u8>],
+) -> Result<Vec<[f64; 3]>, AccessorError> {
     Ok(read(accessor, buffers, Dimensions::Vec3)?
         .into_iter()
         .map(|v| [v[0], v[1], v[2]])
         .collect())
 }
 
-pub fn read_vec2(accessor: &gltf::Accessor, buffers: &[Vec<u8>]) -> Result<Vec<[f64; 2]>, String> {
+pub fn read_vec2(
+    accessor: &gltf::Accessor,
+    buffers: &[Vec<u8>],
+) -> Result<Vec<[f64; 2]>, AccessorError> {
     Ok(read(accessor, buffers, Dimensions::Vec2)?
         .into_iter()
         .map(|v| [v[0], v[1]])
         .collect())
 }
 
-pub fn read_indices(accessor: &gltf::Accessor, buffers: &[Vec<u8>]) -> Result<Vec<u32>, String> {
+pub fn read_indices(
+    accessor: &gltf::Accessor,
+    buffers: &[Vec<u8>],
+) -> Result<Vec<u32>, AccessorError> {
     if !matches!(
         accessor.data_type(),
         DataType::U8 | DataType::U16 | DataType::U32
@@ -152,7 +177,8 @@ pub fn read_indices(accessor: &gltf::Accessor, buffers: &[Vec<u8>]) -> Result<Ve
         return Err(format!(
             "indices must be unsigned integers, found {:?}",
             accessor.data_type()
-        ));
+        )
+        .into());
     }
     Ok(read(accessor, buffers, Dimensions::Scalar)?
         .into_iter()

@@ -147,16 +147,14 @@ impl ImportedMesh {
         out
     }
 
-    pub fn from_bytes(bytes: &[u8]) -> Result<ImportedMesh, String> {
+    pub fn from_bytes(bytes: &[u8]) -> Result<ImportedMesh, forge_bytes::ReadError> {
         let mut r = Reader::new(bytes);
         if r.take(4)? != MAGIC {
             return Err("not an imported mesh (bad magic)".into());
         }
         let version = r.u32()?;
         if version != FORMAT_VERSION {
-            return Err(format!(
-                "imported mesh version {version} is not {FORMAT_VERSION}"
-            ));
+            return Err(format!("imported mesh version {version} is not {FORMAT_VERSION}").into());
         }
         let (v, t, s) = (r.u32()? as usize, r.u32()? as usize, r.u32()? as usize);
         if v.saturating_mul(VERTEX_BYTES)

@@ -231,7 +231,7 @@ pub fn write(
             ));
         }
     }
-    let (seeds, slot_of) = ids::solve(&ids_in).map_err(|e| IoStoreError::new("perfect_hash", e))?;
+    let (seeds, slot_of) = ids::solve(&ids_in)?;
     let mut order = vec![0usize; chunks.len()];
     for (i, &slot) in slot_of.iter().enumerate() {
         order[slot] = i;

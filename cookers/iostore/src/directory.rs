@@ -36,31 +36,31 @@ pub struct DirectoryIndex {
     pub strings: Vec<FString>,
 }
 
+/// The directory index reader: `forge_bytes`' bounds-checked reader, with the index's
+/// error codes.
 struct Reader<'a> {
-    b: &'a [u8],
-    at: usize,
+    reader: forge_bytes::Reader<'a>,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
     fn u32(&mut self) -> Result<u32> {
-        let s = self.b.get(self.at..self.at + 4).ok_or_else(|| {
-            IoStoreError::new("utoc_directory", "the directory index is truncated")
-        })?;
-        self.at += 4;
-        Ok(u32::from_le_bytes(s.try_into().expect("four bytes")))
+        self.reader
+            .u32()
+            .map_err(|_| IoStoreError::new("utoc_directory", "the directory index is truncated"))
     }
 
     fn count(&mut self, size: usize) -> Result<usize> {
-        let n = self.u32()? as usize;
-        if n.checked_mul(size)
-            .is_none_or(|need| need > self.b.len() - self.at)
-        {
-            return Err(IoStoreError::new(
+        let n = self.u32()?;
+        self.reader.fits(u64::from(n), size as u64).map_err(|_| {
+            IoStoreError::new(
                 "utoc_count_overflow",
                 format!("the directory index claims {n} records, more than it holds"),
-            ));
-        }
-        Ok(n)
+            )
+        })
+    }
+
+    fn bytes(&mut self, n: usize) -> Option<&'a [u8]> {
+        self.reader.take(n).ok()
     }
 
     /// Reads an FString in the one form `write_fstring` gives back: length 0 for empty,
@@ -75,10 +75,8 @@ impl Reader<'_> {
         };
         let (text, utf16) = if len >= 0 {
             let s = self
-                .b
-                .get(self.at..self.at + len as usize)
+                .bytes(len as usize)
                 .ok_or_else(|| bad("runs past its end"))?;
-            self.at += len as usize;
             if s.is_empty() {
                 return Ok(FString {
                     text: String::new(),
@@ -93,10 +91,8 @@ impl Reader<'_> {
         } else {
             let units = (len as i64).unsigned_abs() as usize;
             let s = self
-                .b
-                .get(self.at..self.at + units * 2)
+                .bytes(units * 2)
                 .ok_or_else(|| bad("runs past its end"))?;
-            self.at += units * 2;
             let chars: Vec<u16> = s
                 .chunks_exact(2)
                 .map(|c| u16::from_le_bytes([c[0], c[1]]))
@@ -134,7 +130,9 @@ fn write_fstring(out: &mut Vec<u8>, s: &FString) {
 
 impl DirectoryIndex {
     pub fn parse(bytes: &[u8]) -> Result<DirectoryIndex> {
-        let mut r = Reader { b: bytes, at: 0 };
+        let mut r = Reader {
+            reader: forge_bytes::Reader::new(bytes),
+        };
         let mount_point = r.fstring()?;
         let n = r.count(16)?;
         let mut directories = Vec::with_capacity(n);
@@ -160,7 +158,7 @@ impl DirectoryIndex {
         for _ in 0..n {
             strings.push(r.fstring()?);
         }
-        if r.at != bytes.len() {
+        if r.reader.remaining() != 0 {
             return Err(IoStoreError::new(
                 "utoc_directory",
                 "bytes follow the directory index's string table",

@@ -1,8 +1,7 @@
 //! The IoStore error: a stable code and a message.
 
-use std::fmt;
-
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("error[{code}]: {message}")]
 pub struct IoStoreError {
     pub code: &'static str,
     pub message: String,
@@ -16,13 +15,5 @@ impl IoStoreError {
         }
     }
 }
-
-impl fmt::Display for IoStoreError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "error[{}]: {}", self.code, self.message)
-    }
-}
-
-impl std::error::Error for IoStoreError {}
 
 pub type Result<T> = std::result::Result<T, IoStoreError>;

@@ -75,7 +75,7 @@ pub fn lookup(seeds: &[i32], entries: usize, id: &ChunkId) -> Option<usize> {
 /// Starts from `n / 2` seeds and grows until every bucket is placed, since modulo a power
 /// of two some id pairs no seed can separate. Nothing is ever left to an overflow list:
 /// the game does not read it.
-pub fn solve(ids: &[ChunkId]) -> Result<(Vec<i32>, Vec<usize>), String> {
+pub fn solve(ids: &[ChunkId]) -> crate::error::Result<(Vec<i32>, Vec<usize>)> {
     let n = ids.len();
     if n == 0 {
         return Ok((Vec::new(), Vec::new()));
@@ -87,7 +87,10 @@ pub fn solve(ids: &[ChunkId]) -> Result<(Vec<i32>, Vec<usize>), String> {
         }
         seed_count += 1;
         if seed_count > 4 * n + 64 {
-            return Err(format!("no perfect hash found for {n} chunks"));
+            return Err(crate::IoStoreError::new(
+                "perfect_hash",
+                format!("no perfect hash found for {n} chunks"),
+            ));
         }
     }
 }

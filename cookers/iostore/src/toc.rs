@@ -68,41 +68,32 @@ pub struct Toc {
     pub metas: Vec<ChunkMeta>,
 }
 
+/// The TOC reader: `forge_bytes`' bounds-checked reader, with the TOC's error codes.
 struct Cursor<'a> {
-    bytes: &'a [u8],
-    at: usize,
+    reader: forge_bytes::Reader<'a>,
 }
 
 impl<'a> Cursor<'a> {
+    fn at(bytes: &'a [u8], offset: usize) -> Self {
+        let mut reader = forge_bytes::Reader::new(bytes);
+        reader
+            .take(offset)
+            .expect("the header was checked to be there");
+        Cursor { reader }
+    }
+    fn position(&self) -> usize {
+        self.reader.position()
+    }
     fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
-        if n > self.bytes.len() - self.at {
-            return Err(IoStoreError::new(
-                "utoc_truncated",
-                format!("the TOC ends inside its {what}"),
-            ));
-        }
-        let s = &self.bytes[self.at..self.at + n];
-        self.at += n;
-        Ok(s)
+        self.reader.take(n).map_err(|_| {
+            IoStoreError::new("utoc_truncated", format!("the TOC ends inside its {what}"))
+        })
     }
     /// Checks that `count` records of `size` bytes fit before anything is allocated.
     fn fits(&self, count: u64, size: u64, what: &str) -> Result<usize> {
-        let need = count.checked_mul(size).ok_or_else(|| {
-            IoStoreError::new(
-                "utoc_count_overflow",
-                format!("the {what} count {count} overflows"),
-            )
-        })?;
-        if need > (self.bytes.len() - self.at) as u64 {
-            return Err(IoStoreError::new(
-                "utoc_count_overflow",
-                format!(
-                    "{count} {what} need {need} bytes but the TOC has {} left",
-                    self.bytes.len() - self.at
-                ),
-            ));
-        }
-        Ok(count as usize)
+        self.reader
+            .fits(count, size)
+            .map_err(|e| IoStoreError::new("utoc_count_overflow", format!("the {what}: {e}")))
     }
 }
 
@@ -174,10 +165,7 @@ impl Toc {
         }
         let seed_count = u32_at(h, 0x54);
         let overflow_count = u32_at(h, 0x60);
-        let mut c = Cursor {
-            bytes,
-            at: HEADER_SIZE as usize,
-        };
+        let mut c = Cursor::at(bytes, HEADER_SIZE as usize);
         let n = c.fits(
             u64::from(entries),
             12 + 10 + META_SIZE as u64,
@@ -245,7 +233,7 @@ impl Toc {
             methods.push(name.to_string());
         }
         let signatures = if flags & FLAG_SIGNED != 0 {
-            let start = c.at;
+            let start = c.position();
             let hash_size =
                 i32::from_le_bytes(c.take(4, "signature size")?.try_into().expect("four bytes"));
             if hash_size < 0 {
@@ -257,7 +245,7 @@ impl Toc {
             c.take(hash_size as usize * 2, "signatures")?;
             c.fits(u64::from(block_count), 20, "block signatures")?;
             c.take(bc * 20, "block signatures")?;
-            bytes[start..c.at].to_vec()
+            bytes[start..c.position()].to_vec()
         } else {
             Vec::new()
         };
@@ -276,10 +264,13 @@ impl Toc {
                 pad: [b[21], b[22], b[23]],
             })
             .collect();
-        if c.at != bytes.len() {
+        if c.position() != bytes.len() {
             return Err(IoStoreError::new(
                 "utoc_trailing",
-                format!("{} bytes follow the chunk metas", bytes.len() - c.at),
+                format!(
+                    "{} bytes follow the chunk metas",
+                    bytes.len() - c.position()
+                ),
             ));
         }
         Ok(Toc {

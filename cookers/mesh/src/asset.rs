@@ -101,16 +101,14 @@ impl StaticMesh {
         out
     }
 
-    pub fn from_bytes(bytes: &[u8]) -> Result<StaticMesh, String> {
+    pub fn from_bytes(bytes: &[u8]) -> Result<StaticMesh, forge_bytes::ReadError> {
         let mut r = Reader::new(bytes);
         if r.take(4)? != MAGIC {
             return Err("not a static mesh (bad magic)".into());
         }
         let version = r.u32()?;
         if version != FORMAT_VERSION {
-            return Err(format!(
-                "static mesh version {version} is not {FORMAT_VERSION}"
-            ));
+            return Err(format!("static mesh version {version} is not {FORMAT_VERSION}").into());
         }
         let asset_path = r.string()?;
         let offset_cm = [r.f64()?, r.f64()?, r.f64()?];
@@ -224,7 +222,7 @@ mod tests {
         let bounds_at = 4 + 4 + 2 + sample().asset_path.len() + 24;
         moved[bounds_at] ^= 1;
         assert_eq!(
-            StaticMesh::from_bytes(&moved).unwrap_err(),
+            StaticMesh::from_bytes(&moved).unwrap_err().to_string(),
             "the stored bounds do not match the vertices"
         );
     }

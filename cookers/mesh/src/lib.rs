@@ -34,7 +34,8 @@ pub use asset::{MeshSection, StaticMesh, FORMAT_VERSION};
 /// Version of this cooker; part of every mesh step's key.
 pub const VERSION: u32 = 1;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("error[{code}]: {message}")]
 pub struct MeshError {
     pub code: &'static str,
     pub message: String,

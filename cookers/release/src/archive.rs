@@ -24,13 +24,24 @@ pub struct Signer<'a> {
     pub signed_at: String,
 }
 
+/// Why an archive could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum ArchiveError {
+    #[error("cannot zip {path}: {source}")]
+    Zip {
+        path: String,
+        #[source]
+        source: zip::result::ZipError,
+    },
+}
+
 /// Zips `members` (archive path to bytes), adding `signature.json` when signing.
 pub fn write(
     members: &BTreeMap<String, Vec<u8>>,
     slug: &str,
     version: &str,
     signer: Option<Signer>,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, ArchiveError> {
     let mut all = members.clone();
     if let Some(s) = signer {
         let statement = Statement {
@@ -46,15 +57,24 @@ pub fn write(
                 .collect(),
         };
         let envelope = signature::sign(s.key, &statement);
-        let mut bytes = serde_json::to_vec_pretty(&envelope).map_err(|e| e.to_string())?;
+        let mut bytes = serde_json::to_vec_pretty(&envelope).expect("an envelope serializes");
         bytes.push(b'\n');
         all.insert("signature.json".to_string(), bytes);
     }
     let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
     for (path, bytes) in &all {
+        let zip_error = |source| ArchiveError::Zip {
+            path: path.clone(),
+            source,
+        };
         zip.start_file(path.as_str(), options())
-            .map_err(|e| format!("{path}: {e}"))?;
-        zip.write_all(bytes).map_err(|e| format!("{path}: {e}"))?;
+            .map_err(zip_error)?;
+        zip.write_all(bytes)
+            .map_err(|e| zip_error(zip::result::ZipError::Io(e)))?;
     }
-    Ok(zip.finish().map_err(|e| e.to_string())?.into_inner())
+    let finished = zip.finish().map_err(|source| ArchiveError::Zip {
+        path: "the central directory".into(),
+        source,
+    })?;
+    Ok(finished.into_inner())
 }

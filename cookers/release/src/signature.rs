@@ -54,19 +54,23 @@ pub fn fingerprint(key: &VerifyingKey) -> String {
     sha256_hex(key.as_bytes())
 }
 
+/// A seed that is neither 32 raw bytes nor 64 hex digits.
+#[derive(Debug, thiserror::Error)]
+#[error("a seed is 32 bytes, raw or as 64 hex digits; this one is {length} bytes")]
+pub struct SeedError {
+    pub length: usize,
+}
+
 /// A signing key from a 32-byte seed, given raw or as 64 hex digits.
-pub fn key_from_seed(bytes: &[u8]) -> Result<SigningKey, String> {
+pub fn key_from_seed(bytes: &[u8]) -> Result<SigningKey, SeedError> {
     let text = std::str::from_utf8(bytes).ok().map(str::trim);
     let seed: [u8; 32] =
         match text.filter(|t| t.len() == 64 && t.bytes().all(|b| b.is_ascii_hexdigit())) {
             Some(hex) => std::array::from_fn(|i| {
                 u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).expect("hex digits")
             }),
-            None => bytes.try_into().map_err(|_| {
-                format!(
-                    "a seed is 32 bytes, raw or as 64 hex digits; this one is {} bytes",
-                    bytes.len()
-                )
+            None => bytes.try_into().map_err(|_| SeedError {
+                length: bytes.len(),
             })?,
         };
     Ok(SigningKey::from_bytes(&seed))

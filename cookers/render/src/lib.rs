@@ -217,8 +217,6 @@ pub fn png(image: &RgbaImage) -> Vec<u8> {
 use image::ImageEncoder;
 
 /// Decodes a PNG this crate wrote.
-pub fn decode_png(bytes: &[u8]) -> Result<RgbaImage, String> {
-    image::load_from_memory_with_format(bytes, image::ImageFormat::Png)
-        .map(|i| i.to_rgba8())
-        .map_err(|e| e.to_string())
+pub fn decode_png(bytes: &[u8]) -> Result<RgbaImage, image::ImageError> {
+    image::load_from_memory_with_format(bytes, image::ImageFormat::Png).map(|i| i.to_rgba8())
 }

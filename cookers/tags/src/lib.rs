@@ -17,7 +17,7 @@ pub mod tag;
 
 use forge_collision::{CollisionModel, MoppIndex, Polyhedron};
 
-pub use tag::{Child, Instance, Tag, TagRef};
+pub use tag::{Child, Instance, Tag, TagError, TagRef};
 
 /// Version of this cooker; part of every tags step's key.
 pub const VERSION: u32 = 1;
@@ -125,7 +125,7 @@ pub fn block_tags(
     model: &CollisionModel,
     index: &MoppIndex,
     polyhedra: &[Polyhedron],
-) -> Result<Vec<TagFile>, String> {
+) -> Result<Vec<TagFile>, TagError> {
     let path = tag_path(pack, block);
 
     let b = Builder::new(&CRATE);

@@ -16,6 +16,8 @@
 
 use std::collections::BTreeMap;
 
+use forge_bytes::Reader;
+
 use crate::definitions::{self, FieldKind, GroupDef};
 
 pub const HEADER_SIZE: usize = 0x4C;
@@ -76,17 +78,37 @@ fn reversed(tag: &[u8; 4]) -> [u8; 4] {
     [tag[3], tag[2], tag[1], tag[0]]
 }
 
+/// Why a tag did not read, or could not be written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TagError {
+    #[error("no definition for group {0:?}")]
+    UnknownGroup(String),
+    #[error(transparent)]
+    Read(#[from] forge_bytes::ReadError),
+    /// The tag's data does not fit its group's layout; the message says where.
+    #[error("{0}")]
+    Layout(String),
+}
+
+impl From<&str> for TagError {
+    fn from(why: &str) -> Self {
+        TagError::Layout(why.to_string())
+    }
+}
+
+impl From<String> for TagError {
+    fn from(why: String) -> Self {
+        TagError::Layout(why)
+    }
+}
+
 impl Tag {
-    pub fn group_def(&self) -> Result<&'static GroupDef, String> {
-        definitions::group(&self.group).ok_or_else(|| {
-            format!(
-                "no definition for group {:?}",
-                String::from_utf8_lossy(&self.group)
-            )
-        })
+    pub fn group_def(&self) -> Result<&'static GroupDef, TagError> {
+        definitions::group(&self.group)
+            .ok_or_else(|| TagError::UnknownGroup(String::from_utf8_lossy(&self.group).into()))
     }
 
-    pub fn to_bytes(&self) -> Result<Vec<u8>, String> {
+    pub fn to_bytes(&self) -> Result<Vec<u8>, TagError> {
         let g = self.group_def()?;
         let mut layout: Vec<usize> = Vec::new();
         let mut data = Vec::new();
@@ -113,7 +135,7 @@ impl Tag {
         Ok(out)
     }
 
-    pub fn from_bytes(bytes: &[u8]) -> Result<Tag, String> {
+    pub fn from_bytes(bytes: &[u8]) -> Result<Tag, TagError> {
         if bytes.len() < HEADER_SIZE + 24 {
             return Err("a tag file is at least a header and two sections".into());
         }
@@ -121,15 +143,12 @@ impl Tag {
         let g = definitions::group(&group)
             .ok_or_else(|| format!("unknown group {:?}", String::from_utf8_lossy(&group)))?;
         let mut at = HEADER_SIZE;
-        let mut section = |name: &[u8; 4]| -> Result<&[u8], String> {
+        let mut section = |name: &[u8; 4]| -> Result<&[u8], TagError> {
             let head = bytes
                 .get(at..at + 12)
                 .ok_or("a section header is truncated")?;
             if head[..4] != reversed(name) {
-                return Err(format!(
-                    "expected section {:?}",
-                    String::from_utf8_lossy(name)
-                ));
+                return Err(format!("expected section {:?}", String::from_utf8_lossy(name)).into());
             }
             let size = u32::from_le_bytes(head[8..12].try_into().expect("four bytes")) as usize;
             let body = bytes
@@ -144,7 +163,7 @@ impl Tag {
             return Err("bytes follow the sections".into());
         }
         let mut layout = Vec::new();
-        let mut r = Cursor { b: blay, at: 0 };
+        let mut r = Reader::new(blay);
         let n = r.u32()? as usize;
         if n > blay.len() {
             return Err("the layout count exceeds the section".into());
@@ -161,15 +180,16 @@ impl Tag {
                 return Err(format!(
                     "struct {name:?} is {size} bytes in the file but {} in the definition",
                     g.structs[idx].size
-                ));
+                )
+                .into());
             }
             layout.push(idx);
         }
         let root_def = *layout.first().ok_or("the layout is empty")?;
-        let mut c = Cursor { b: bdat, at: 0 };
+        let mut c = Reader::new(bdat);
         let mut root = decode_fixed(g, root_def, &mut c)?;
         decode_children(g, &mut root, &layout, &mut c, 0)?;
-        if c.at != bdat.len() {
+        if c.remaining() != 0 {
             return Err("bytes follow the tag data".into());
         }
         Ok(Tag { group, root })
@@ -192,7 +212,7 @@ fn encode(
     layout: &mut Vec<usize>,
     out: &mut Vec<u8>,
     fixed_too: bool,
-) -> Result<(), String> {
+) -> Result<(), TagError> {
     if fixed_too {
         layout_index(layout, inst.def);
         out.extend_from_slice(&fixed_bytes(g, inst, layout)?);
@@ -218,7 +238,11 @@ fn encode(
 }
 
 /// The instance's bytes with its child fields' headers filled in.
-fn fixed_bytes(g: &GroupDef, inst: &Instance, layout: &mut Vec<usize>) -> Result<Vec<u8>, String> {
+fn fixed_bytes(
+    g: &GroupDef,
+    inst: &Instance,
+    layout: &mut Vec<usize>,
+) -> Result<Vec<u8>, TagError> {
     let mut b = inst.bytes.clone();
     if b.len() != g.structs[inst.def].size {
         return Err(format!(
@@ -226,7 +250,8 @@ fn fixed_bytes(g: &GroupDef, inst: &Instance, layout: &mut Vec<usize>) -> Result
             g.structs[inst.def].name,
             b.len(),
             g.structs[inst.def].size
-        ));
+        )
+        .into());
     }
     for (offset, kind) in g.child_fields(inst.def) {
         let slot = &mut b[offset..];
@@ -268,28 +293,7 @@ fn clear_header(kind: FieldKind, slot: &mut [u8]) {
     }
 }
 
-struct Cursor<'a> {
-    b: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Cursor<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
-        let s = self
-            .b
-            .get(self.at..self.at.checked_add(n).ok_or("overflow")?)
-            .ok_or("the tag data is truncated")?;
-        self.at += n;
-        Ok(s)
-    }
-    fn u32(&mut self) -> Result<u32, String> {
-        Ok(u32::from_le_bytes(
-            self.take(4)?.try_into().expect("four bytes"),
-        ))
-    }
-}
-
-fn decode_fixed(g: &GroupDef, def: usize, c: &mut Cursor) -> Result<Instance, String> {
+fn decode_fixed(g: &GroupDef, def: usize, c: &mut Reader) -> Result<Instance, TagError> {
     let size = g
         .structs
         .get(def)
@@ -306,9 +310,9 @@ fn decode_children(
     g: &GroupDef,
     inst: &mut Instance,
     layout: &[usize],
-    c: &mut Cursor,
+    c: &mut Reader,
     depth: usize,
-) -> Result<(), String> {
+) -> Result<(), TagError> {
     if depth > 32 {
         return Err("tag blocks nest too deeply".into());
     }
@@ -326,7 +330,7 @@ fn decode_children(
                     .get(u(4) as usize)
                     .ok_or("a block names a struct outside the layout")?;
                 let size = g.structs[element].size.max(1);
-                if count > (c.b.len() - c.at) / size {
+                if count > c.remaining() / size {
                     return Err("a block's count exceeds the tag data".into());
                 }
                 let mut items = (0..count)

@@ -8,7 +8,8 @@ use forge_contract::Diagnostic;
 use serde_json::json;
 
 use super::{
-    assemble, catalog, finding, input, label, pretty, Cooked, Inputs, Lands, Scope, StepKind, Wired,
+    assemble, catalog, diagnostic, finding, input, label, pretty, Cooked, Inputs, Lands, Scope,
+    StepKind, Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -71,7 +72,7 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     .map_err(as_diagnostics)?;
     let bytes =
         forge_release::archive::write(&prepared.members, &prepared.slug, &prepared.version, None)
-            .map_err(|e| vec![finding("archive_write", &file, e)])?;
+            .map_err(|e| diagnostic(&file, &e))?;
     let report = forge_release::scan::scan(
         &bytes,
         &forge_release::scan::ScanOptions {

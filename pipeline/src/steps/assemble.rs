@@ -9,8 +9,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{
-    actor, bad_intermediate, catalog, checks, finding, input, label, mesh, params, pretty, tags,
-    text, Cooked, Inputs, Lands, Scope, StepKind, Wired,
+    actor, bad_intermediate, catalog, checks, diagnostic, finding, input, label, mesh, params,
+    pretty, tags, text, Cooked, Inputs, Lands, Scope, StepKind, Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -160,6 +160,5 @@ fn container(step: &Step, blocks: &[&str], inputs: &Inputs) -> Cooked {
             tags: block_tags,
         });
     }
-    forge_release::container::build(&step.pack, &content)
-        .map_err(|e| vec![finding(e.code, &file, e.message)])
+    forge_release::container::build(&step.pack, &content).map_err(|e| diagnostic(&file, &e))
 }

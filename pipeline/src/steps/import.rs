@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{finding, label, Cooked, Inputs, Lands, Scope, StepKind, Wired};
+use super::{diagnostic, finding, label, Cooked, Inputs, Lands, Scope, StepKind, Wired};
 use crate::graph::Step;
 use crate::wiring::Wiring;
 
@@ -84,14 +84,13 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
         .filter_map(|(name, bytes)| Some((name.strip_prefix(&prefix)?, bytes.as_slice())))
         .collect();
     let external = forge_gltf::external_uris(&file, model)
-        .map_err(|e| vec![finding(e.code, &file, e.message)])?
+        .map_err(|e| diagnostic(&file, &e))?
         .into_iter()
         .filter_map(|uri| {
             let bytes = beside.get(forge_gltf::uri_to_relative_path(&uri).as_str())?;
             Some((uri, bytes.to_vec()))
         })
         .collect();
-    let mesh = forge_gltf::import(&file, model, &external)
-        .map_err(|e| vec![finding(e.code, &file, e.message)])?;
+    let mesh = forge_gltf::import(&file, model, &external).map_err(|e| diagnostic(&file, &e))?;
     Ok(vec![(OUTPUT.to_string(), mesh.to_bytes())])
 }

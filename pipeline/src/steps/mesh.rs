@@ -2,8 +2,8 @@
 //! re-centred, namespaced.
 
 use super::{
-    bad_intermediate, block, finding, import, input, label, Cooked, Inputs, Lands, Scope, StepKind,
-    Wired,
+    bad_intermediate, block, diagnostic, import, input, label, Cooked, Inputs, Lands, Scope,
+    StepKind, Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -46,7 +46,6 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     let file = label(step, &format!("source/models/{block}"));
     let imported = forge_gltf::ImportedMesh::from_bytes(input(inputs, import::OUTPUT, &file)?)
         .map_err(|e| bad_intermediate(&file, "imported mesh", e))?;
-    let mesh = forge_mesh::cook(&step.pack, block, &imported)
-        .map_err(|e| vec![finding(e.code, &file, e.message)])?;
+    let mesh = forge_mesh::cook(&step.pack, block, &imported).map_err(|e| diagnostic(&file, &e))?;
     Ok(vec![(OUTPUT.to_string(), mesh.to_bytes())])
 }

@@ -21,6 +21,7 @@ pub mod archive;
 pub mod assemble;
 pub mod catalog;
 pub mod checks;
+mod coded;
 pub mod collision;
 pub mod geometry;
 pub mod import;
@@ -30,6 +31,8 @@ pub mod polyhedra;
 pub mod render;
 pub mod sheet;
 pub mod tags;
+
+pub use coded::{diagnostic, Coded};
 
 /// Every kind, in flow order.
 pub static REGISTRY: &[&StepKind] = &[
@@ -164,9 +167,9 @@ pub fn text<'a>(inputs: &'a Inputs, name: &str, file: &str) -> Result<&'a str, V
         .map_err(|_| vec![finding("not_utf8", file, "the file is not UTF-8 text")])
 }
 
-/// An intermediate that failed to read back: the cache or a cooker is wrong, not the pack.
-pub fn bad_intermediate(file: &str, what: &str, e: impl fmt::Display) -> Vec<Diagnostic> {
-    vec![finding("bad_intermediate", file, format!("{what}: {e}"))]
+/// An intermediate that failed to read back, naming which one.
+pub fn bad_intermediate(file: &str, what: &str, e: impl Coded) -> Vec<Diagnostic> {
+    vec![finding(e.code(), file, format!("{what}: {}", e.message()))]
 }
 
 /// A step's parameters, which its own wiring wrote as JSON.

@@ -3,7 +3,7 @@
 use forge_contract::Diagnostic;
 
 use super::{
-    bad_intermediate, collision, finding, geometry, input, label, Cooked, Inputs, Lands, Scope,
+    bad_intermediate, collision, diagnostic, geometry, input, label, Cooked, Inputs, Lands, Scope,
     StepKind, Wired,
 };
 use crate::graph::Step;
@@ -38,7 +38,6 @@ fn wire(w: &Wiring) -> Option<Wired> {
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     let file = label(step, geometry::SOURCE);
     let model = collision::read(inputs, &file)?;
-    let index =
-        forge_collision::cook_mopp(&model).map_err(|e| vec![finding(e.code, &file, e.message)])?;
+    let index = forge_collision::cook_mopp(&model).map_err(|e| diagnostic(&file, &e))?;
     Ok(vec![(OUTPUT.to_string(), index.to_bytes())])
 }

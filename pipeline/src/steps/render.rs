@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::{
-    block, catalog, checks, collision, finding, geometry, label, mesh, params, pretty, text,
-    Cooked, Inputs, Lands, Scope, StepKind, Wired,
+    bad_intermediate, block, catalog, checks, collision, geometry, label, mesh, params, pretty,
+    text, Cooked, Inputs, Lands, Scope, StepKind, Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -154,7 +154,7 @@ fn check_rays(
     let geometry =
         forge_contract::geometry::parse_block(file, text(inputs, geometry::SHIPPED_AS, file)?)?;
     let report: Value = serde_json::from_str(text(inputs, checks::OUTPUT, file)?)
-        .map_err(|e| vec![finding("bad_intermediate", file, e.to_string())])?;
+        .map_err(|e| bad_intermediate(file, "checks", e))?;
     let passed = |check: &str, name: &str| {
         report["checks"]
             .as_array()

@@ -2,8 +2,8 @@
 //! declared size.
 
 use super::{
-    catalog, finding, input, label, params, render, text, Cooked, Inputs, Lands, Scope, StepKind,
-    Wired,
+    bad_intermediate, catalog, input, label, params, render, text, Cooked, Inputs, Lands, Scope,
+    StepKind, Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -44,8 +44,8 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     let mut tiles = Vec::new();
     for block in &blocks {
         let png = input(inputs, &render::main_output(block), &file)?;
-        let image = forge_render::decode_png(png)
-            .map_err(|e| vec![finding("bad_intermediate", &file, e)])?;
+        let image =
+            forge_render::decode_png(png).map_err(|e| bad_intermediate(&file, "render", e))?;
         let entry = forge_contract::parse_entry(
             &file,
             &step.pack,

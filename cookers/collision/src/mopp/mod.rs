@@ -110,7 +110,7 @@ impl Mopp {
     /// Size, depth and leaf statistics, read from the code itself. This is also the check
     /// that the code is sound: every instruction whole and known, every rescale within the
     /// finest scale, and no instruction reached by two paths.
-    pub fn stats(&self) -> Result<MoppStats, String> {
+    pub fn stats(&self) -> Result<MoppStats, forge_bytes::ReadError> {
         let code = self.code.as_slice();
         let mut stats = MoppStats {
             code_bytes: code.len(),
@@ -124,7 +124,8 @@ impl Mopp {
                 if std::mem::replace(reached.get_mut(pc).ok_or(Fault::PastEnd)?, true) {
                     return Err(format!(
                         "byte {pc} is reached by two paths: the code is not a tree"
-                    ));
+                    )
+                    .into());
                 }
                 let (instruction, len) = decode(code, pc)?;
                 let next = pc + len;
@@ -180,14 +181,14 @@ enum Fault {
     BelowFinestScale,
 }
 
-impl From<Fault> for String {
-    fn from(fault: Fault) -> String {
-        match fault {
+impl From<Fault> for forge_bytes::ReadError {
+    fn from(fault: Fault) -> forge_bytes::ReadError {
+        forge_bytes::ReadError::Invalid(match fault {
             Fault::PastEnd => "the code runs past its end".into(),
             Fault::Truncated(pc) => format!("the instruction at byte {pc} runs past the end"),
             Fault::Unknown(op, pc) => format!("unknown opcode 0x{op:02x} at byte {pc}"),
             Fault::BelowFinestScale => "a rescale goes below the finest scale".into(),
-        }
+        })
     }
 }
 

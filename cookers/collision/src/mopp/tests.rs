@@ -114,7 +114,7 @@ fn code_that_is_not_a_tree_is_refused() {
         scale: 1.0,
         code,
     };
-    let err = mopp.stats().unwrap_err();
+    let err = mopp.stats().unwrap_err().to_string();
     assert!(err.contains("not a tree"), "{err}");
 }
 
@@ -126,7 +126,7 @@ fn a_truncated_instruction_names_its_byte() {
         code: vec![0x26, 0x00, 0xFF, 0x23, 0x00],
     };
     assert_eq!(
-        mopp.stats().unwrap_err(),
+        mopp.stats().unwrap_err().to_string(),
         "the instruction at byte 3 runs past the end"
     );
 }

@@ -151,7 +151,11 @@ impl QuantizedRay {
 impl Mopp {
     /// Primitives whose boxes may overlap the box `lo..hi` (world units): a superset of the
     /// true overlaps, sorted.
-    pub fn query_box(&self, lo: [f64; 3], hi: [f64; 3]) -> Result<Vec<u32>, String> {
+    pub fn query_box(
+        &self,
+        lo: [f64; 3],
+        hi: [f64; 3],
+    ) -> Result<Vec<u32>, forge_bytes::ReadError> {
         if !self.cube_overlaps(lo, hi) {
             return Ok(Vec::new());
         }
@@ -234,8 +238,8 @@ impl Mopp {
         origin: [f64; 3],
         dir: [f64; 3],
         max_t: f64,
-        mut visit: impl FnMut(u32, f64) -> Result<f64, String>,
-    ) -> Result<(), String> {
+        mut visit: impl FnMut(u32, f64) -> Result<f64, forge_bytes::ReadError>,
+    ) -> Result<(), forge_bytes::ReadError> {
         // Per axis, `unit` is the `t` it takes to move one quantized unit, also the
         // padding that keeps a query from missing. A direction component too small to
         // invert is bent to a tiny one: that moves the ray far less than the padding, and
