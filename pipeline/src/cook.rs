@@ -273,6 +273,7 @@ pub fn cook(options: &Options) -> Result<Ending> {
         .attempt()?;
     }
     progress.finish();
+    store.close()?;
     stat_cache.save()?;
     finish(options, run, &settings, &pool, started)
 }

@@ -8,12 +8,15 @@
 //! | `blobs/<2 hex>/<blake3>` | output bytes, named by their hash |
 //! | `actions.log` | one JSON line per step key: the outputs it made ([`KeyedLog`]) |
 //! | `last.log` | one JSON line per step: the fingerprint it last built with, for `--explain` |
+//! | `WRITING` | present while a cook is writing blobs; left behind by a killed one |
 //!
 //! Blobs are written (atomically) before the action line that names them, so a killed cook
 //! leaves at worst an unreferenced blob or a torn last line, which does not parse and is
 //! ignored. The action log is read once per cook. `last.log` is only read when a step has
 //! to run, so a no-op cook never parses it. Every blob is verified against its name when
-//! read; a bad one is deleted.
+//! read; a bad one is deleted. A cook that was killed while writing blobs leaves `WRITING`
+//! behind, and the next one sweeps the temporary files its writes left in `blobs/`: a
+//! no-op cook writes no blob, so it never pays for the marker or the sweep.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -44,7 +47,11 @@ pub struct Store {
     actions: Mutex<KeyedLog<Vec<OutputRef>>>,
     /// Loaded on first use.
     last: Mutex<Option<KeyedLog<Fingerprint>>>,
+    /// Set once `WRITING` is written, on the first new blob.
+    writing: std::sync::OnceLock<()>,
 }
+
+const WRITING: &str = "WRITING";
 
 fn hash_hex(bytes: &[u8]) -> String {
     blake3::hash(bytes).to_hex().to_string()
@@ -65,11 +72,24 @@ impl Store {
             }
             atomic::write(&format_file, FORMAT.as_bytes())?;
         }
+        if root.join(WRITING).exists() {
+            sweep_temp_files(&root.join("blobs"))?;
+            std::fs::remove_file(root.join(WRITING))?;
+        }
         Ok(Store {
             root: root.to_path_buf(),
             actions: Mutex::new(KeyedLog::load(&root.join("actions.log"))?),
             last: Mutex::new(None),
+            writing: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Marks the end of this cook's blob writes: nothing is left half-written.
+    pub fn close(&self) -> std::io::Result<()> {
+        if self.writing.get().is_some() {
+            std::fs::remove_file(self.root.join(WRITING))?;
+        }
+        Ok(())
     }
 
     fn blob_path(&self, hash: &str) -> PathBuf {
@@ -80,6 +100,11 @@ impl Store {
         let hash = hash_hex(bytes);
         let path = self.blob_path(&hash);
         if !path.exists() {
+            if self.writing.get().is_none() {
+                std::fs::create_dir_all(&self.root)?;
+                std::fs::write(self.root.join(WRITING), b"")?;
+                let _ = self.writing.set(());
+            }
             atomic::write(&path, bytes)?;
         }
         Ok(hash)
@@ -140,6 +165,30 @@ impl Store {
     }
 }
 
+/// Deletes what interrupted atomic writes left in the blob folders.
+fn sweep_temp_files(blobs: &Path) -> std::io::Result<()> {
+    let Ok(folders) = std::fs::read_dir(blobs) else {
+        return Ok(());
+    };
+    for folder in folders {
+        let folder = folder?;
+        if !folder.file_type()?.is_dir() {
+            continue;
+        }
+        for file in std::fs::read_dir(folder.path())? {
+            let file = file?;
+            if file
+                .file_name()
+                .to_string_lossy()
+                .starts_with(atomic::TEMP_PREFIX)
+            {
+                std::fs::remove_file(file.path())?;
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,6 +230,30 @@ mod tests {
         std::fs::write(&path, b"cooked bytez").unwrap();
         assert!(store.get_blob(&hash).is_err());
         assert!(!path.exists(), "a corrupt blob is deleted");
+    }
+
+    #[test]
+    fn a_killed_cooks_temp_files_are_swept_and_a_clean_one_leaves_no_marker() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let hash = store.put_blob(b"cooked bytes").unwrap();
+        // Killed mid-write: the marker stays, and a temp file sits beside the blob.
+        let debris = dir
+            .path()
+            .join("blobs")
+            .join(&hash[..2])
+            .join(format!("{}123-4", atomic::TEMP_PREFIX));
+        std::fs::write(&debris, b"half a blo").unwrap();
+        drop(store);
+        let store = Store::open(dir.path()).unwrap();
+        assert!(!debris.exists(), "debris is swept");
+        assert!(!dir.path().join(WRITING).exists());
+        assert_eq!(store.get_blob(&hash).unwrap(), b"cooked bytes");
+
+        store.put_blob(b"more").unwrap();
+        assert!(dir.path().join(WRITING).exists());
+        store.close().unwrap();
+        assert!(!dir.path().join(WRITING).exists());
     }
 
     #[test]
