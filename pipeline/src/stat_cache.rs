@@ -259,7 +259,11 @@ impl StatCache {
             .lock()
             .expect("stat cache lock")
             .iter()
-            .filter(|(h, _)| live.contains(h))
+            // Keyed `<deriver>@<version>:<hash>`: kept while a file with that content is.
+            .filter(|(key, _)| {
+                key.rsplit_once(':')
+                    .is_some_and(|(_, h)| live.contains(&h.to_string()))
+            })
             .map(|(h, f)| (h.clone(), f.clone()))
             .collect();
         let bytes = serde_json::to_vec(&OnDisk {
@@ -325,5 +329,30 @@ mod tests {
         let err = cache.hash(&dir.path().join("link")).unwrap_err();
         assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
         assert_eq!(cache.lookup(&dir.path().join("link")), None);
+    }
+
+    #[test]
+    fn a_derived_fact_survives_saving_and_is_keyed_by_its_deriver_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("model.gltf");
+        std::fs::write(&file, b"{}").unwrap();
+        let old = SystemTime::now() - Duration::from_secs(60);
+        std::fs::File::options()
+            .write(true)
+            .open(&file)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let cache_file = dir.path().join("stat-cache.json");
+        let cache = StatCache::open(cache_file.clone());
+        let fact = cache.derived(&file, "import", 1, |_| vec!["a.bin".into()]);
+        assert_eq!(fact.unwrap(), ["a.bin"]);
+        cache.save().unwrap();
+
+        let cache = StatCache::open(cache_file);
+        let unread = cache.derived(&file, "import", 1, |_| panic!("the saved fact is used"));
+        assert_eq!(unread.unwrap(), ["a.bin"]);
+        let newer = cache.derived(&file, "import", 2, |_| vec!["b.bin".into()]);
+        assert_eq!(newer.unwrap(), ["b.bin"], "a new importer derives again");
     }
 }
