@@ -116,9 +116,14 @@ fn signed_archives_verify_and_are_deterministic() {
         unsigned1, unsigned2,
         "the same release packs to the same bytes"
     );
-    let out = ws.mjolnir(&["forge", "verify", "u1.mjolnir"]);
+    let out = ws.mjolnir(&["forge", "verify", "u1.mjolnir", "--allow-unsigned"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(stderr(&out).contains("warning[unsigned]"));
+    assert_eq!(
+        verify(&ws, &unsigned1, &[]),
+        ["unsigned"],
+        "the Hub refuses it"
+    );
     assert_eq!(
         verify(&ws, &signed, &["--release-version", "0.3.0"]),
         ["version_mismatch"]
@@ -170,32 +175,39 @@ fn tampering_is_caught_with_its_code() {
         rezip(&m)
     };
     assert_eq!(
-        verify(&ws, &with("../escape.txt", b"x"), &[]),
+        verify(&ws, &with("../escape.txt", b"x"), &["--allow-unsigned"]),
         ["path_traversal"]
     );
     assert_eq!(
-        verify(&ws, &with("/etc/passwd.txt", b"x"), &[]),
+        verify(&ws, &with("/etc/passwd.txt", b"x"), &["--allow-unsigned"]),
         ["path_traversal"]
     );
     assert_eq!(
-        verify(&ws, &with("content/evil.dll", b"MZ"), &[]),
+        verify(&ws, &with("content/evil.dll", b"MZ"), &["--allow-unsigned"]),
         ["forbidden_file"]
     );
     assert_eq!(
         verify(
             &ws,
             &with("content/lonely.utoc", &unsigned["content/foundry_P.utoc"]),
-            &[]
+            &["--allow-unsigned"]
         ),
-        ["orphan_utoc"]
+        ["orphan_utoc", "foreign_container"]
     );
     assert_eq!(
-        verify(&ws, &with("changes.json", b"{not json"), &[]),
+        verify(
+            &ws,
+            &with("changes.json", b"{not json"),
+            &["--allow-unsigned"]
+        ),
         ["bad_changes"]
     );
     let mut no_content = unsigned.clone();
     no_content.retain(|k, _| !k.starts_with("content/"));
-    assert_eq!(verify(&ws, &rezip(&no_content), &[]), ["no_content"]);
+    assert_eq!(
+        verify(&ws, &rezip(&no_content), &["--allow-unsigned"]),
+        ["no_content"]
+    );
     assert_eq!(verify(&ws, b"PK\x03\x04 not really", &[]), ["bad_zip"]);
 }
 
@@ -262,6 +274,34 @@ fn the_packer_refuses_what_must_not_be_published() {
         "{}",
         stderr(&out)
     );
+    // A catalog entry with no crate in the container: a ghost in the Forge palette.
+    ws.edit("build/game/foundry/all/mjolnir.json", |t| {
+        let mut v: Value = serde_json::from_str(&t.replacen("0.2.0+local", "0.2.0", 1)).unwrap();
+        let mut entry = v["forge_pack"]["blocks"][0].clone();
+        entry["id"] = "ghost_piece".into();
+        entry["name"] = "Ghost piece".into();
+        entry["tag"] = "objects\\mjolnir\\forge\\foundry\\ghost_piece".into();
+        v["forge_pack"]["blocks"]
+            .as_array_mut()
+            .unwrap()
+            .push(entry);
+        v.to_string()
+    });
+    let out = ws.mjolnir(&[
+        "forge",
+        "pack",
+        "build/game/foundry/all/mjolnir.json",
+        "--content",
+        "build/game/foundry/all/content",
+        "--out",
+        "g.mjolnir",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("error[ghost_block]"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -270,7 +310,12 @@ fn cook_archive_goes_from_sources_to_a_verified_release() {
     ws.cook(&["--archive"]);
     let archive =
         std::fs::read(ws.path("build/game/foundry/all/release/foundry-0.2.0.mjolnir")).unwrap();
-    assert!(verify(&ws, &archive, &["--release-version", "0.2.0"]).is_empty());
+    assert!(verify(
+        &ws,
+        &archive,
+        &["--release-version", "0.2.0", "--allow-unsigned"]
+    )
+    .is_empty());
     let catalog: Value = serde_json::from_slice(
         &std::fs::read(ws.path("build/game/foundry/all/release/foundry-0.2.0.forge-pack.json"))
             .unwrap(),
@@ -321,4 +366,158 @@ fn author_keys_are_private_and_shown() {
         Some(2),
         "an existing key is not replaced without --force"
     );
+}
+
+/// `members` zipped, then `extra` adds entries the plain writer would not.
+fn zip_with(
+    members: &BTreeMap<String, Vec<u8>>,
+    extra: impl FnOnce(&mut zip::ZipWriter<Cursor<Vec<u8>>>),
+) -> Vec<u8> {
+    let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    for (name, data) in members {
+        zip.start_file(name.as_str(), zip::write::SimpleFileOptions::default())
+            .unwrap();
+        zip.write_all(data).unwrap();
+    }
+    extra(&mut zip);
+    zip.finish().unwrap().into_inner()
+}
+
+fn replace_all(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    assert_eq!(from.len(), to.len());
+    let mut out = bytes.to_vec();
+    let mut at = 0;
+    while let Some(i) = out[at..].windows(from.len()).position(|w| w == from) {
+        out[at + i..at + i + to.len()].copy_from_slice(to);
+        at += i + to.len();
+    }
+    out
+}
+
+#[test]
+fn verify_refuses_what_the_hub_refuses() {
+    let ws = cooked();
+    let signed = packed(&ws, Some(SEED_A), "a.mjolnir");
+    let base = members(&signed);
+    let offline = ["--allow-unsigned"];
+
+    // A second, unsigned copy of a signed container: refused whatever the extractor keeps.
+    let mut decoy = base.clone();
+    decoy.insert(
+        "content/foundry_P.ucaX".into(),
+        b"not the signed one".to_vec(),
+    );
+    let doubled = replace_all(
+        &rezip(&decoy),
+        b"content/foundry_P.ucaX",
+        b"content/foundry_P.ucas",
+    );
+    let codes = verify(&ws, &doubled, &["--expect-key", KEY_A]);
+    assert!(codes.contains(&"duplicate_member".to_string()), "{codes:?}");
+    let mut cased = base.clone();
+    cased.insert("docs/readme.md".into(), b"shadow".to_vec());
+    assert!(verify(&ws, &rezip(&cased), &[]).contains(&"duplicate_member".to_string()));
+
+    let unsigned = members(&packed(&ws, None, "u.mjolnir"));
+    let link = zip_with(&unsigned, |z| {
+        z.add_symlink(
+            "docs/link.md",
+            "/etc/passwd",
+            zip::write::SimpleFileOptions::default(),
+        )
+        .unwrap();
+    });
+    assert_eq!(verify(&ws, &link, &offline), ["symlink_member"]);
+    let up = zip_with(&unsigned, |z| {
+        z.add_directory("../up/", zip::write::SimpleFileOptions::default())
+            .unwrap();
+    });
+    assert_eq!(verify(&ws, &up, &offline), ["path_traversal"]);
+    for name in [
+        "docs/a:b.md",
+        "docs/CON.md",
+        "docs/x\u{202E}dm.txt",
+        "docs/trail.md.",
+    ] {
+        let mut m = unsigned.clone();
+        m.insert(name.into(), b"x".to_vec());
+        assert_eq!(
+            verify(&ws, &rezip(&m), &offline),
+            ["bad_member_name"],
+            "{name:?}"
+        );
+    }
+
+    let renamed = |from: &str, to: &str| {
+        let mut m = unsigned.clone();
+        for ext in ["utoc", "ucas"] {
+            let data = m.remove(&format!("content/{from}.{ext}")).unwrap();
+            let ext = if to.ends_with("_UPPER") {
+                ext.to_uppercase()
+            } else {
+                ext.into()
+            };
+            m.insert(
+                format!("content/{}.{ext}", to.trim_end_matches("_UPPER")),
+                data,
+            );
+        }
+        rezip(&m)
+    };
+    let upper = verify(&ws, &renamed("foundry_P", "foundry_P_UPPER"), &offline);
+    assert!(
+        upper.starts_with(&["forbidden_file".into(), "forbidden_file".into()]),
+        "{upper:?}"
+    );
+    assert_eq!(
+        verify(&ws, &renamed("foundry_P", "roadworks_P"), &offline),
+        ["foreign_container"]
+    );
+
+    let with_manifest = |edit: &dyn Fn(&mut Value)| {
+        let mut m = unsigned.clone();
+        let mut manifest: Value = serde_json::from_slice(&m["mjolnir.json"]).unwrap();
+        edit(&mut manifest);
+        m.insert(
+            "mjolnir.json".into(),
+            serde_json::to_vec(&manifest).unwrap(),
+        );
+        rezip(&m)
+    };
+    let build = with_manifest(&|v| v["version"] = "0.2.0+local".into());
+    assert_eq!(verify(&ws, &build, &offline), ["build_metadata"]);
+    let ghost = with_manifest(&|v| {
+        let mut entry = v["forge_pack"]["blocks"][0].clone();
+        entry["id"] = "ghost_piece".into();
+        entry["name"] = "Ghost piece".into();
+        entry["tag"] = "objects\\mjolnir\\forge\\foundry\\ghost_piece".into();
+        v["forge_pack"]["blocks"]
+            .as_array_mut()
+            .unwrap()
+            .push(entry);
+    });
+    assert_eq!(verify(&ws, &ghost, &offline), ["ghost_block"]);
+    let diagnostic = with_manifest(&|v| {
+        v["diagnostic"] =
+            serde_json::json!({"reason": "x", "only": ["floor_2x2"], "full_set_version": "0.2.0"});
+    });
+    assert_eq!(verify(&ws, &diagnostic, &offline), ["diagnostic_build"]);
+}
+
+#[test]
+fn verify_json_names_the_signer_and_the_sha256() {
+    let ws = cooked();
+    let signed = packed(&ws, Some(SEED_A), "a.mjolnir");
+    let out = ws.mjolnir(&["forge", "verify", "a.mjolnir", "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["sha256"], forge_release::signature::sha256_hex(&signed));
+    let key: [u8; 32] =
+        std::array::from_fn(|i| u8::from_str_radix(&KEY_A[2 * i..2 * i + 2], 16).unwrap());
+    let fingerprint = forge_release::signature::sha256_hex(&key);
+    assert_eq!(v["signer"], fingerprint);
+    // `forge pack` writes what the Hub publishes beside the archive, as `cook --archive`.
+    let catalog: Value =
+        serde_json::from_slice(&std::fs::read(ws.path("a.forge-pack.json")).unwrap()).unwrap();
+    assert_eq!(catalog["archive_sha256"], v["sha256"]);
+    assert_eq!(catalog["release_version"], "0.2.0");
 }

@@ -14,6 +14,7 @@ use crate::config::{Config, Overrides};
 use crate::cook::{self, Ending};
 use crate::steps::render::RenderParams;
 use crate::wiring::PlanOptions;
+use forge_release::scan::ScanOptions;
 
 #[derive(Parser)]
 #[command(
@@ -120,6 +121,9 @@ enum Forge {
         /// The release version the manifest must declare.
         #[arg(long)]
         release_version: Option<String>,
+        /// Accept an unsigned archive (an offline check before signing; the Hub refuses it).
+        #[arg(long)]
+        allow_unsigned: bool,
         #[arg(long)]
         json: bool,
     },
@@ -297,11 +301,15 @@ fn dispatch(cli: Cli) -> Result<i32> {
             archive,
             expect_key,
             release_version,
+            allow_unsigned,
             json,
         } => crate::release::verify(
             &archive,
-            expect_key.as_deref(),
-            release_version.as_deref(),
+            &ScanOptions {
+                expect_key: expect_key.as_deref(),
+                release_version: release_version.as_deref(),
+                allow_unsigned,
+            },
             json,
         ),
         Forge::Probe {

@@ -201,37 +201,57 @@ pub fn pack(args: &PackArgs) -> Result<i32> {
         &ScanOptions {
             expect_key: None,
             release_version: Some(&prepared.version),
+            allow_unsigned: key.is_none(),
         },
     );
     if report.errors().next().is_some() {
         print_findings(&report.findings, false);
         bail!("the archive failed the Hub's scan; nothing was written");
     }
+    let sha256 = signature::sha256_hex(&bytes);
+    let mut catalog = prepared.catalog;
+    catalog["archive_sha256"] = json!(sha256);
+    let catalog_path = hub_catalog_path(&args.out);
+    let mut catalog_bytes = serde_json::to_vec_pretty(&catalog).expect("serializes");
+    catalog_bytes.push(b'\n');
     atomic::write(&args.out, &bytes)
         .with_context(|| format!("cannot write {}", args.out.display()))?;
+    atomic::write(&catalog_path, &catalog_bytes)
+        .with_context(|| format!("cannot write {}", catalog_path.display()))?;
     print_findings(&report.findings, false);
     println!("wrote {} ({} bytes)", args.out.display(), bytes.len());
-    println!("sha256 {}", signature::sha256_hex(&bytes));
+    println!(
+        "wrote {}, what the Hub publishes for it",
+        catalog_path.display()
+    );
+    println!("sha256 {sha256}");
     Ok(0)
 }
 
-pub fn verify(
-    archive: &Path,
-    expect_key: Option<&str>,
-    release_version: Option<&str>,
-    as_json: bool,
-) -> Result<i32> {
+/// Beside `x.mjolnir`, `x.forge-pack.json`: what `GET /api/v1/releases/{id}/forge-pack`
+/// returns once the Hub has the archive, as `cook --archive` writes it.
+fn hub_catalog_path(archive: &Path) -> std::path::PathBuf {
+    let stem = archive.file_stem().unwrap_or_default().to_string_lossy();
+    archive.with_file_name(format!("{stem}.forge-pack.json"))
+}
+
+pub fn verify(archive: &Path, options: &ScanOptions, as_json: bool) -> Result<i32> {
     let bytes = read(archive)?;
-    let report = scan::scan(
-        &bytes,
-        &ScanOptions {
-            expect_key,
-            release_version,
-        },
-    );
-    print_findings(&report.findings, as_json);
+    let report = scan::scan(&bytes, options);
     let errors = report.errors().count();
-    if !as_json {
+    let sha256 = signature::sha256_hex(&bytes);
+    if as_json {
+        let (errors, warnings): (Vec<&Finding>, Vec<&Finding>) = report
+            .findings
+            .iter()
+            .partition(|f| f.severity == Severity::Error);
+        let out = json!({"archive": archive.display().to_string(), "sha256": sha256, "signer": report.signer, "errors": errors, "warnings": warnings});
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&out).expect("serializes")
+        );
+    } else {
+        print_findings(&report.findings, false);
         let signer = report
             .signer
             .as_deref()
@@ -242,7 +262,7 @@ pub fn verify(
             archive.display(),
             errors,
             report.findings.len() - errors,
-            signature::sha256_hex(&bytes)
+            sha256
         );
     }
     Ok(if errors > 0 { 1 } else { 0 })

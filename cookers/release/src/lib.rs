@@ -9,6 +9,7 @@
 pub mod archive;
 pub mod container;
 mod prepare;
+pub mod rules;
 pub mod scan;
 pub mod signature;
 

@@ -4,16 +4,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use crate::scan::{Finding, Severity};
-
-fn error(code: &'static str, member: Option<&str>, message: impl Into<String>) -> Finding {
-    Finding {
-        code,
-        severity: Severity::Error,
-        member: member.map(str::to_string),
-        message: message.into(),
-    }
-}
+use crate::rules::{self, error};
+use crate::scan::Finding;
 
 /// A release ready to zip: its members and what the Hub would publish about it.
 #[derive(Debug, Clone)]
@@ -51,36 +43,14 @@ pub fn prepare(
             "the manifest has no forge_pack catalog",
         )]);
     };
-    if !m.version.build.is_empty() {
-        findings.push(error(
-            "build_metadata",
-            Some("mjolnir.json"),
-            format!(
-                "{} carries +build metadata, which the Hub refuses; publish it without",
-                m.version
-            ),
-        ));
-    }
-    if m.diagnostic {
-        let value: Value = serde_json::from_str(&text).unwrap_or_default();
-        let full = value["diagnostic"]["full_set_version"]
-            .as_str()
-            .unwrap_or_default();
-        if full.is_empty() || full == m.version.to_string() {
-            findings.push(error(
-                "diagnostic_build",
-                Some("mjolnir.json"),
-                format!("this is a reduced --only build (blocks {}); it cannot be published as {}, the full set's version", value["diagnostic"]["only"], m.version),
-            ));
-        }
-    }
-    let prefix = forge_contract::ids::unreal_root(&catalog.id);
+    findings.extend(rules::publishable(&m, &text));
     let mut members = BTreeMap::new();
+    let mut packages = std::collections::BTreeSet::new();
     for (name, bytes) in content {
         if name.ends_with(".pak") {
             continue;
         }
-        if crate::scan::traverses(name) || name.contains('/') {
+        if rules::traverses(name) || name.contains('/') {
             findings.push(error(
                 "path_traversal",
                 Some(name),
@@ -88,39 +58,17 @@ pub fn prepare(
             ));
             continue;
         }
-        if let Some(stem) = name.strip_suffix(".utoc") {
-            let ucas = content.get(&format!("{stem}.ucas"));
-            if ucas.is_none() {
-                findings.push(error(
-                    "orphan_utoc",
-                    Some(name),
-                    "the container's .ucas is missing",
-                ));
-            }
-            match forge_iostore::Toc::parse(bytes) {
-                Err(e) => findings.push(error("bad_container", Some(name), e.to_string())),
-                Ok(toc) => {
-                    match forge_iostore::verify(&toc, ucas.map(Vec::as_slice)) {
-                        Err(e) => findings.push(error("bad_container", Some(name), e.to_string())),
-                        Ok(checks) => {
-                            if let Some(c) = checks
-                                .iter()
-                                .find(|c| !c.resolves || c.hash_ok == Some(false))
-                            {
-                                findings.push(error(
-                                    "bad_container",
-                                    Some(name),
-                                    format!("chunk {} does not verify", c.entry),
-                                ));
-                            }
-                        }
-                    }
-                    match forge_iostore::outside_namespace(&toc, &prefix) {
-                        Ok(outside) => findings.extend(outside.iter().map(|p| error("namespace_violation", Some(name), format!("{p} is outside {prefix}: a pack replaces nothing outside its own namespace")))),
-                        Err(e) => findings.push(error("bad_container", Some(name), e.to_string())),
-                    }
-                }
-            }
+        if let Some(finding) = rules::container_extension(name) {
+            findings.push(finding);
+            continue;
+        }
+        if name.ends_with(".utoc") {
+            let ucas = content
+                .get(&name.replace(".utoc", ".ucas"))
+                .map(Vec::as_slice);
+            let (found, held) = rules::container(name, bytes, ucas, Some(catalog));
+            findings.extend(found);
+            packages.extend(held);
         } else if let Some(stem) = name.strip_suffix(".ucas") {
             if !content.contains_key(&format!("{stem}.utoc")) {
                 findings.push(error(
@@ -145,6 +93,8 @@ pub fn prepare(
             None,
             "there is no container to release",
         ));
+    } else {
+        findings.extend(rules::ghost_blocks(catalog, &packages));
     }
     if !findings.is_empty() {
         return Err(findings);

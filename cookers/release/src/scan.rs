@@ -1,11 +1,14 @@
 //! The Hub's scan of a `.mjolnir` archive, offline, with its finding codes.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Cursor, Read};
 
 use serde::Serialize;
 use serde_json::Value;
 
+use forge_contract::{Catalog, Manifest};
+
+use crate::rules;
 use crate::signature::{self, Problem};
 
 pub const MAX_UNPACKED: u64 = 256 << 20;
@@ -67,18 +70,16 @@ impl ScanReport {
     }
 }
 
+#[derive(Default)]
 pub struct ScanOptions<'a> {
     pub expect_key: Option<&'a str>,
     pub release_version: Option<&'a str>,
+    /// Accept an unsigned archive (offline checks of a build before signing); the Hub
+    /// refuses one.
+    pub allow_unsigned: bool,
 }
 
-/// A member path the Hub refuses: `..`, absolute, drive letters, backslashes.
-pub fn traverses(path: &str) -> bool {
-    path.starts_with('/')
-        || path.contains('\\')
-        || path.split('/').any(|c| c == "..")
-        || path.as_bytes().get(1) == Some(&b':')
-}
+pub use crate::rules::traverses;
 
 pub fn scan(bytes: &[u8], options: &ScanOptions) -> ScanReport {
     let mut r = ScanReport::default();
@@ -89,6 +90,17 @@ pub fn scan(bytes: &[u8], options: &ScanOptions) -> ScanReport {
             return r;
         }
     };
+    // The zip reader keeps one entry per name, so duplicates are found in the central
+    // directory itself.
+    let mut seen = BTreeMap::new();
+    for name in central_directory_names(bytes).unwrap_or_default() {
+        if let Some(f) = rules::member_path(name.trim_end_matches('/'), &mut seen)
+            .filter(|f| f.code == "duplicate_member")
+        {
+            r.findings.push(f);
+        }
+    }
+    seen.clear();
     let mut members: BTreeMap<String, Vec<u8>> = BTreeMap::new();
     let mut budget = MAX_UNPACKED;
     for i in 0..zip.len() {
@@ -110,15 +122,25 @@ pub fn scan(bytes: &[u8], options: &ScanOptions) -> ScanReport {
                 continue;
             }
         };
-        if entry.is_dir() {
+        if entry
+            .unix_mode()
+            .is_some_and(|mode| mode & 0o170000 == 0o120000)
+        {
+            r.error(
+                "symlink_member",
+                Some(&name),
+                "a release holds files only; a link could point anywhere once unpacked",
+            );
             continue;
         }
-        if traverses(&name) {
-            r.error(
-                "path_traversal",
-                Some(&name),
-                "member paths must be relative, without `..`, backslashes or drive letters",
-            );
+        let is_dir = entry.is_dir();
+        if let Some(finding) = rules::member_path(name.trim_end_matches('/'), &mut seen)
+            .or_else(|| rules::container_extension(&name))
+        {
+            r.findings.push(finding);
+            continue;
+        }
+        if is_dir {
             continue;
         }
         let ext = name
@@ -163,21 +185,58 @@ pub fn scan(bytes: &[u8], options: &ScanOptions) -> ScanReport {
         budget -= data.len() as u64;
         members.insert(name, data);
     }
-    manifest(&mut r, &members, options);
-    containers(&mut r, &members);
+    let manifest = manifest(&mut r, &members, options);
+    containers(
+        &mut r,
+        &members,
+        manifest.as_ref().and_then(|m| m.catalog()),
+    );
     changes(&mut r, &members);
     signature_check(&mut r, &members, options);
     r
 }
 
-fn manifest(r: &mut ScanReport, members: &BTreeMap<String, Vec<u8>>, options: &ScanOptions) {
+/// Every name the central directory lists, duplicates included; `None` when it cannot be
+/// walked (the zip reader then reports the archive as it finds it).
+fn central_directory_names(bytes: &[u8]) -> Option<Vec<String>> {
+    const END: [u8; 4] = 0x0605_4b50u32.to_le_bytes();
+    const ENTRY: [u8; 4] = 0x0201_4b50u32.to_le_bytes();
+    let end = bytes.len().checked_sub(22)?;
+    let start = end.saturating_sub(u16::MAX as usize);
+    let eocd = (start..=end).rev().find(|&i| bytes[i..i + 4] == END)?;
+    let mut r = forge_bytes::Reader::new(&bytes[eocd + 10..]);
+    let count = r.u16().ok()?;
+    let _size = r.u32().ok()?;
+    let offset = r.u32().ok()? as usize;
+    let mut r = forge_bytes::Reader::new(bytes.get(offset..)?);
+    let mut names = Vec::new();
+    for _ in 0..count {
+        if r.take(4).ok()? != ENTRY {
+            return None;
+        }
+        r.take(24).ok()?;
+        let (name_len, extra_len, comment_len) = (r.u16().ok()?, r.u16().ok()?, r.u16().ok()?);
+        r.take(12).ok()?;
+        let name = r.take(name_len.into()).ok()?;
+        names.push(String::from_utf8_lossy(name).into_owned());
+        r.take(usize::from(extra_len) + usize::from(comment_len))
+            .ok()?;
+    }
+    Some(names)
+}
+
+fn manifest(
+    r: &mut ScanReport,
+    members: &BTreeMap<String, Vec<u8>>,
+    options: &ScanOptions,
+) -> Option<Manifest> {
     let Some(bytes) = members.get("mjolnir.json") else {
         r.error(
             "no_manifest",
             None,
             "the archive has no mjolnir.json at its root",
         );
-        return;
+        return None;
     };
     let text = String::from_utf8_lossy(bytes);
     match forge_contract::parse_manifest("mjolnir.json", &text) {
@@ -192,6 +251,8 @@ fn manifest(r: &mut ScanReport, members: &BTreeMap<String, Vec<u8>>, options: &S
                     );
                 }
             }
+            r.findings.extend(rules::publishable(&m, &text));
+            Some(m)
         }
         Err(findings) => {
             let first: Vec<String> = findings
@@ -201,52 +262,21 @@ fn manifest(r: &mut ScanReport, members: &BTreeMap<String, Vec<u8>>, options: &S
                 .map(|d| d.to_string())
                 .collect();
             r.error("bad_manifest", Some("mjolnir.json"), first.join("; "));
+            None
         }
     }
 }
 
-fn containers(r: &mut ScanReport, members: &BTreeMap<String, Vec<u8>>) {
+fn containers(r: &mut ScanReport, members: &BTreeMap<String, Vec<u8>>, catalog: Option<&Catalog>) {
     let mut any = false;
+    let mut packages = BTreeSet::new();
     for (name, bytes) in members {
         if let Some(stem) = name.strip_suffix(".utoc") {
             any |= name.starts_with("content/");
-            let ucas = members.get(&format!("{stem}.ucas"));
-            if ucas.is_none() {
-                r.error(
-                    "orphan_utoc",
-                    Some(name),
-                    "the container's .ucas is missing",
-                );
-            }
-            match forge_iostore::Toc::parse(bytes) {
-                Err(e) if e.code == "utoc_encrypted" => {
-                    r.error("encrypted_container", Some(name), e.message)
-                }
-                Err(e) => r.error("bad_container", Some(name), e.to_string()),
-                Ok(toc) => match forge_iostore::verify(&toc, ucas.map(Vec::as_slice)) {
-                    Err(e) => r.error("bad_container", Some(name), e.to_string()),
-                    Ok(checks) => {
-                        if let Some(c) = checks
-                            .iter()
-                            .find(|c| !c.resolves || c.hash_ok == Some(false))
-                        {
-                            r.error(
-                                "bad_container",
-                                Some(name),
-                                format!(
-                                    "chunk {} {}",
-                                    c.entry,
-                                    if c.resolves {
-                                        "fails its hash check"
-                                    } else {
-                                        "is not found through the perfect hash"
-                                    }
-                                ),
-                            );
-                        }
-                    }
-                },
-            }
+            let ucas = members.get(&format!("{stem}.ucas")).map(Vec::as_slice);
+            let (findings, held) = rules::container(name, bytes, ucas, catalog);
+            r.findings.extend(findings);
+            packages.extend(held);
         } else if let Some(stem) = name.strip_suffix(".ucas") {
             if !members.contains_key(&format!("{stem}.utoc")) {
                 r.error(
@@ -263,6 +293,8 @@ fn containers(r: &mut ScanReport, members: &BTreeMap<String, Vec<u8>>) {
             None,
             "the archive has no container under content/",
         );
+    } else if let Some(catalog) = catalog {
+        r.findings.extend(rules::ghost_blocks(catalog, &packages));
     }
 }
 
@@ -305,11 +337,12 @@ fn changes(r: &mut ScanReport, members: &BTreeMap<String, Vec<u8>>) {
 
 fn signature_check(r: &mut ScanReport, members: &BTreeMap<String, Vec<u8>>, options: &ScanOptions) {
     let Some(envelope) = members.get("signature.json") else {
-        r.warning(
-            "unsigned",
-            None,
-            "the archive is unsigned; the Hub refuses unsigned public uploads",
-        );
+        let message = "the archive is unsigned; the Hub refuses unsigned uploads (sign it with `mjolnir forge pack --sign`)";
+        if options.allow_unsigned {
+            r.warning("unsigned", None, message);
+        } else {
+            r.error("unsigned", None, message);
+        }
         return;
     };
     match signature::verify(envelope, options.expect_key) {

@@ -1,0 +1,227 @@
+//! The Hub's rules on what a release holds, shared by the packer (`prepare`, before
+//! anything is written) and the scan (`scan`, on an archive as uploaded), so the two can
+//! never disagree.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use forge_contract::{Catalog, Manifest};
+use serde_json::Value;
+
+use crate::scan::{Finding, Severity};
+
+pub fn error(code: &'static str, member: Option<&str>, message: impl Into<String>) -> Finding {
+    Finding {
+        code,
+        severity: Severity::Error,
+        member: member.map(str::to_string),
+        message: message.into(),
+    }
+}
+
+/// A member path the Hub refuses: `..`, absolute, drive letters, backslashes.
+pub fn traverses(path: &str) -> bool {
+    path.starts_with('/')
+        || path.contains('\\')
+        || path.split('/').any(|c| c == "..")
+        || path.as_bytes().get(1) == Some(&b':')
+}
+
+/// Why Windows, where the game runs, could not create a file of this path.
+fn windows_refuses(path: &str) -> Option<String> {
+    const RESERVED: [&str; 4] = ["CON", "PRN", "AUX", "NUL"];
+    for part in path.split('/') {
+        if let Some(c) = part
+            .chars()
+            .find(|&c| c < ' ' || "<>:\"|?*".contains(c) || is_bidi_control(c))
+        {
+            return Some(format!("{c:?} is not allowed in a file name"));
+        }
+        if part.ends_with('.') || part.ends_with(' ') {
+            return Some(format!("{part:?} ends with a dot or a space"));
+        }
+        let stem = part
+            .split('.')
+            .next()
+            .unwrap_or_default()
+            .to_ascii_uppercase();
+        let numbered = (stem.starts_with("COM") || stem.starts_with("LPT"))
+            && stem.len() == 4
+            && stem.as_bytes()[3].is_ascii_digit();
+        if RESERVED.contains(&stem.as_str()) || numbered {
+            return Some(format!("{part:?} is a reserved device name"));
+        }
+    }
+    None
+}
+
+/// Characters that make a name display differently from what it is.
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}')
+}
+
+/// Checks one member's path against every path rule, remembering it in `seen` (by its
+/// case-folded form) to catch duplicates: which of two copies an extractor keeps is up to
+/// the extractor, and names equal but for case land on one file on Windows.
+pub fn member_path(path: &str, seen: &mut BTreeMap<String, String>) -> Option<Finding> {
+    if traverses(path) {
+        return Some(error(
+            "path_traversal",
+            Some(path),
+            "member paths must be relative, without `..`, backslashes or drive letters",
+        ));
+    }
+    if let Some(why) = windows_refuses(path) {
+        return Some(error("bad_member_name", Some(path), why));
+    }
+    if let Some(first) = seen.insert(path.to_lowercase(), path.to_string()) {
+        let why = if first == path {
+            "the archive holds this member twice; which copy is unpacked depends on the tool"
+                .to_string()
+        } else {
+            format!("{path} and {first} differ only in case and unpack to one file on Windows")
+        };
+        return Some(error("duplicate_member", Some(path), why));
+    }
+    None
+}
+
+/// A container's extension must be exactly `.utoc`/`.ucas`: the launcher mounts no other.
+pub fn container_extension(path: &str) -> Option<Finding> {
+    let ext = path.rsplit_once('.').map(|(_, e)| e)?;
+    let lower = ext.to_ascii_lowercase();
+    ((lower == "utoc" || lower == "ucas") && ext != lower).then(|| {
+        error(
+            "forbidden_file",
+            Some(path),
+            format!("container files end in .{lower}, in lower case; the launcher does not mount .{ext}"),
+        )
+    })
+}
+
+/// A publishable version: no `+build` metadata, and not a reduced `--only` build at the
+/// full set's version.
+pub fn publishable(manifest: &Manifest, text: &str) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    if !manifest.version.build.is_empty() {
+        findings.push(error(
+            "build_metadata",
+            Some("mjolnir.json"),
+            format!(
+                "{} carries +build metadata, which the Hub refuses; publish it without",
+                manifest.version
+            ),
+        ));
+    }
+    if manifest.diagnostic {
+        let value: Value = serde_json::from_str(text).unwrap_or_default();
+        let full = value["diagnostic"]["full_set_version"]
+            .as_str()
+            .unwrap_or_default();
+        if full.is_empty() || full == manifest.version.to_string() {
+            findings.push(error(
+                "diagnostic_build",
+                Some("mjolnir.json"),
+                format!("this is a reduced --only build (blocks {}); it cannot be published as {}, the full set's version", value["diagnostic"]["only"], manifest.version),
+            ));
+        }
+    }
+    findings
+}
+
+/// Checks one container: it is paired, parses, is not encrypted, every chunk verifies,
+/// and (given the catalog) every package is in the pack's namespace. Returns the findings
+/// and the packages it holds.
+pub fn container(
+    name: &str,
+    utoc: &[u8],
+    ucas: Option<&[u8]>,
+    catalog: Option<&Catalog>,
+) -> (Vec<Finding>, BTreeSet<String>) {
+    let mut findings = Vec::new();
+    let mut packages = BTreeSet::new();
+    if ucas.is_none() {
+        findings.push(error(
+            "orphan_utoc",
+            Some(name),
+            "the container's .ucas is missing",
+        ));
+    }
+    let toc = match forge_iostore::Toc::parse(utoc) {
+        Ok(toc) => toc,
+        Err(e) if e.code == "utoc_encrypted" => {
+            findings.push(error("encrypted_container", Some(name), e.message));
+            return (findings, packages);
+        }
+        Err(e) => {
+            findings.push(error("bad_container", Some(name), e.to_string()));
+            return (findings, packages);
+        }
+    };
+    match forge_iostore::verify(&toc, ucas) {
+        Err(e) => findings.push(error("bad_container", Some(name), e.to_string())),
+        Ok(checks) => {
+            if let Some(c) = checks
+                .iter()
+                .find(|c| !c.resolves || c.hash_ok == Some(false))
+            {
+                let why = if c.resolves {
+                    "fails its hash check"
+                } else {
+                    "is not found through the perfect hash"
+                };
+                findings.push(error(
+                    "bad_container",
+                    Some(name),
+                    format!("chunk {} {why}", c.entry),
+                ));
+            }
+        }
+    }
+    if let Some(dir) = &toc.directory {
+        match dir.files() {
+            Ok(files) => packages.extend(
+                files
+                    .iter()
+                    .filter_map(|(p, _)| forge_iostore::package_name(p)),
+            ),
+            Err(e) => findings.push(error("bad_container", Some(name), e.to_string())),
+        }
+    }
+    if let Some(catalog) = catalog {
+        let prefix = forge_contract::ids::unreal_root(&catalog.id);
+        match forge_iostore::outside_namespace(&toc, &prefix) {
+            Ok(outside) => findings.extend(outside.iter().map(|p| error("namespace_violation", Some(name), format!("{p} is outside {prefix}: a pack replaces nothing outside its own namespace")))),
+            Err(e) => findings.push(error("bad_container", Some(name), e.to_string())),
+        }
+        let own = format!("{}_P.utoc", catalog.id);
+        if !name.rsplit('/').next().is_some_and(|file| file == own) {
+            findings.push(error(
+                "foreign_container",
+                Some(name),
+                format!(
+                    "a {} release carries only its own container, {own}",
+                    catalog.id
+                ),
+            ));
+        }
+    }
+    (findings, packages)
+}
+
+/// Every catalog entry needs its crate in the containers: a "ghost" block would show in
+/// the Forge palette and spawn nothing.
+pub fn ghost_blocks(catalog: &Catalog, packages: &BTreeSet<String>) -> Vec<Finding> {
+    let root = forge_contract::ids::unreal_root(&catalog.id);
+    catalog
+        .blocks
+        .iter()
+        .filter(|b| !packages.contains(&format!("{root}{}/crate", b.id)))
+        .map(|b| {
+            error(
+                "ghost_block",
+                Some("mjolnir.json"),
+                format!("catalog block {:?} has no crate in the containers", b.id),
+            )
+        })
+        .collect()
+}
