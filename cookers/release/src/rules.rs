@@ -194,7 +194,7 @@ pub fn container(
             Err(e) => findings.push(error("bad_container", Some(name), e.to_string())),
         }
         let own = format!("{}_P.utoc", catalog.id);
-        if !name.rsplit('/').next().is_some_and(|file| file == own) {
+        if name.rsplit('/').next() != Some(own.as_str()) {
             findings.push(error(
                 "foreign_container",
                 Some(name),
