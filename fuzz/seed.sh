@@ -9,6 +9,8 @@ for p in forge-packs/*; do cp "$p/mjolnir.json" "$c/manifest/$(basename "$p").js
 for p in forge-packs/*; do cp "$p/source/geometry.json" "$c/geometry/$(basename "$p").json"; done
 cp forge-packs/foundry/source/models/floor_2x2.gltf forge-packs/roadworks/source/models/road_curve_45_left.glb $c/gltf/
 cp build/game/foundry/all/content/foundry_P.utoc $c/utoc/
+# The container bomb: every block at one 16 MiB zlib stream (tests/bad-inputs/).
+cp tests/bad-inputs/container-bomb.utoc $c/utoc/
 cp build/game/foundry/all/cooked/wall_door/wall_door.* $c/tag/
 target/release/mjolnir forge pack build/game/foundry/all/mjolnir.json --content build/game/foundry/all/content --out $c/archive/foundry.mjolnir >/dev/null
 # The collision target reads its format from the first byte: 0 model, 1 MOPP, 2 polyhedra.

@@ -94,6 +94,28 @@ fn make_artifact(ws: &Workspace, artifact: &Value) -> String {
             }
             zip.finish().unwrap().into_inner()
         }
+        "container_bomb_archive" => {
+            // A good release whose container is the checked-in container bomb.
+            let good = make_artifact(ws, &serde_json::json!({"from": "archive"}));
+            let bytes = std::fs::read(ws.path(&good)).unwrap();
+            let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+            let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+            let bomb = repo().join("tests/bad-inputs/container-bomb");
+            for i in 0..archive.len() {
+                let mut member = archive.by_index(i).unwrap();
+                let name = member.name().unwrap().to_string();
+                let mut data = Vec::new();
+                std::io::Read::read_to_end(&mut member, &mut data).unwrap();
+                if let Some(ext) = name.strip_prefix("content/foundry_P.") {
+                    data = std::fs::read(bomb.with_extension(ext)).unwrap();
+                }
+                zip.start_file(name, zip::write::SimpleFileOptions::default())
+                    .unwrap();
+                zip.write_all(&data).unwrap();
+            }
+            zip.finish().unwrap().into_inner()
+        }
+        rel if rel.starts_with("tests/") => std::fs::read(repo().join(rel)).unwrap(),
         rel => std::fs::read(ws.path(rel)).unwrap(),
     };
     let bytes = match artifact["truncate"].as_u64() {

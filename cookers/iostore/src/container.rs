@@ -61,7 +61,8 @@ pub fn read_chunk(toc: &Toc, ucas: &[u8], entry: usize) -> Result<ChunkData> {
             ),
         ));
     }
-    let mut data = Vec::with_capacity(length.min(64 << 20) as usize);
+    // Declared sizes are checked against the bytes before they size an allocation.
+    let mut data = Vec::with_capacity(length.min(1 << 20) as usize);
     for b in first..=last {
         let block = toc.blocks[b as usize];
         let start = block.offset as usize;
@@ -85,7 +86,8 @@ pub fn read_chunk(toc: &Toc, ucas: &[u8], entry: usize) -> Result<ChunkData> {
                     .map(String::as_str)
                     .unwrap_or("?");
                 if name.eq_ignore_ascii_case("zlib") {
-                    let mut out = Vec::with_capacity(block.uncompressed_size as usize);
+                    let mut out =
+                        Vec::with_capacity((block.uncompressed_size as usize).min(1 << 20));
                     flate2::read::ZlibDecoder::new(raw)
                         .take(u64::from(block.uncompressed_size))
                         .read_to_end(&mut out)

@@ -97,6 +97,68 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// The largest compression block size accepted; the game writes 64 KiB.
+pub const MAX_BLOCK_SIZE: u32 = 64 << 20;
+
+/// Blocks that share compressed bytes, or that inflate past the block size, are how a few
+/// kilobytes of TOC make a reader inflate gigabytes (every block pointing at one stream of
+/// zeros). The engine's writer makes neither, so both are refused before anything is read.
+fn check_blocks(blocks: &[CompressionBlock], block_size: u32) -> Result<()> {
+    if block_size > MAX_BLOCK_SIZE {
+        return Err(IoStoreError::new(
+            "utoc_header",
+            format!("the compression block size {block_size} is over {MAX_BLOCK_SIZE} bytes"),
+        ));
+    }
+    if let Some((i, b)) = blocks
+        .iter()
+        .enumerate()
+        .find(|(_, b)| b.uncompressed_size > block_size)
+    {
+        return Err(IoStoreError::new(
+            "utoc_block_size",
+            format!(
+                "block {i} inflates to {} bytes, more than the block size {block_size}",
+                b.uncompressed_size
+            ),
+        ));
+    }
+    let mut spans: Vec<(u64, u64, usize)> = blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.offset, b.offset + u64::from(b.compressed_size), i))
+        .collect();
+    spans.sort_unstable();
+    if let Some(pair) = spans.windows(2).find(|w| w[1].0 < w[0].1) {
+        return Err(IoStoreError::new(
+            "utoc_overlapping_blocks",
+            format!(
+                "compressed blocks {} and {} share bytes of the .ucas",
+                pair[0].2, pair[1].2
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The chunks together declare no more bytes than their blocks hold, so reading every
+/// chunk inflates each block about once.
+fn check_chunk_ranges(offsets: &[OffsetLength], blocks: usize, block_size: u32) -> Result<()> {
+    let capacity = blocks as u64 * u64::from(block_size);
+    let declared = offsets
+        .iter()
+        .try_fold(0u64, |sum, o| sum.checked_add(o.length));
+    match declared {
+        Some(total) if total <= capacity => Ok(()),
+        _ => Err(IoStoreError::new(
+            "utoc_overlapping_chunks",
+            format!(
+                "the chunks declare more bytes than the {blocks} blocks of {block_size} bytes hold"
+            ),
+        )),
+    }
+}
+
 fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().expect("four bytes"))
 }
@@ -176,7 +238,7 @@ impl Toc {
             .chunks_exact(12)
             .map(|b| ChunkId(b.try_into().expect("twelve bytes")))
             .collect();
-        let offsets = c
+        let offsets: Vec<OffsetLength> = c
             .take(n * 10, "offsets")?
             .chunks_exact(10)
             .map(|b| OffsetLength {
@@ -197,7 +259,7 @@ impl Toc {
             .map(|b| i32::from_le_bytes(b.try_into().expect("four bytes")))
             .collect();
         let bc = c.fits(u64::from(block_count), 12, "compression blocks")?;
-        let blocks = c
+        let blocks: Vec<CompressionBlock> = c
             .take(bc * 12, "compression blocks")?
             .chunks_exact(12)
             .map(|b| CompressionBlock {
@@ -264,6 +326,8 @@ impl Toc {
                 pad: [b[21], b[22], b[23]],
             })
             .collect();
+        check_blocks(&blocks, block_size)?;
+        check_chunk_ranges(&offsets, blocks.len(), block_size)?;
         if c.position() != bytes.len() {
             return Err(IoStoreError::new(
                 "utoc_trailing",
