@@ -465,3 +465,47 @@ fn killed_cooks_are_completed_by_the_next_one() {
         );
     }
 }
+
+#[test]
+fn an_edit_at_the_same_size_with_its_mtime_put_back_is_seen() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    let model = ws.path("packs/foundry/source/models/floor_2x2.gltf");
+    let actor = ws.path("build/game/foundry/all/cooked/floor_2x2/actor.json");
+    ws.cook(&[]);
+    // Out of the racy window, a second cook trusts every stamp it records.
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    ws.cook(&[]);
+    assert!(ws.ran().is_empty());
+
+    let put_back = |path: &std::path::Path, edit: &dyn Fn(&mut Vec<u8>)| {
+        let mtime = std::fs::metadata(path).unwrap().modified().unwrap();
+        let mut bytes = std::fs::read(path).unwrap();
+        let size = bytes.len();
+        edit(&mut bytes);
+        assert_eq!(bytes.len(), size);
+        std::fs::write(path, &bytes).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(mtime)
+            .unwrap();
+    };
+    let good_actor = std::fs::read(&actor).unwrap();
+    put_back(&model, &|b| {
+        let at = b.windows(7).position(|w| w == b"\"steel\"").unwrap();
+        b[at + 4] = b'a';
+    });
+    put_back(&actor, &|b| b[0] ^= 0x20);
+    ws.cook(&[]);
+    assert!(
+        ws.ran().contains(&"foundry/import/floor_2x2".to_string()),
+        "{:?}",
+        ws.ran()
+    );
+    assert_eq!(
+        std::fs::read(&actor).unwrap(),
+        good_actor,
+        "the tampered output is rewritten"
+    );
+}

@@ -1,8 +1,9 @@
-//! Remembers the content hash of each source file by (size, mtime, inode), so a no-op cook
-//! does not re-read unchanged sources.
+//! Remembers the content hash of each source file by (size, mtime, ctime, inode), so a
+//! no-op cook does not re-read unchanged sources.
 //!
-//! An entry is trusted only if all three match. Files modified within [`RACY_WINDOW`] of
-//! saving are not recorded, since a second edit in the same timestamp tick would otherwise
+//! An entry is trusted only if all four match. The ctime is what catches an edit whose
+//! mtime was put back (`touch -d`, an extractor, a careless script): no tool can set it.
+//! Files modified or changed within [`RACY_WINDOW`] of saving are not recorded, since a second edit in the same timestamp tick would otherwise
 //! go unseen. Linux stamps files from a coarse clock (a few milliseconds), well inside it. A missing, old or unreadable cache file just means rehashing everything.
 
 use std::collections::{BTreeMap, HashMap};
@@ -14,13 +15,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::atomic;
 
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 const RACY_WINDOW: Duration = Duration::from_millis(100);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 struct Stamp {
     size: u64,
     mtime_ns: u64,
+    ctime_ns: u64,
     inode: u64,
 }
 
@@ -63,9 +65,13 @@ pub struct Hashed {
 
 fn stamp(meta: &std::fs::Metadata) -> Stamp {
     #[cfg(unix)]
-    let inode = std::os::unix::fs::MetadataExt::ino(meta);
+    let (inode, ctime_ns) = {
+        use std::os::unix::fs::MetadataExt;
+        let ctime = meta.ctime() as u64 * 1_000_000_000 + meta.ctime_nsec() as u64;
+        (meta.ino(), ctime)
+    };
     #[cfg(not(unix))]
-    let inode = 0;
+    let (inode, ctime_ns) = (0, 0);
     let mtime_ns = meta
         .modified()
         .ok()
@@ -74,6 +80,7 @@ fn stamp(meta: &std::fs::Metadata) -> Stamp {
     Stamp {
         size: meta.len(),
         mtime_ns,
+        ctime_ns,
         inode,
     }
 }
@@ -235,8 +242,8 @@ impl StatCache {
             .store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
-    /// Writes the cache if anything changed. Entries modified within [`RACY_WINDOW`] are
-    /// left out, and the cache stays marked changed so they are recorded next time.
+    /// Writes the cache if anything changed. Entries modified or changed within
+    /// [`RACY_WINDOW`] are left out, and the cache stays marked changed so they are recorded next time.
     pub fn save(&self) -> std::io::Result<()> {
         if !self.changed.load(std::sync::atomic::Ordering::Relaxed) {
             return Ok(());
@@ -250,7 +257,7 @@ impl StatCache {
             .lock()
             .expect("stat cache lock")
             .iter()
-            .filter(|(p, e)| e.stamp.mtime_ns < horizon && p.exists())
+            .filter(|(p, e)| e.stamp.mtime_ns.max(e.stamp.ctime_ns) < horizon && p.exists())
             .map(|(p, e)| (p.clone(), e.clone()))
             .collect();
         let live: std::collections::BTreeSet<&String> = entries.values().map(|e| &e.hash).collect();
@@ -292,6 +299,8 @@ mod tests {
             .unwrap()
             .set_modified(old)
             .unwrap();
+        // Setting the mtime changed the ctime, which must leave the racy window.
+        std::thread::sleep(RACY_WINDOW + Duration::from_millis(20));
         let cache = StatCache::open(dir.path().join("stat-cache.json"));
         let first = cache.hash(&file).unwrap();
         assert!(first.bytes.is_some(), "a new file is read");
@@ -343,6 +352,8 @@ mod tests {
             .unwrap()
             .set_modified(old)
             .unwrap();
+        // Setting the mtime changed the ctime, which must leave the racy window.
+        std::thread::sleep(RACY_WINDOW + Duration::from_millis(20));
         let cache_file = dir.path().join("stat-cache.json");
         let cache = StatCache::open(cache_file.clone());
         let fact = cache.derived(&file, "import", 1, |_| vec!["a.bin".into()]);
