@@ -158,8 +158,25 @@ fn every_bad_input_gets_a_coded_error_and_leaves_the_build_sound() {
         let before = tree(&ws.path("build/game"));
         let out = match case["command"].as_str().unwrap() {
             "cook" => {
-                apply_edit(&ws, &case["edit"]);
-                ws.mjolnir(&["forge", "cook"])
+                if !case["edit"].is_null() {
+                    apply_edit(&ws, &case["edit"]);
+                }
+                let config = ws.path("pipeline.toml");
+                let good_config = std::fs::read_to_string(&config).unwrap();
+                if let Some(extra) = case["config"].as_str() {
+                    std::fs::write(&config, format!("{good_config}{extra}")).unwrap();
+                }
+                let mut args = vec!["forge", "cook"];
+                args.extend(
+                    case["args"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str),
+                );
+                let out = ws.mjolnir(&args);
+                std::fs::write(&config, good_config).unwrap();
+                out
             }
             "inspect" => {
                 let file = make_artifact(&ws, &case["artifact"]);

@@ -249,8 +249,14 @@ fn dispatch(cli: Cli) -> Result<i32> {
             config,
             jobs,
         } => {
-            if !(16..=4096).contains(&size) {
-                bail!("--size must be within 16..4096 pixels");
+            if !crate::config::RENDER_SIZES.contains(&size) {
+                bail!("--size must be within 16..=4096 pixels");
+            }
+            if turntable > crate::config::MAX_TURNTABLE {
+                bail!(
+                    "--turntable is at most {} views",
+                    crate::config::MAX_TURNTABLE
+                );
             }
             let overrides = Overrides {
                 packs: pack.into_iter().collect(),
@@ -263,7 +269,7 @@ fn dispatch(cli: Cli) -> Result<i32> {
                     render: Some(RenderParams {
                         size,
                         overlays,
-                        turntable: turntable.min(72),
+                        turntable,
                         transparent,
                     }),
                     archive: false,

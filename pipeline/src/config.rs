@@ -53,6 +53,44 @@ pub struct RenderSettings {
     pub transparent: bool,
 }
 
+/// `--jobs` is bounded by this many per core: each job holds a block's data in memory.
+pub const MAX_JOBS_PER_CORE: usize = 4;
+
+/// The preview size range, in pixels, whether set by flag or in `pipeline.toml`.
+pub const RENDER_SIZES: std::ops::RangeInclusive<u32> = 16..=4096;
+/// The most turntable views.
+pub const MAX_TURNTABLE: u32 = 72;
+
+impl RenderSettings {
+    /// The same bounds the command line enforces: a size of 0 made the renderer panic and
+    /// one of 100000 needed 23 GB.
+    pub fn check(&self) -> Result<()> {
+        if let Some(size) = self.size.filter(|s| !RENDER_SIZES.contains(s)) {
+            bail!(
+                "error[bad_render_size]: size = {size}; it must be within {}..={} pixels",
+                RENDER_SIZES.start(),
+                RENDER_SIZES.end()
+            );
+        }
+        if self.turntable > MAX_TURNTABLE {
+            bail!(
+                "error[bad_turntable]: turntable = {}; at most {MAX_TURNTABLE} views",
+                self.turntable
+            );
+        }
+        if let Some(o) = self
+            .overlays
+            .iter()
+            .find(|o| !["collision", "checks"].contains(&o.as_str()))
+        {
+            bail!(
+                "error[bad_overlay]: overlay {o:?}; the overlays are \"collision\" and \"checks\""
+            );
+        }
+        Ok(())
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct PackSource {
     pub id: String,
@@ -121,11 +159,29 @@ impl Config {
         if packs.is_empty() {
             bail!("{} lists no packs to build", path.display());
         }
-        let jobs = overrides
-            .jobs
-            .or(file.build.jobs)
-            .filter(|&j| j > 0)
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        if let Some(twice) = packs
+            .iter()
+            .enumerate()
+            .find(|(i, p)| packs[..*i].iter().any(|q| q.id == p.id))
+        {
+            bail!(
+                "error[duplicate_pack]: {} lists pack {:?} twice; each pack is built into its own folder, once",
+                path.display(),
+                twice.1.id
+            );
+        }
+        file.render
+            .check()
+            .with_context(|| format!("{} [render]", path.display()))?;
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let jobs = match overrides.jobs.or(file.build.jobs).filter(|&j| j > 0) {
+            None => cores,
+            Some(j) if j <= MAX_JOBS_PER_CORE * cores => j,
+            Some(j) => bail!(
+                "error[too_many_jobs]: {j} jobs on {cores} cores; at most {} (more only adds memory and contention)",
+                MAX_JOBS_PER_CORE * cores
+            ),
+        };
         Ok(Config {
             packs,
             out,
