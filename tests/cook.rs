@@ -509,3 +509,87 @@ fn an_edit_at_the_same_size_with_its_mtime_put_back_is_seen() {
         "the tampered output is rewritten"
     );
 }
+
+#[test]
+fn damaged_or_swapped_action_records_are_rebuilt_never_trusted() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    ws.cook(&[]);
+    let expected = tree(&ws.path("build/game"));
+    let log = ws.path("build/cache/actions.log");
+    let edit_log = |change: &dyn Fn(String) -> String| {
+        let text = std::fs::read_to_string(&log).unwrap();
+        let changed = change(text.clone());
+        assert_ne!(text, changed);
+        std::fs::write(&log, changed).unwrap();
+    };
+
+    // A corrupted output name: the step runs again and the log heals.
+    edit_log(&|t| {
+        t.replacen(
+            "\"name\":\"static_mesh.fmsh\"",
+            "\"name\":\"static_mesh.fmsX\"",
+            1,
+        )
+    });
+    ws.cook(&[]);
+    assert_eq!(ws.ran().len(), 1, "{:?}", ws.ran());
+    ws.cook(&[]);
+    assert!(ws.ran().is_empty(), "healed: {:?}", ws.ran());
+    assert!(tree(&ws.path("build/game")) == expected);
+
+    // An output name that climbs out of the build folder is never materialized.
+    edit_log(&|t| {
+        t.replacen(
+            "\"name\":\"actor.json\"",
+            "\"name\":\"../../../../../x.json\"",
+            1,
+        )
+    });
+    ws.cook(&[]);
+    assert!(!ws.path("x.json").exists() && !ws.path("build/x.json").exists());
+    assert!(tree(&ws.path("build/game")) == expected);
+
+    // Two blocks' mesh records with their hashes swapped: without the seal binding each
+    // record to its key, each block would ship the other's mesh.
+    edit_log(&|t| {
+        let hashes: Vec<String> = t
+            .match_indices("\"name\":\"static_mesh.fmsh\",\"hash\":\"")
+            .take(2)
+            .map(|(at, m)| t[at + m.len()..at + m.len() + 64].to_string())
+            .collect();
+        t.replacen(&hashes[0], "SWAP", 1)
+            .replacen(&hashes[1], &hashes[0], 1)
+            .replacen("SWAP", &hashes[1], 1)
+    });
+    ws.cook(&[]);
+    assert_eq!(
+        ws.ran().len(),
+        2,
+        "both records were refused: {:?}",
+        ws.ran()
+    );
+    assert!(tree(&ws.path("build/game")) == expected);
+}
+
+#[test]
+fn a_symlinked_set_folder_is_never_swept() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    ws.cook(&[]);
+    let elsewhere = ws.path("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("precious.txt"), b"keep me").unwrap();
+    let set = ws.path("build/game/foundry/all");
+    std::fs::remove_dir_all(&set).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &set).unwrap();
+    let out = ws.mjolnir(&["forge", "cook"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("error[symlinked_output]"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read(elsewhere.join("precious.txt")).unwrap(),
+        b"keep me"
+    );
+}

@@ -146,7 +146,9 @@ impl Cook<'_> {
                 || {
                     folders
                         .par_iter()
-                        .map(|(dir, files)| materialize::set_folder(dir, files, store, stat_cache))
+                        .map(|(dir, files)| {
+                            materialize::set_folder(&config.out, dir, files, store, stat_cache)
+                        })
                         .collect()
                 },
                 || report::serialize_steps(&attempt.graph, &attempt.results),
@@ -160,6 +162,10 @@ impl Cook<'_> {
                 }
                 Err(materialize::Error::Corrupt(e)) => return Ok(attempt.corrupt(e.detail)),
                 Err(materialize::Error::Io(e)) => bail!("cannot write {}: {e}", dir.display()),
+                Err(materialize::Error::Symlinked(link)) => bail!(
+                    "error[symlinked_output]: {} is a symbolic link; the build folder's sets are the pipeline's own, and a link would make it delete files wherever it points (remove the link; nothing was changed there)",
+                    link.display()
+                ),
             }
         }
         attempt.step_records = Some(step_records);

@@ -339,12 +339,17 @@ fn failed(
     }
 }
 
-/// The outputs `record` names; with `verify`, each is read and checked now.
+/// The outputs `record` names, if they are ones the step's kind may make; with `verify`,
+/// each is read and checked now.
 fn cached_outputs(
+    step: &Step,
     store: &Store,
     record: &ActionRecord,
     verify: bool,
 ) -> Result<Vec<Arc<Output>>, String> {
+    step.kind
+        .check_outputs(step, record.outputs.iter().map(|o| o.name.as_str()))
+        .map_err(|why| format!("the cached record is damaged: {why}"))?;
     let outputs: Vec<Arc<Output>> = record
         .outputs
         .iter()
@@ -397,7 +402,7 @@ fn probe(
     let fingerprint = fingerprint_of(step, &records);
     let key = fingerprint.key();
     let record = settings.store.get_action(&key)?;
-    let outputs = cached_outputs(settings.store, &record, false).ok()?;
+    let outputs = cached_outputs(step, settings.store, &record, false).ok()?;
     Some(Finished {
         key: Some(key),
         outcome: Outcome::Hit,
@@ -449,6 +454,7 @@ fn run_step(
     let records = gathered.records.clone();
     let result = load(step, gathered, settings)
         .and_then(|inputs| cook_caught(step, &inputs, cook))
+        .and_then(|outputs| declared(step, outputs))
         .and_then(|outputs| store(step, &key, &fingerprint, outputs, settings));
     match result {
         Ok(outputs) => Finished {
@@ -536,10 +542,12 @@ fn lookup(
         return Err(Dirty::CacheDisabled);
     }
     match store.get_action(key) {
-        Some(record) => cached_outputs(store, &record, settings.verify_hits).map_err(|detail| {
-            store.discard_action(key);
-            Dirty::CacheEntryBad { detail }
-        }),
+        Some(record) => {
+            cached_outputs(step, store, &record, settings.verify_hits).map_err(|detail| {
+                store.discard_action(key);
+                Dirty::CacheEntryBad { detail }
+            })
+        }
         None => Err(
             Dirty::between(store.last_fingerprint(&step.id).as_ref(), fingerprint).unwrap_or(
                 Dirty::CacheEntryBad {
@@ -598,6 +606,24 @@ fn cook_caught(step: &Step, inputs: &Inputs, cook: &Cooker<'_>) -> Cooked {
             )])
         },
     )
+}
+
+/// A cooker's outputs, if they are the ones its kind declares.
+fn declared(step: &Step, outputs: Outputs) -> Result<Outputs, Vec<Diagnostic>> {
+    match step
+        .kind
+        .check_outputs(step, outputs.iter().map(|(name, _)| name.as_str()))
+    {
+        Ok(()) => Ok(outputs),
+        Err(why) => Err(vec![finding(
+            "bad_output_name",
+            &step.id,
+            format!(
+                "the {} cooker made {why}; this is a bug in the pipeline",
+                step.kind.name
+            ),
+        )]),
+    }
 }
 
 /// Puts every output in the blob store, then records the action: blobs always come first.

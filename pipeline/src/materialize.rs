@@ -30,6 +30,9 @@ pub struct Changes {
 pub enum Error {
     Io(std::io::Error),
     Corrupt(CorruptOutput),
+    /// The folder, or a folder between it and the build folder, is a symbolic link: the
+    /// sweep would delete files wherever it points.
+    Symlinked(PathBuf),
 }
 
 impl From<std::io::Error> for Error {
@@ -38,13 +41,25 @@ impl From<std::io::Error> for Error {
     }
 }
 
-/// `files` maps a path relative to `dir` to its output.
+/// `files` maps a path relative to `dir` to its output; `out` is the build folder `dir`
+/// lies in. Every path stays inside `dir`, and no link is followed.
 pub fn set_folder(
+    out: &Path,
     dir: &Path,
     files: &BTreeMap<String, Arc<Output>>,
     store: &Store,
     stat_cache: &StatCache,
 ) -> Result<Changes, Error> {
+    refuse_links(out, dir)?;
+    if let Some(rel) = files
+        .keys()
+        .find(|rel| !crate::steps::is_plain_relative(rel))
+    {
+        return Err(Error::Io(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{rel:?} would land outside {}", dir.display()),
+        )));
+    }
     let mut changes = Changes::default();
     // What is left in `stale` after the sweep must be written.
     let mut stale: HashMap<PathBuf, &Arc<Output>> = files
@@ -62,6 +77,16 @@ pub fn set_folder(
     })?;
     changes.written = stale.len();
     Ok(changes)
+}
+
+/// Refuses `dir` if it, or a folder between it and `out`, is a symbolic link.
+fn refuse_links(out: &Path, dir: &Path) -> Result<(), Error> {
+    for folder in dir.ancestors().take_while(|a| *a != out) {
+        if std::fs::symlink_metadata(folder).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(Error::Symlinked(folder.to_path_buf()));
+        }
+    }
+    Ok(())
 }
 
 /// Deletes everything under `dir` that is not a file of the set, and takes out of `stale`

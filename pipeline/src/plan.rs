@@ -186,7 +186,7 @@ impl SetPlan {
             let folder = match kind.lands {
                 Lands::SetRoot => &mut set,
                 Lands::Renders => &mut renders,
-                Lands::Nowhere | Lands::PerBlock(_) | Lands::Cooked(_) => continue,
+                Lands::Nowhere | Lands::PerBlock(_) | Lands::Cooked => continue,
             };
             let steps: Vec<StepId> = match kind.scope {
                 Scope::Set => self
@@ -222,7 +222,7 @@ mod tests {
     use crate::config::PackSource;
     use crate::graph::Input;
     use crate::stat_cache::StatCache;
-    use crate::steps::{mesh, Wired, REGISTRY};
+    use crate::steps::{mesh, Names, Wired, REGISTRY};
 
     /// A kind a contributor might add: a level of detail made from the static mesh. It is
     /// this one declaration plus a registry line; nothing else in the pipeline changes.
@@ -230,7 +230,8 @@ mod tests {
         name: "lod",
         version: 1,
         scope: Scope::Block,
-        lands: Lands::Cooked(|_| vec!["lod.fmsh".to_string()]),
+        lands: Lands::Cooked,
+        outputs: Names::Fixed(|_| vec!["lod.fmsh".to_string()]),
         wire: |w| Wired::inputs(vec![mesh::of_block(w)]),
         cook: |_, inputs| {
             Ok(vec![(

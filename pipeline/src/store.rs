@@ -6,7 +6,7 @@
 //! |---|---|
 //! | `FORMAT` | the layout version; any other value wipes the cache |
 //! | `blobs/<2 hex>/<blake3>` | output bytes, named by their hash |
-//! | `actions.log` | one JSON line per step key: the outputs it made ([`KeyedLog`]) |
+//! | `actions.log` | one JSON line per step key: the outputs it made, sealed to the key ([`KeyedLog`]) |
 //! | `last.log` | one JSON line per step: the fingerprint it last built with, for `--explain` |
 //! | `WRITING` | present while a cook is writing blobs; left behind by a killed one |
 //!
@@ -14,7 +14,9 @@
 //! leaves at worst an unreferenced blob or a torn last line, which does not parse and is
 //! ignored. The action log is read once per cook. `last.log` is only read when a step has
 //! to run, so a no-op cook never parses it. Every blob is verified against its name when
-//! read; a bad one is deleted. A cook that was killed while writing blobs leaves `WRITING`
+//! read; a bad one is deleted. An action's outputs carry a seal, the hash of the key and
+//! the outputs together, so a record moved to another key (or edited) is dropped as a miss
+//! rather than materializing another block's data. A cook that was killed while writing blobs leaves `WRITING`
 //! behind, and the next one sweeps the temporary files its writes left in `blobs/`: a
 //! no-op cook writes no blob, so it never pays for the marker or the sweep.
 
@@ -27,7 +29,7 @@ use crate::atomic;
 use crate::fingerprint::Fingerprint;
 use crate::keyed_log::KeyedLog;
 
-const FORMAT: &str = "mjolnir-cache 3\n";
+const FORMAT: &str = "mjolnir-cache 4\n";
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutputRef {
@@ -42,9 +44,29 @@ pub struct ActionRecord {
     pub outputs: Vec<OutputRef>,
 }
 
+/// An action's outputs as the log stores them, bound to their key.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Sealed {
+    outputs: Vec<OutputRef>,
+    seal: String,
+}
+
+fn seal(key: &str, outputs: &[OutputRef]) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(b"mjolnir-action\0");
+    h.update(key.as_bytes());
+    for o in outputs {
+        for field in [o.name.as_bytes(), o.hash.as_bytes(), &o.size.to_le_bytes()] {
+            h.update(&(field.len() as u64).to_le_bytes());
+            h.update(field);
+        }
+    }
+    h.finalize().to_hex().to_string()
+}
+
 pub struct Store {
     root: PathBuf,
-    actions: Mutex<KeyedLog<Vec<OutputRef>>>,
+    actions: Mutex<KeyedLog<Sealed>>,
     /// Loaded on first use.
     last: Mutex<Option<KeyedLog<Fingerprint>>>,
     /// Set once `WRITING` is written, on the first new blob.
@@ -128,12 +150,18 @@ impl Store {
         Ok(bytes)
     }
 
-    /// The recorded outputs for a key.
+    /// The recorded outputs for a key. A record whose seal does not match its key is
+    /// discarded (the log heals) and reads as a miss.
     pub fn get_action(&self, key: &str) -> Option<ActionRecord> {
-        let actions = self.actions.lock().expect("action log lock");
-        actions.get(key).map(|outputs| ActionRecord {
+        let mut actions = self.actions.lock().expect("action log lock");
+        let sealed = actions.get(key)?;
+        if sealed.seal != seal(key, &sealed.outputs) {
+            let _ = actions.discard(key);
+            return None;
+        }
+        Some(ActionRecord {
             key: key.to_string(),
-            outputs: outputs.clone(),
+            outputs: sealed.outputs.clone(),
         })
     }
 
@@ -142,10 +170,13 @@ impl Store {
     }
 
     pub fn put_action(&self, record: &ActionRecord) -> std::io::Result<()> {
-        self.actions
-            .lock()
-            .expect("action log lock")
-            .set(&record.key, record.outputs.clone())
+        self.actions.lock().expect("action log lock").set(
+            &record.key,
+            Sealed {
+                outputs: record.outputs.clone(),
+                seal: seal(&record.key, &record.outputs),
+            },
+        )
     }
 
     fn with_last<T>(&self, f: impl FnOnce(&mut KeyedLog<Fingerprint>) -> T) -> std::io::Result<T> {
@@ -254,6 +285,35 @@ mod tests {
         assert!(dir.path().join(WRITING).exists());
         store.close().unwrap();
         assert!(!dir.path().join(WRITING).exists());
+    }
+
+    #[test]
+    fn a_record_moved_to_another_key_is_a_miss_and_is_healed() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        store.put_action(&record("k1")).unwrap();
+        let mut other = record("k2");
+        other.outputs[0].hash = "cd".repeat(32);
+        store.put_action(&other).unwrap();
+        drop(store);
+        // k1's line now carries k2's outputs and seal, as a swapped or restored log could.
+        let log = dir.path().join("actions.log");
+        let text = std::fs::read_to_string(&log).unwrap();
+        let k2_value = text
+            .lines()
+            .find(|l| l.contains("\"k2\""))
+            .unwrap()
+            .replacen("\"k2\"", "\"k1\"", 1);
+        std::fs::write(&log, format!("{text}{k2_value}\n")).unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        assert!(
+            store.get_action("k1").is_none(),
+            "a swapped record is not trusted"
+        );
+        assert_eq!(store.get_action("k2").unwrap().outputs, other.outputs);
+        drop(store);
+        let store = Store::open(dir.path()).unwrap();
+        assert!(store.get_action("k1").is_none(), "the discard was logged");
     }
 
     #[test]

@@ -79,12 +79,14 @@ pub fn shipped(
                         file: file.to_string(),
                     });
                 }
-                Lands::Cooked(outputs) => out.extend(outputs(block).into_iter().map(|o| Shipped {
-                    block: block.clone(),
-                    step,
-                    file: o.clone(),
-                    output: o,
-                })),
+                Lands::Cooked => {
+                    out.extend(kind.fixed_outputs(block).into_iter().map(|o| Shipped {
+                        block: block.clone(),
+                        step,
+                        file: o.clone(),
+                        output: o,
+                    }))
+                }
                 Lands::Nowhere | Lands::SetRoot | Lands::Renders => {}
             }
         }

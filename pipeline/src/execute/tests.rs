@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use super::*;
 use crate::graph::Step;
-use crate::steps::{Lands, Scope, StepKind, Wired};
+use crate::steps::{Lands, Names, Scope, StepKind, Wired};
 
 /// A kind whose cooker the test passes to `run`; its own is never called.
 static FAKE: StepKind = StepKind {
@@ -14,6 +14,7 @@ static FAKE: StepKind = StepKind {
     version: 1,
     scope: Scope::Pack,
     lands: Lands::Nowhere,
+    outputs: Names::Fixed(|_| vec!["out".to_string()]),
     wire: |_| Wired::inputs(Vec::new()),
     cook: |_, _| unreachable!("the test's cooker runs instead"),
 };

@@ -1,7 +1,8 @@
 //! `actor`: a catalog entry and the mesh's placement become the block's actor document.
 
 use super::{
-    block, catalog, geometry, label, mesh, text, Cooked, Inputs, Lands, Scope, StepKind, Wired,
+    block, catalog, geometry, label, mesh, text, Cooked, Inputs, Lands, Names, Scope, StepKind,
+    Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -10,7 +11,8 @@ pub static KIND: StepKind = StepKind {
     name: "actor",
     version: forge_actor::VERSION,
     scope: Scope::Block,
-    lands: Lands::Cooked(|_| vec![OUTPUT.to_string()]),
+    lands: Lands::Cooked,
+    outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
     wire,
     cook,
 };

@@ -8,8 +8,8 @@ use forge_contract::Diagnostic;
 use serde_json::json;
 
 use super::{
-    assemble, catalog, diagnostic, finding, input, label, pretty, Cooked, Inputs, Lands, Scope,
-    StepKind, Wired,
+    assemble, catalog, diagnostic, finding, input, label, pretty, Cooked, Inputs, Lands, Names,
+    Scope, StepKind, Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -19,6 +19,7 @@ pub static KIND: StepKind = StepKind {
     version: 1,
     scope: Scope::Set,
     lands: Lands::SetRoot,
+    outputs: Names::Dynamic,
     wire,
     cook,
 };

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use super::{
     actor, bad_intermediate, catalog, checks, diagnostic, finding, input, label, mesh, params,
-    pretty, tags, text, Cooked, Inputs, Lands, Scope, StepKind, Wired,
+    pretty, tags, text, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -20,6 +20,7 @@ pub static KIND: StepKind = StepKind {
     version: 1,
     scope: Scope::Set,
     lands: Lands::SetRoot,
+    outputs: Names::Dynamic,
     wire,
     cook,
 };

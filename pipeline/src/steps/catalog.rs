@@ -4,7 +4,7 @@
 use forge_contract::parse_manifest;
 use serde_json::Value;
 
-use super::{compact, finding, label, text, Cooked, Inputs, Lands, Scope, StepKind, Wired};
+use super::{compact, finding, label, text, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired};
 use crate::graph::Step;
 use crate::wiring::Wiring;
 
@@ -13,6 +13,7 @@ pub static KIND: StepKind = StepKind {
     version: 1,
     scope: Scope::Pack,
     lands: Lands::Nowhere,
+    outputs: Names::Dynamic,
     wire,
     cook,
 };

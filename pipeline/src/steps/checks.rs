@@ -6,7 +6,7 @@ use forge_contract::Diagnostic;
 
 use super::{
     block, catalog, collision, finding, geometry, label, mesh, mopp, pretty, text, Cooked, Inputs,
-    Lands, Scope, StepKind, Wired,
+    Lands, Names, Scope, StepKind, Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -15,7 +15,8 @@ pub static KIND: StepKind = StepKind {
     name: "checks",
     version: forge_checks::VERSION,
     scope: Scope::Block,
-    lands: Lands::Cooked(|_| vec![OUTPUT.to_string()]),
+    lands: Lands::Cooked,
+    outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
     wire,
     cook,
 };

@@ -5,8 +5,8 @@ use forge_collision::CollisionError;
 use forge_contract::Diagnostic;
 
 use super::{
-    bad_intermediate, block, finding, geometry, input, label, text, Cooked, Inputs, Lands, Scope,
-    StepKind, Wired,
+    bad_intermediate, block, finding, geometry, input, label, text, Cooked, Inputs, Lands, Names,
+    Scope, StepKind, Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -15,7 +15,8 @@ pub static KIND: StepKind = StepKind {
     name: "collision",
     version: forge_collision::BSP_VERSION,
     scope: Scope::Block,
-    lands: Lands::Cooked(|_| vec![OUTPUT.to_string()]),
+    lands: Lands::Cooked,
+    outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
     wire,
     cook,
 };

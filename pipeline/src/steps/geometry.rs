@@ -5,7 +5,7 @@ use forge_contract::{parse_geometry, parse_manifest};
 use serde_json::Value;
 
 use super::{
-    catalog, compact, finding, label, text, Cooked, Inputs, Lands, Scope, StepKind, Wired,
+    catalog, compact, finding, label, text, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired,
 };
 use crate::graph::{Input, Step};
 use crate::wiring::Wiring;
@@ -15,6 +15,7 @@ pub static KIND: StepKind = StepKind {
     version: 1,
     scope: Scope::Pack,
     lands: Lands::PerBlock(|block| (block_output(block), SHIPPED_AS)),
+    outputs: Names::Dynamic,
     wire,
     cook,
 };

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{diagnostic, finding, label, Cooked, Inputs, Lands, Scope, StepKind, Wired};
+use super::{diagnostic, finding, label, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired};
 use crate::graph::Step;
 use crate::wiring::Wiring;
 
@@ -12,6 +12,7 @@ pub static KIND: StepKind = StepKind {
     version: forge_gltf::VERSION,
     scope: Scope::Block,
     lands: Lands::Nowhere,
+    outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
     wire,
     cook,
 };
@@ -53,20 +54,10 @@ fn buffers(w: &Wiring, model: &str) -> Vec<String> {
         .unwrap_or_default()
         .into_iter()
         .map(|uri| forge_gltf::uri_to_relative_path(&uri))
-        .filter(|rel| is_plain_relative(rel))
+        // A buffer URI may only name a file beside the model or below it.
+        .filter(|rel| super::is_plain_relative(rel))
         .map(|rel| format!("{MODELS}/{rel}"))
         .collect()
-}
-
-/// A buffer URI may only name a file beside the model or below it.
-fn is_plain_relative(rel: &str) -> bool {
-    !rel.is_empty()
-        && !rel.starts_with('/')
-        && !rel.contains('\\')
-        && !rel.contains(':')
-        && rel
-            .split('/')
-            .all(|c| !c.is_empty() && c != "." && c != "..")
 }
 
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {

@@ -2,7 +2,7 @@
 //! re-centred, namespaced.
 
 use super::{
-    bad_intermediate, block, diagnostic, import, input, label, Cooked, Inputs, Lands, Scope,
+    bad_intermediate, block, diagnostic, import, input, label, Cooked, Inputs, Lands, Names, Scope,
     StepKind, Wired,
 };
 use crate::graph::Step;
@@ -12,7 +12,8 @@ pub static KIND: StepKind = StepKind {
     name: "mesh",
     version: forge_mesh::VERSION,
     scope: Scope::Block,
-    lands: Lands::Cooked(|_| vec![OUTPUT.to_string()]),
+    lands: Lands::Cooked,
+    outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
     wire,
     cook,
 };

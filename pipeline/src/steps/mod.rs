@@ -75,13 +75,62 @@ pub enum Lands {
     /// A pack step's per-block output, copied into each block's `cooked/<block>/`:
     /// `(output name, file name)` for a block.
     PerBlock(fn(&str) -> (String, &'static str)),
-    /// Under the set folder's `cooked/<block>/`, with these output names. They are known
-    /// before the step runs, so the set's assembly can take them as inputs.
-    Cooked(fn(&str) -> Vec<String>),
+    /// Under the set folder's `cooked/<block>/`. The kind's output names must be
+    /// [`Names::Fixed`]: the set's assembly takes them as inputs before the step runs.
+    Cooked,
     /// Every output, at the set folder's root.
     SetRoot,
     /// Every output, in the set's render folder: previews are not part of the set.
     Renders,
+}
+
+/// The names a kind's outputs may have. Every cached record and every cooker's result is
+/// checked against them, so a damaged or swapped action record cannot name a file outside
+/// the set folder or feed a step an output it never declared.
+#[derive(Clone, Copy)]
+pub enum Names {
+    /// Exactly these, for a step's block (`""` for pack and set kinds).
+    Fixed(fn(&str) -> Vec<String>),
+    /// Named by what the step reads (a catalog's blocks, a render's views); each must
+    /// still be a plain relative path.
+    Dynamic,
+}
+
+impl StepKind {
+    /// Whether `names` are outputs this kind may make for `step`; `Err` says why not.
+    pub fn check_outputs<'a>(
+        &self,
+        step: &Step,
+        names: impl IntoIterator<Item = &'a str>,
+    ) -> Result<(), String> {
+        let mut names: Vec<&str> = names.into_iter().collect();
+        if let Some(bad) = names.iter().find(|n| !is_plain_relative(n)) {
+            return Err(format!("{bad:?} is not a plain relative path"));
+        }
+        if let Names::Fixed(declared) = self.outputs {
+            let mut declared = declared(block(step));
+            declared.sort();
+            names.sort_unstable();
+            if names != declared {
+                return Err(format!(
+                    "{names:?} are not the declared outputs {declared:?}"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A path that stays below the folder it is joined to: relative, no `.` or `..`
+/// components, no backslashes or drive letters.
+pub fn is_plain_relative(rel: &str) -> bool {
+    !rel.is_empty()
+        && !rel.starts_with('/')
+        && !rel.contains('\\')
+        && !rel.contains(':')
+        && rel
+            .split('/')
+            .all(|c| !c.is_empty() && c != "." && c != "..")
 }
 
 /// The parameters and inputs a kind's wiring gives one of its steps.
@@ -107,6 +156,7 @@ pub struct StepKind {
     pub version: u32,
     pub scope: Scope,
     pub lands: Lands,
+    pub outputs: Names,
     /// The step's parameters and inputs, or `None` when this cook has no such step
     /// (previews when not rendering, the archive without `--archive`).
     pub wire: fn(&Wiring) -> Option<Wired>,
@@ -117,6 +167,17 @@ pub struct StepKind {
 impl StepKind {
     pub fn name(&self) -> &'static str {
         self.name
+    }
+
+    /// The output names of a kind whose outputs land in `cooked/<block>/`.
+    pub fn fixed_outputs(&self, block: &str) -> Vec<String> {
+        match self.outputs {
+            Names::Fixed(names) => names(block),
+            Names::Dynamic => panic!(
+                "{} lands in cooked/ but its outputs are not fixed",
+                self.name
+            ),
+        }
     }
 }
 

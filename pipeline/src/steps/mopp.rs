@@ -3,8 +3,8 @@
 use forge_contract::Diagnostic;
 
 use super::{
-    bad_intermediate, collision, diagnostic, geometry, input, label, Cooked, Inputs, Lands, Scope,
-    StepKind, Wired,
+    bad_intermediate, collision, diagnostic, geometry, input, label, Cooked, Inputs, Lands, Names,
+    Scope, StepKind, Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -13,7 +13,8 @@ pub static KIND: StepKind = StepKind {
     name: "mopp",
     version: forge_collision::MOPP_VERSION,
     scope: Scope::Block,
-    lands: Lands::Cooked(|_| vec![OUTPUT.to_string()]),
+    lands: Lands::Cooked,
+    outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
     wire,
     cook,
 };

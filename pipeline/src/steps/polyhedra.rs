@@ -1,6 +1,6 @@
 //! `polyhedra`: a block's source hulls become Havok convex polyhedra (`FPOL`).
 
-use super::{collision, geometry, Cooked, Inputs, Lands, Scope, StepKind, Wired};
+use super::{collision, geometry, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired};
 use crate::graph::Step;
 use crate::wiring::Wiring;
 
@@ -8,7 +8,8 @@ pub static KIND: StepKind = StepKind {
     name: "polyhedra",
     version: forge_collision::POLYHEDRA_VERSION,
     scope: Scope::Block,
-    lands: Lands::Cooked(|_| vec![OUTPUT.to_string()]),
+    lands: Lands::Cooked,
+    outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
     wire,
     cook,
 };

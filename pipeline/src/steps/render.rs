@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use super::{
     bad_intermediate, block, catalog, checks, collision, geometry, label, mesh, params, pretty,
-    text, Cooked, Inputs, Lands, Scope, StepKind, Wired,
+    text, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -18,6 +18,7 @@ pub static KIND: StepKind = StepKind {
     version: forge_render::VERSION,
     scope: Scope::Block,
     lands: Lands::Renders,
+    outputs: Names::Dynamic,
     wire,
     cook,
 };

@@ -2,8 +2,8 @@
 //! declared size.
 
 use super::{
-    bad_intermediate, catalog, input, label, params, render, text, Cooked, Inputs, Lands, Scope,
-    StepKind, Wired,
+    bad_intermediate, catalog, input, label, params, render, text, Cooked, Inputs, Lands, Names,
+    Scope, StepKind, Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -13,6 +13,7 @@ pub static KIND: StepKind = StepKind {
     version: forge_render::VERSION,
     scope: Scope::Set,
     lands: Lands::Renders,
+    outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
     wire,
     cook,
 };

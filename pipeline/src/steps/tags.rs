@@ -3,7 +3,7 @@
 
 use super::{
     bad_intermediate, block, collision, geometry, input, label, mopp, polyhedra, Cooked, Inputs,
-    Lands, Scope, StepKind, Wired,
+    Lands, Names, Scope, StepKind, Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -12,7 +12,8 @@ pub static KIND: StepKind = StepKind {
     name: "tags",
     version: forge_tags::VERSION,
     scope: Scope::Block,
-    lands: Lands::Cooked(outputs),
+    lands: Lands::Cooked,
+    outputs: Names::Fixed(outputs),
     wire,
     cook,
 };
