@@ -76,22 +76,19 @@ fn chunks_declaring_more_than_their_blocks_hold_are_refused() {
     assert_eq!(code(&toc.to_bytes()), "utoc_overlapping_chunks");
 }
 
-/// Writes the bomb into `tests/bad-inputs/` (run with `MJOLNIR_WRITE_BOMB=1`); the files
-/// are checked in, so the bad-input corpus and the fuzz seeds need no build step.
+/// The bomb checked into `tests/bad-inputs/` for the bad-input corpus and the fuzz seeds
+/// (written by this test with `MJOLNIR_WRITE_BOMB=1`; zlib's bytes depend on the backend
+/// compiled in, so the files are compared by what they are, not byte for byte).
 #[test]
-fn the_checked_in_bomb_is_this_one() {
-    let (utoc, ucas) = bomb();
+fn the_checked_in_bomb_is_refused() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/bad-inputs");
     if std::env::var_os("MJOLNIR_WRITE_BOMB").is_some() {
+        let (utoc, ucas) = bomb();
         std::fs::write(dir.join("container-bomb.utoc"), &utoc).unwrap();
         std::fs::write(dir.join("container-bomb.ucas"), &ucas).unwrap();
     }
-    assert_eq!(
-        std::fs::read(dir.join("container-bomb.utoc")).unwrap(),
-        utoc
-    );
-    assert_eq!(
-        std::fs::read(dir.join("container-bomb.ucas")).unwrap(),
-        ucas
-    );
+    let utoc = std::fs::read(dir.join("container-bomb.utoc")).unwrap();
+    let ucas = std::fs::read(dir.join("container-bomb.ucas")).unwrap();
+    assert!(utoc.len() + ucas.len() < 64 << 10);
+    assert_eq!(code(&utoc), "utoc_block_size");
 }
