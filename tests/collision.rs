@@ -53,6 +53,25 @@ fn probes_agree_through_every_engine() {
             "{via}: {post}"
         );
         assert_eq!(post["hit"]["hull"], "post_right", "{via}");
+        // The same post from the other side: negative numbers are coordinates, not flags.
+        let back = probe(
+            &ws,
+            &[
+                "foundry",
+                "wall_door",
+                "--ray",
+                "1.5,3,1.5",
+                "-0,-1,-0",
+                "--via",
+                via,
+            ],
+        );
+        assert_eq!(back["hit"]["hull"], "post_right", "{via}: {back}");
+        let below = probe(
+            &ws,
+            &["foundry", "wall_door", "--point", "-1.5,0,-1", "--via", via],
+        );
+        assert_eq!(below["hulls"], json!([]), "{via}");
         let inside = probe(
             &ws,
             &["foundry", "wall_door", "--point", "1.5,0,1", "--via", via],

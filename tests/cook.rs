@@ -593,3 +593,24 @@ fn a_symlinked_set_folder_is_never_swept() {
         b"keep me"
     );
 }
+
+#[test]
+fn only_with_many_blocks_gets_a_short_folder_name() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(ws.path("packs/foundry/mjolnir.json")).unwrap())
+            .unwrap();
+    let mut args = Vec::new();
+    for block in manifest["forge_pack"]["blocks"].as_array().unwrap() {
+        args.push("--only".to_string());
+        args.push(block["id"].as_str().unwrap().to_string());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    ws.cook(&args);
+    let sets: Vec<String> = std::fs::read_dir(ws.path("build/game/foundry"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(sets.len(), 1);
+    assert!(sets[0].starts_with("only-23-blocks-"), "{sets:?}");
+}

@@ -366,6 +366,12 @@ fn author_keys_are_private_and_shown() {
         Some(2),
         "an existing key is not replaced without --force"
     );
+    // A key file someone loosened is replaced by one only its owner can read.
+    let key = dir.join("author-key");
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
+    assert_eq!(run(&["key", "new", "--force"]).status.code(), Some(0));
+    let mode = std::fs::metadata(&key).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
 }
 
 /// `members` zipped, then `extra` adds entries the plain writer would not.

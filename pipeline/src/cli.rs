@@ -77,10 +77,10 @@ enum Forge {
         pack: String,
         block: String,
         /// Ray origin and direction: X,Y,Z DX,DY,DZ.
-        #[arg(long, num_args = 2, value_names = ["X,Y,Z", "DX,DY,DZ"], conflicts_with = "point", required_unless_present = "point")]
+        #[arg(long, num_args = 2, value_names = ["X,Y,Z", "DX,DY,DZ"], conflicts_with = "point", required_unless_present = "point", allow_hyphen_values = true)]
         ray: Vec<String>,
         /// A point: X,Y,Z.
-        #[arg(long, value_name = "X,Y,Z")]
+        #[arg(long, value_name = "X,Y,Z", allow_hyphen_values = true)]
         point: Option<String>,
         #[arg(long, value_enum, default_value = "bsp")]
         via: crate::probe::Via,

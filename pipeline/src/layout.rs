@@ -12,7 +12,11 @@ use std::path::{Path, PathBuf};
 /// The full set's name.
 pub const FULL_SET: &str = "all";
 
-/// The name of a set folder: `all`, or the `--only` blocks joined by `+`.
+/// The longest set name written out in full; file systems refuse names past 255 bytes.
+const MAX_SET_NAME: usize = 64;
+
+/// The name of a set folder: `all`, or the `--only` blocks joined by `+`, or for a long
+/// list `only-<n>-blocks-<hash>`.
 pub fn set_name(only: &[String]) -> String {
     if only.is_empty() {
         return FULL_SET.into();
@@ -21,8 +25,30 @@ pub fn set_name(only: &[String]) -> String {
     // A block may be called `all`; its reduced set must not land in the full set's folder.
     if name == FULL_SET {
         "only-all".into()
+    } else if name.len() > MAX_SET_NAME {
+        let hash = blake3::hash(name.as_bytes()).to_hex();
+        format!("only-{}-blocks-{}", only.len(), &hash[..12])
     } else {
         name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_names_stay_short_and_distinct() {
+        let few = ["floor_2x2".to_string(), "wall_4".to_string()];
+        assert_eq!(set_name(&few), "floor_2x2+wall_4");
+        assert_eq!(set_name(&["all".to_string()]), "only-all");
+        let many: Vec<String> = (0..40).map(|i| format!("block_number_{i}")).collect();
+        let name = set_name(&many);
+        assert!(
+            name.starts_with("only-40-blocks-") && name.len() < MAX_SET_NAME,
+            "{name}"
+        );
+        assert_ne!(name, set_name(&many[1..]));
     }
 }
 

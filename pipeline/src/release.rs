@@ -40,13 +40,18 @@ pub fn key_new(force: bool) -> Result<i32> {
     {
         use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+        // A new file readable by its owner only, renamed over the old one: an existing key
+        // file's looser mode must not carry over, even for a moment.
+        let temp = dir.join(format!(".author-key.{}", std::process::id()));
+        let _ = std::fs::remove_file(&temp);
         let mut f = std::fs::OpenOptions::new()
             .write(true)
-            .create(true)
-            .truncate(true)
+            .create_new(true)
             .mode(0o600)
-            .open(&path)?;
+            .open(&temp)?;
         std::io::Write::write_all(&mut f, format!("{hex}\n").as_bytes())?;
+        drop(f);
+        std::fs::rename(&temp, &path)?;
     }
     #[cfg(not(unix))]
     std::fs::write(&path, format!("{hex}\n"))?;
