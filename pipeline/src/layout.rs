@@ -33,24 +33,6 @@ pub fn set_name(only: &[String]) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn set_names_stay_short_and_distinct() {
-        let few = ["floor_2x2".to_string(), "wall_4".to_string()];
-        assert_eq!(set_name(&few), "floor_2x2+wall_4");
-        assert_eq!(set_name(&["all".to_string()]), "only-all");
-        let many: Vec<String> = (0..40).map(|i| format!("block_number_{i}")).collect();
-        let name = set_name(&many);
-        assert!(
-            name.starts_with("only-40-blocks-") && name.len() < MAX_SET_NAME,
-            "{name}"
-        );
-        assert_ne!(name, set_name(&many[1..]));
-    }
-}
 
 /// Where a set is materialized: `<out>/game/<pack>/<set>/`.
 pub fn set_dir(out: &Path, pack: &str, set: &str) -> PathBuf {
@@ -70,4 +52,23 @@ pub fn cooked_file(block: &str, file: &str) -> String {
 /// A block's folder of shipped files.
 pub fn cooked_dir(out: &Path, pack: &str, set: &str, block: &str) -> PathBuf {
     set_dir(out, pack, set).join("cooked").join(block)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_names_stay_short_and_distinct() {
+        let few = ["floor_2x2".to_string(), "wall_4".to_string()];
+        assert_eq!(set_name(&few), "floor_2x2+wall_4");
+        assert_eq!(set_name(&["all".to_string()]), "only-all");
+        let many: Vec<String> = (0..40).map(|i| format!("block_number_{i}")).collect();
+        let name = set_name(&many);
+        assert!(
+            name.starts_with("only-40-blocks-") && name.len() < MAX_SET_NAME,
+            "{name}"
+        );
+        assert_ne!(name, set_name(&many[1..]));
+    }
 }
