@@ -614,3 +614,48 @@ fn only_with_many_blocks_gets_a_short_folder_name() {
     assert_eq!(sets.len(), 1);
     assert!(sets[0].starts_with("only-23-blocks-"), "{sets:?}");
 }
+
+#[test]
+fn a_sealed_noop_cook_still_sees_every_change() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    let seal = ws.path("build/cache/noop.seal");
+    let settle = || {
+        // Out of the racy window, a cook that changes nothing seals.
+        std::thread::sleep(std::time::Duration::from_millis(150));
+        ws.cook(&[]);
+        assert!(seal.exists());
+    };
+    ws.cook(&[]);
+    settle();
+    let report = std::fs::read(ws.path("build/report.json")).unwrap();
+    let out = ws.cook(&[]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("0 run"));
+    assert_eq!(
+        std::fs::read(ws.path("build/report.json")).unwrap(),
+        report,
+        "the fast path"
+    );
+
+    let stray = ws.path("build/game/foundry/all/cooked/wall_4/notes.txt");
+    std::fs::write(&stray, b"left by hand").unwrap();
+    ws.cook(&[]);
+    assert!(!stray.exists(), "a stray file breaks the seal and is swept");
+
+    settle();
+    ws.edit("packs/foundry/source/geometry.json", |t| {
+        t.replacen("  ", "   ", 1)
+    });
+    ws.cook(&[]);
+    assert!(
+        !seal.exists() || ws.ran().is_empty(),
+        "a full cook ran and unsealed"
+    );
+    settle();
+    std::fs::copy(
+        ws.path("packs/foundry/source/models/floor_2x2.gltf"),
+        ws.path("packs/foundry/source/models/floor_2x2.glb.txt"),
+    )
+    .unwrap();
+    ws.cook(&[]);
+    assert!(!seal.exists(), "a new file among the models is looked at");
+}

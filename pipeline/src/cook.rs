@@ -18,6 +18,7 @@ use crate::materialize;
 use crate::plan::{Planner, SetPlan, UnknownBlocks};
 use crate::progress::Progress;
 use crate::report;
+use crate::seal;
 use crate::stat_cache::StatCache;
 use crate::steps::{self, catalog, StepKind};
 use crate::store::Store;
@@ -237,6 +238,22 @@ pub fn cook(options: &Options) -> Result<Ending> {
         ),
         Err(LockError::Io(e)) => bail!("cannot lock {}: {e}", config.out.display()),
     };
+    let seal_key = seal_key(options);
+    if options.use_cache && !options.json && !options.explain {
+        if let Some(sealed) = seal::check(&config.cache, &seal_key) {
+            let counts = report::Counts {
+                steps: sealed.steps,
+                cached: sealed.steps,
+                ..report::Counts::default()
+            };
+            println!(
+                "{}",
+                report::summary_line(sealed.packs, counts, started.elapsed())
+            );
+            return Ok(Ending::Cooked);
+        }
+    }
+    seal::clear(&config.cache);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.jobs.max(1))
         .build()?;
@@ -281,7 +298,76 @@ pub fn cook(options: &Options) -> Result<Ending> {
     progress.finish();
     store.close()?;
     stat_cache.save()?;
-    finish(options, run, &settings, &pool, started)
+    let unchanged = sealable(options, &run);
+    let ending = finish(options, run, &settings, &pool, started)?;
+    if let Some((sealed, paths)) = unchanged {
+        seal::write(&config.cache, &seal_key, &sealed, paths)?;
+    }
+    Ok(ending)
+}
+
+/// What a seal must cover: everything this cook's options and code decide.
+fn seal_key(options: &Options) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    for kind in steps::REGISTRY {
+        h.update(kind.name.as_bytes());
+        h.update(&kind.version.to_le_bytes());
+    }
+    let config = &options.config;
+    let packs: Vec<(&str, &std::path::Path)> = config
+        .packs
+        .iter()
+        .map(|p| (p.id.as_str(), p.dir.as_path()))
+        .collect();
+    let described = format!(
+        "{packs:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+        config.out, config.cache, options.only, options.plan, config.render
+    );
+    h.update(described.as_bytes());
+    h.finalize().to_hex().to_string()
+}
+
+/// A cook that ran nothing and changed no file can be sealed: its counts, and every path
+/// it looked at (sources, the folders listed to find them, every set file and folder).
+fn sealable(options: &Options, run: &Attempt) -> Option<(seal::Sealed, Vec<std::path::PathBuf>)> {
+    let counts = report::count(&run.results);
+    let changed = run.materialized.written + run.materialized.removed;
+    if counts.steps != counts.cached || changed > 0 || run.step_records.is_none() {
+        return None;
+    }
+    let config = &options.config;
+    // The action log too: a cache edited, restored or shared since is checked in full.
+    let mut paths = std::collections::BTreeSet::from([config.cache.join("actions.log")]);
+    for step in &run.graph.steps {
+        for input in &step.inputs {
+            if let crate::graph::Input::Source { path, .. } = input {
+                paths.extend(path.ancestors().skip(1).take(2).map(|p| p.to_path_buf()));
+                paths.insert(path.clone());
+            }
+        }
+    }
+    for set in &run.sets {
+        let pack = &config.packs[set.pack];
+        paths.insert(pack.dir.clone());
+        for (dir, files) in set.folders(steps::REGISTRY, &run.results, &config.out, &pack.id) {
+            for rel in files.keys() {
+                let file = dir.join(rel);
+                paths.extend(
+                    file.ancestors()
+                        .skip(1)
+                        .take_while(|a| a.starts_with(&dir))
+                        .map(|p| p.to_path_buf()),
+                );
+                paths.insert(file);
+            }
+        }
+    }
+    let sealed = seal::Sealed {
+        packs: run.sets.len(),
+        steps: counts.steps,
+    };
+    Some((sealed, paths.into_iter().collect()))
 }
 
 /// Prints what failed, writes the reports and the closing line.

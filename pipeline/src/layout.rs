@@ -33,7 +33,6 @@ pub fn set_name(only: &[String]) -> String {
     }
 }
 
-
 /// Where a set is materialized: `<out>/game/<pack>/<set>/`.
 pub fn set_dir(out: &Path, pack: &str, set: &str) -> PathBuf {
     out.join("game").join(pack).join(set)

@@ -18,6 +18,7 @@ mod probe;
 mod progress;
 mod release;
 mod report;
+mod seal;
 mod stat_cache;
 mod steps;
 mod store;

@@ -16,14 +16,27 @@ use serde::{Deserialize, Serialize};
 use crate::atomic;
 
 const FORMAT: u32 = 3;
-const RACY_WINDOW: Duration = Duration::from_millis(100);
+pub const RACY_WINDOW: Duration = Duration::from_millis(100);
 
+/// What identifies a file's version without reading it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-struct Stamp {
-    size: u64,
-    mtime_ns: u64,
-    ctime_ns: u64,
-    inode: u64,
+pub struct Stamp {
+    pub size: u64,
+    pub mtime_ns: u64,
+    pub ctime_ns: u64,
+    pub inode: u64,
+}
+
+impl Stamp {
+    /// Whether the file was touched within [`RACY_WINDOW`] of `now`: a second edit in the
+    /// same timestamp tick could then go unseen, so such a stamp is not trusted later.
+    pub fn is_racy(&self, now: SystemTime) -> bool {
+        let horizon = now
+            .checked_sub(RACY_WINDOW)
+            .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as u64);
+        self.mtime_ns.max(self.ctime_ns) >= horizon
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -63,7 +76,7 @@ pub struct Hashed {
     pub bytes: Option<Vec<u8>>,
 }
 
-fn stamp(meta: &std::fs::Metadata) -> Stamp {
+pub fn stamp(meta: &std::fs::Metadata) -> Stamp {
     #[cfg(unix)]
     let (inode, ctime_ns) = {
         use std::os::unix::fs::MetadataExt;
@@ -248,16 +261,13 @@ impl StatCache {
         if !self.changed.load(std::sync::atomic::Ordering::Relaxed) {
             return Ok(());
         }
-        let horizon = SystemTime::now()
-            .checked_sub(RACY_WINDOW)
-            .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos() as u64);
+        let now = SystemTime::now();
         let entries: BTreeMap<PathBuf, Entry> = self
             .entries
             .lock()
             .expect("stat cache lock")
             .iter()
-            .filter(|(p, e)| e.stamp.mtime_ns.max(e.stamp.ctime_ns) < horizon && p.exists())
+            .filter(|(p, e)| !e.stamp.is_racy(now) && p.exists())
             .map(|(p, e)| (p.clone(), e.clone()))
             .collect();
         let live: std::collections::BTreeSet<&String> = entries.values().map(|e| &e.hash).collect();

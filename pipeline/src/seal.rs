@@ -1,0 +1,130 @@
+//! The no-op seal: how a cook with nothing to do finishes without planning the graph.
+//!
+//! A cook that found every step cached and every set folder already right writes
+//! `<cache>/noop.seal`: the cook's key (its options and every kind's version) and the stamp
+//! of everything that cook looked at: each source file, the pack and model folders whose
+//! listings chose the sources, each set file and folder, and the action log. The next cook with the same
+//! key stats those paths; if every stamp is unchanged, nothing it would look at changed
+//! either, so it would find the same: all cached, nothing to write. It says so and stops,
+//! leaving `build/report.*` from the cook that sealed it. Any difference, or a path
+//! touched within the racy window when sealing, means the full cook runs (and removes the
+//! seal first). Stamps hold the ctime, which no tool can put back.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use crate::stat_cache::{stamp, Stamp};
+
+const FILE: &str = "noop.seal";
+const FORMAT: &str = "mjolnir-noop-seal 1";
+
+/// What a sealed cook did, to print the same closing line.
+pub struct Sealed {
+    pub packs: usize,
+    pub steps: usize,
+}
+
+fn stamp_of(path: &Path) -> Option<Stamp> {
+    std::fs::symlink_metadata(path).ok().map(|m| stamp(&m))
+}
+
+/// The sealed cook's counts, if `key` matches and every stamp is unchanged.
+pub fn check(cache: &Path, key: &str) -> Option<Sealed> {
+    let text = std::fs::read_to_string(cache.join(FILE)).ok()?;
+    let mut lines = text.lines();
+    if lines.next()? != FORMAT || lines.next()? != key {
+        return None;
+    }
+    let (packs, steps) = lines.next()?.split_once(' ')?;
+    let sealed = Sealed {
+        packs: packs.parse().ok()?,
+        steps: steps.parse().ok()?,
+    };
+    for line in lines {
+        let mut fields = line.splitn(5, ' ');
+        let mut number = || fields.next()?.parse::<u64>().ok();
+        let recorded = Stamp {
+            size: number()?,
+            mtime_ns: number()?,
+            ctime_ns: number()?,
+            inode: number()?,
+        };
+        let path = fields.next()?;
+        if stamp_of(Path::new(path)) != Some(recorded) {
+            return None;
+        }
+    }
+    Some(sealed)
+}
+
+/// Removes the seal: a full cook is about to change what it vouches for.
+pub fn clear(cache: &Path) {
+    let _ = std::fs::remove_file(cache.join(FILE));
+}
+
+/// Seals a cook that changed nothing. Does nothing when a path is missing, not UTF-8, or
+/// was touched within the racy window (the next no-op cook seals instead).
+pub fn write(
+    cache: &Path,
+    key: &str,
+    sealed: &Sealed,
+    paths: impl IntoIterator<Item = PathBuf>,
+) -> std::io::Result<()> {
+    let now = SystemTime::now();
+    let mut text = format!("{FORMAT}\n{key}\n{} {}\n", sealed.packs, sealed.steps);
+    for path in paths {
+        let (Some(s), Some(name)) = (stamp_of(&path), path.to_str()) else {
+            return Ok(());
+        };
+        if s.is_racy(now) || name.contains('\n') {
+            return Ok(());
+        }
+        let _ = writeln!(
+            text,
+            "{} {} {} {} {name}",
+            s.size, s.mtime_ns, s.ctime_ns, s.inode
+        );
+    }
+    crate::atomic::write(&cache.join(FILE), text.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn a_seal_holds_until_anything_it_covers_changes() {
+        let (dir, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let file = dir.path().join("source.gltf");
+        std::fs::write(&file, b"one").unwrap();
+        std::thread::sleep(crate::stat_cache::RACY_WINDOW + Duration::from_millis(20));
+        let sealed = Sealed { packs: 1, steps: 9 };
+        let paths = [file.clone(), dir.path().to_path_buf()];
+        write(cache.path(), "key", &sealed, paths).unwrap();
+        assert_eq!(check(cache.path(), "key").unwrap().steps, 9);
+        assert!(check(cache.path(), "other key").is_none());
+
+        std::fs::write(dir.path().join("stray.txt"), b"").unwrap();
+        assert!(
+            check(cache.path(), "key").is_none(),
+            "a new file breaks the seal"
+        );
+        std::fs::remove_file(dir.path().join("stray.txt")).unwrap();
+        std::fs::write(&file, b"one").unwrap();
+        assert!(
+            check(cache.path(), "key").is_none(),
+            "so does rewriting one"
+        );
+    }
+
+    #[test]
+    fn a_path_touched_just_now_is_not_sealed() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("fresh.json");
+        std::fs::write(&file, b"{}").unwrap();
+        write(dir.path(), "key", &Sealed { packs: 1, steps: 1 }, [file]).unwrap();
+        assert!(check(dir.path(), "key").is_none());
+    }
+}
