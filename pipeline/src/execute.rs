@@ -382,6 +382,9 @@ fn probe(
     for input in &step.inputs {
         match input {
             Input::Source { name, path } => {
+                if linked_folder(name, path).is_some() {
+                    return None;
+                }
                 let (hash, size) = settings.stat_cache.lookup(path)?;
                 records.push(InputRecord {
                     name: name.clone(),
@@ -484,7 +487,9 @@ fn gather(
     let mut deps = upstream.iter();
     for input in &step.inputs {
         let (name, hash, size) = match input {
-            Input::Source { name, path } => match settings.stat_cache.hash(path) {
+            Input::Source { name, path } => match linked_folder(name, path)
+                .map_or_else(|| settings.stat_cache.hash(path), Err)
+            {
                 Ok(h) => {
                     match h.bytes {
                         Some(bytes) => {
@@ -518,6 +523,22 @@ fn gather(
         });
     }
     Ok(g)
+}
+
+/// A folder between the pack folder and a source that is a symbolic link: like a linked
+/// file, it would let a pack read from anywhere.
+fn linked_folder(name: &str, path: &std::path::Path) -> Option<std::io::Error> {
+    let folders = name.matches('/').count();
+    path.ancestors()
+        .skip(1)
+        .take(folders)
+        .find(|folder| std::fs::symlink_metadata(folder).is_ok_and(|m| m.file_type().is_symlink()))
+        .map(|folder| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("its folder {} is a symlink", folder.display()),
+            )
+        })
 }
 
 fn unreadable_source(step: &Step, name: &str, e: std::io::Error) -> Diagnostic {
