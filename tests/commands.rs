@@ -158,6 +158,10 @@ fn compat_applies_the_updating_rules() {
         text.contains("error[snap_changed]") && text.contains("/forge_pack/blocks/2/snap_m"),
         "{text}"
     );
+    assert!(
+        text.contains("changed snap from 0.5 m to 1 m") && !text.contains("Some("),
+        "{text}"
+    );
 
     // A new line may change anything, with a warning about older builds.
     let (code, text) = compat(

@@ -295,6 +295,21 @@ fn only_writes_a_reduced_diagnostic_set() {
         cooked.into_iter().collect::<Vec<_>>(),
         ["floor_2x2", "wall_door"]
     );
+    // Its change list declares only its own blocks' tags.
+    let changes: serde_json::Value = serde_json::from_slice(&files["changes.json"]).unwrap();
+    let tags: Vec<&str> = changes["tags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["tag"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        tags,
+        [
+            "objects\\mjolnir\\forge\\foundry\\floor_2x2",
+            "objects\\mjolnir\\forge\\foundry\\wall_door"
+        ]
+    );
     assert!(
         !ws.path("build/game/foundry/all").exists(),
         "the full set's folder is untouched"
@@ -658,4 +673,23 @@ fn a_sealed_noop_cook_still_sees_every_change() {
     .unwrap();
     ws.cook(&[]);
     assert!(!seal.exists(), "a new file among the models is looked at");
+}
+
+#[test]
+fn an_output_folder_whose_name_is_not_utf8_cooks() {
+    use std::os::unix::ffi::OsStrExt;
+    let ws = Workspace::with_packs(&["foundry"]);
+    let out = ws.dir.path().join(std::ffi::OsStr::from_bytes(b"out\xff"));
+    for _ in 0..2 {
+        let result = std::process::Command::new(env!("CARGO_BIN_EXE_mjolnir"))
+            .current_dir(ws.dir.path())
+            .arg("forge")
+            .arg("cook")
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    }
+    assert!(out.join("game/foundry/all/mjolnir.json").is_file());
 }

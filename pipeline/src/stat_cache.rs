@@ -267,7 +267,8 @@ impl StatCache {
             .lock()
             .expect("stat cache lock")
             .iter()
-            .filter(|(p, e)| !e.stamp.is_racy(now) && p.exists())
+            // The file is JSON: a path that is not UTF-8 is not remembered, only rehashed.
+            .filter(|(p, e)| !e.stamp.is_racy(now) && p.to_str().is_some() && p.exists())
             .map(|(p, e)| (p.clone(), e.clone()))
             .collect();
         let live: std::collections::BTreeSet<&String> = entries.values().map(|e| &e.hash).collect();

@@ -116,8 +116,10 @@ pub fn compare(old: &Release, new: &Release) -> Vec<Diagnostic> {
                 Severity::Error,
                 format!("{at}/snap_m"),
                 format!(
-                    "{:?} changed snap from {:?} to {:?}",
-                    old_entry.id, old_entry.snap_m, new_entry.snap_m
+                    "{:?} changed snap from {} to {}",
+                    old_entry.id,
+                    snap_text(old_entry.snap_m),
+                    snap_text(new_entry.snap_m)
                 ),
             );
         }
@@ -189,4 +191,9 @@ fn hull_min(block: &BlockGeometry) -> Option<[f64; 3]> {
     Some(points.fold(first, |acc, p| {
         [acc[0].min(p[0]), acc[1].min(p[1]), acc[2].min(p[2])]
     }))
+}
+
+/// A snap as an author wrote it: `0.5 m`, or `none`.
+fn snap_text(snap_m: Option<f64>) -> String {
+    snap_m.map_or_else(|| "none".into(), |m| format!("{m} m"))
 }

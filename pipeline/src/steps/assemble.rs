@@ -67,22 +67,25 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     let params: Params = params(step, &file)?;
     let blocks: Vec<&str> = params.blocks.iter().map(String::as_str).collect();
     let mut out = container(step, &blocks, inputs)?;
+    let manifest = manifest(&params, inputs, &file)?;
     out.extend([
         (
             CHECKS.to_string(),
             pretty(&checks_report(step, &params, inputs)?),
         ),
-        (
-            catalog::MANIFEST.to_string(),
-            pretty(&manifest(&params, inputs, &file)?),
-        ),
+        (catalog::MANIFEST.to_string(), pretty(&manifest)),
         (
             INVENTORY.to_string(),
             pretty(&inventory(step, &params, inputs)),
         ),
     ]);
     if let Some(changes) = inputs.get(CHANGES) {
-        out.push((CHANGES.to_string(), changes.to_vec()));
+        let changes = if params.diagnostic {
+            pretty(&reduced_changes(changes, &manifest, &label(step, CHANGES))?)
+        } else {
+            changes.to_vec()
+        };
+        out.push((CHANGES.to_string(), changes));
     }
     Ok(out)
 }
@@ -106,6 +109,22 @@ fn manifest(params: &Params, inputs: &Inputs, file: &str) -> Result<Value, Vec<D
         });
     }
     Ok(manifest)
+}
+
+/// An `--only` set's change list declares only the tags of the blocks it holds.
+fn reduced_changes(changes: &[u8], manifest: &Value, file: &str) -> Result<Value, Vec<Diagnostic>> {
+    let mut changes: Value = serde_json::from_slice(changes)
+        .map_err(|e| vec![finding("not_json", file, e.to_string())])?;
+    let tags: Vec<&Value> = manifest["forge_pack"]["blocks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|b| &b["tag"])
+        .collect();
+    if let Some(list) = changes["tags"].as_array_mut() {
+        list.retain(|t| tags.contains(&&t["tag"]));
+    }
+    Ok(changes)
 }
 
 /// Which blocks the set holds, and the hash of each shipped output.
