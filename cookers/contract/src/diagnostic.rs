@@ -67,6 +67,18 @@ impl<'a> Findings<'a> {
         }
     }
 
+    /// A finding for every key that repeats within its object.
+    pub fn refuse_duplicate_keys(&mut self, text: &str) {
+        for pointer in crate::duplicate_keys::duplicate_keys(text) {
+            let key = pointer.rsplit('/').next().unwrap_or_default().to_string();
+            self.error(
+                "duplicate_key",
+                &pointer,
+                format!("the key {key:?} appears twice in one object; readers disagree on which copy counts, so keep one"),
+            );
+        }
+    }
+
     pub fn error(&mut self, code: &'static str, pointer: &str, message: impl Into<String>) {
         self.push(code, Severity::Error, pointer, message.into());
     }

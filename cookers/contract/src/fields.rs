@@ -75,7 +75,20 @@ pub(crate) fn optional<'v>(map: &'v Map<String, Value>, key: &str) -> Option<&'v
 
 pub(crate) fn string<'v>(f: &mut Findings, value: &'v Value, pointer: &str) -> Option<&'v str> {
     match value {
-        Value::String(s) => Some(s),
+        Value::String(s) => {
+            if let Some(c) = s
+                .chars()
+                .find(|&c| c.is_control() || crate::is_bidi_control(c))
+            {
+                f.error(
+                    "control_character",
+                    pointer,
+                    format!("{c:?} is a control or text-direction character; names show in menus and paths, so they may hold neither"),
+                );
+                return None;
+            }
+            Some(s)
+        }
         other => {
             wrong_type(f, pointer, "a string", other);
             None

@@ -163,6 +163,7 @@ pub fn parse_geometry(file: &str, text: &str, catalog: &Catalog) -> Checked<Geom
         Err(e) => return Err(vec![syntax_error(file, &e)]),
     };
     let mut f = Findings::new(file, text);
+    f.refuse_duplicate_keys(text);
     let source = read_source(&mut f, &value, catalog);
     match source {
         Some(s) if !f.has_errors() => Ok((s, f.into_vec())),

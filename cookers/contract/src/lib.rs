@@ -22,6 +22,7 @@
 
 pub mod compat;
 mod diagnostic;
+mod duplicate_keys;
 mod fields;
 pub mod geometry;
 pub mod ids;
@@ -33,3 +34,12 @@ pub use diagnostic::{Diagnostic, Severity};
 pub use fields::Range;
 pub use geometry::{parse_geometry, BlockGeometry, GeometrySource, Origin};
 pub use manifest::{parse_entry, parse_manifest, Catalog, Entry, Manifest};
+
+/// Characters that make text display in another order than it is stored (bidirectional
+/// overrides, isolates and marks): refused in names and archive paths alike.
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(
+        c,
+        '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}'
+    )
+}

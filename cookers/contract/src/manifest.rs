@@ -149,6 +149,7 @@ pub fn parse_manifest(file: &str, text: &str) -> Checked<Manifest> {
         Err(e) => return Err(vec![syntax_error(file, &e)]),
     };
     let mut f = Findings::new(file, text);
+    f.refuse_duplicate_keys(text);
     let manifest = read_manifest(&mut f, &value);
     match manifest {
         Some(m) if !f.has_errors() => Ok((m, f.into_vec())),

@@ -589,3 +589,27 @@ fn geometry_rules() {
     assert_eq!(e[0].code, "door_aperture_missing");
     assert_eq!(e[0].pointer, "/blocks/1/apertures");
 }
+
+#[test]
+fn repeated_keys_are_refused() {
+    let text = serde_json::to_string_pretty(&base()).unwrap().replacen(
+        "\"name\": \"Demo\",",
+        "\"name\": \"Demo\",\n  \"name\": \"Other\",",
+        1,
+    );
+    let findings = parse_manifest("mjolnir.json", &text).expect_err("a repeated key");
+    let dup = findings.iter().find(|d| d.code == "duplicate_key").unwrap();
+    assert_eq!(dup.pointer, "/name");
+    assert!(dup.line.is_some());
+}
+
+#[test]
+fn names_hold_no_control_or_direction_characters() {
+    fails("control_character", "/forge_pack/blocks/0/name", |v| {
+        v["forge_pack"]["blocks"][0]["name"] = json!("Floor\u{202E}rood");
+    });
+    fails("control_character", "/name", |v| {
+        v["name"] = json!("Demo\u{7}")
+    });
+    passes(|v| v["forge_pack"]["blocks"][0]["name"] = json!("Floor — café 2×2"));
+}

@@ -32,7 +32,7 @@ fn windows_refuses(path: &str) -> Option<String> {
     for part in path.split('/') {
         if let Some(c) = part
             .chars()
-            .find(|&c| c < ' ' || "<>:\"|?*".contains(c) || is_bidi_control(c))
+            .find(|&c| c < ' ' || "<>:\"|?*".contains(c) || forge_contract::is_bidi_control(c))
         {
             return Some(format!("{c:?} is not allowed in a file name"));
         }
@@ -52,11 +52,6 @@ fn windows_refuses(path: &str) -> Option<String> {
         }
     }
     None
-}
-
-/// Characters that make a name display differently from what it is.
-pub fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}')
 }
 
 /// Checks one member's path against every path rule, remembering it in `seen` (by its
