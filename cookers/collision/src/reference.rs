@@ -26,18 +26,26 @@ pub struct SourceShapes {
 impl SourceShapes {
     /// One shape per point set; `None` when parry cannot make a hull of one.
     pub fn new<'a>(point_sets: impl IntoIterator<Item = &'a [[f64; 3]]>) -> Option<SourceShapes> {
+        Self::try_new(point_sets).ok()
+    }
+
+    /// As [`SourceShapes::new`], naming the index of the first point set parry3d could
+    /// not build a convex shape from.
+    pub fn try_new<'a>(
+        point_sets: impl IntoIterator<Item = &'a [[f64; 3]]>,
+    ) -> Result<SourceShapes, usize> {
         let mut surfaces = Vec::new();
         let mut solids = Vec::new();
-        for points in point_sets {
+        for (i, points) in point_sets.into_iter().enumerate() {
             let pts: Vec<Vector> = points.iter().map(|p| to_parry(*p)).collect();
-            let (vertices, indices) = parry3d::transformation::try_convex_hull(&pts).ok()?;
-            solids.push(ConvexPolyhedron::from_convex_mesh(
-                vertices.clone(),
-                &indices,
-            )?);
-            surfaces.push(TriMesh::with_flags(vertices, indices, TriMeshFlags::ORIENTED).ok()?);
+            let (vertices, indices) =
+                parry3d::transformation::try_convex_hull(&pts).map_err(|_| i)?;
+            solids.push(ConvexPolyhedron::from_convex_mesh(vertices.clone(), &indices).ok_or(i)?);
+            surfaces.push(
+                TriMesh::with_flags(vertices, indices, TriMeshFlags::ORIENTED).map_err(|_| i)?,
+            );
         }
-        Some(SourceShapes { surfaces, solids })
+        Ok(SourceShapes { surfaces, solids })
     }
 
     pub fn contains(&self, p: [f64; 3]) -> bool {

@@ -40,19 +40,10 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     let model = collision::read(inputs, &file)?;
     let index = mopp::read(inputs, &file)?;
     let mesh = mesh::read(inputs, &file)?;
-    let source = forge_collision::reference::SourceShapes::new(
+    let source = forge_collision::reference::SourceShapes::try_new(
         block.hulls.iter().map(|h| h.points.as_slice()),
     )
-    .ok_or_else(|| {
-        vec![finding(
-            "bad_intermediate",
-            &file,
-            format!(
-                "block {:?}: parry3d could not build the source hulls",
-                block.id
-            ),
-        )]
-    })?;
+    .map_err(|i| vec![unbuildable_hull(&file, &block, i)])?;
     let report = forge_checks::run(&forge_checks::Inputs {
         block: &block,
         dimensions_m: entry.dimensions_m,
@@ -72,6 +63,28 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
         OUTPUT.to_string(),
         pretty(&serde_json::to_value(&report).expect("a report serializes")),
     )])
+}
+
+/// A hull the reference engine cannot build: an input problem, named by hull and point.
+fn unbuildable_hull(file: &str, block: &forge_contract::BlockGeometry, i: usize) -> Diagnostic {
+    let hull = &block.hulls[i];
+    let n = hull.points.len() as f64;
+    let centre = [0, 1, 2].map(|a| hull.points.iter().map(|p| p[a]).sum::<f64>() / n);
+    let distance = |p: &[f64; 3]| (0..3).map(|a| (p[a] - centre[a]).powi(2)).sum::<f64>();
+    let (far, point) = hull
+        .points
+        .iter()
+        .enumerate()
+        .max_by(|a, b| distance(a.1).total_cmp(&distance(b.1)))
+        .expect("a hull has points");
+    finding(
+        "bad_hull",
+        file,
+        format!(
+            "block {:?}, hull {:?}: its points do not make a solid convex shape the checks can use; point {far} (hulls[{i}].points[{far}] = [{}, {}, {}]) lies farthest from the rest: is it a typo?",
+            block.id, hull.name, point[0], point[1], point[2]
+        ),
+    )
 }
 
 /// A failed check as a finding: which check, why, and the first ray that showed it.
@@ -109,4 +122,28 @@ fn blocking_finding(step: &Step, file: &str, c: &forge_checks::CheckResult) -> D
             failure.message
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unbuildable_hull_is_named_with_its_farthest_point() {
+        let text = r#"{"id": "slab", "origin": "bottom_centre", "hulls": [{"name": "top", "material": "steel",
+            "points": [[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0], [900, 0, 0]]}]}"#;
+        let block =
+            forge_contract::geometry::parse_block("demo/source/geometry.json", text).unwrap();
+        // Every point on one line: no solid to build.
+        let points = [block.hulls[0].points.as_slice()];
+        let failed = forge_collision::reference::SourceShapes::try_new(points).err();
+        assert_eq!(failed, Some(0));
+        let d = unbuildable_hull("demo/source/geometry.json", &block, 0);
+        assert_eq!(d.code, "bad_hull");
+        assert!(
+            d.message.contains("hull \"top\"") && d.message.contains("points[4] = [900, 0, 0]"),
+            "{}",
+            d.message
+        );
+    }
 }
