@@ -24,9 +24,15 @@ fn apply_edit(ws: &Workspace, edit: &Value) {
                 .as_array_mut()
                 .unwrap()
                 .push(value);
+        } else if let Some(slot) = doc.pointer_mut(pointer) {
+            *slot = value;
         } else {
-            *doc.pointer_mut(pointer)
-                .unwrap_or_else(|| panic!("{pointer}")) = value;
+            // A member the document lacks is added to its object.
+            let (parent, key) = pointer.rsplit_once('/').unwrap();
+            doc.pointer_mut(parent)
+                .and_then(Value::as_object_mut)
+                .unwrap_or_else(|| panic!("{pointer}"))
+                .insert(key.to_string(), value);
         }
         std::fs::write(&path, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
     } else if let Some(pair) = edit["raw_replace"].as_array() {

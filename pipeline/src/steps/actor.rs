@@ -36,7 +36,38 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
         text(inputs, geometry::SHIPPED_AS, &geometry_file)?,
     )?;
     let mesh = mesh::read(inputs, &file)?;
+    surface_slots_exist(step, &entry, &mesh)?;
     debug_assert_eq!(entry.id, block(step));
     let actor = forge_actor::cook(&step.pack, &entry, geometry.origin, mesh.offset_cm);
     Ok(vec![(OUTPUT.to_string(), actor.to_json())])
+}
+
+/// Each surface the catalog declares must name a material of the block's model: a slot
+/// that names none would style nothing, silently.
+fn surface_slots_exist(
+    step: &Step,
+    entry: &forge_contract::Entry,
+    mesh: &forge_mesh::StaticMesh,
+) -> Result<(), Vec<forge_contract::Diagnostic>> {
+    let materials: Vec<&str> = mesh.sections.iter().map(|s| s.material.as_str()).collect();
+    let missing: Vec<forge_contract::Diagnostic> = entry
+        .surfaces
+        .iter()
+        .filter(|s| !materials.contains(&s.slot.as_str()))
+        .map(|s| {
+            super::finding(
+                "unknown_surface_slot",
+                &label(step, catalog::MANIFEST),
+                format!(
+                    "block {:?}: surface slot {:?} is not a material of source/models/{}.*; its materials are {materials:?}",
+                    entry.id, s.slot, entry.id
+                ),
+            )
+        })
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(missing)
+    }
 }
