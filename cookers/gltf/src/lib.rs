@@ -30,7 +30,14 @@ pub use error::ImportError;
 pub use imported::{ImportedMesh, Section, FORMAT_VERSION};
 
 /// Version of this cooker; part of every import step's cache key.
-pub const VERSION: u32 = 2; // 2: non-finite normals and UVs are refused
+pub const VERSION: u32 = 3; // 2: non-finite normals and UVs are refused; 3: vertex and triangle budgets
+
+/// The most vertices a block's model may have once every node's primitives are placed:
+/// a Forge piece is a building block, and a model past this is an export mistake (an
+/// instanced accessor, a scan) that would otherwise take gigabytes to cook.
+pub const MAX_VERTICES: usize = 1 << 20;
+/// The most triangles a block's model may have.
+pub const MAX_TRIANGLES: usize = 1 << 21;
 
 /// The relative URIs of external buffers the document needs (data URIs excluded), sorted.
 pub fn external_uris(file: &str, bytes: &[u8]) -> Result<Vec<String>, ImportError> {
@@ -303,6 +310,15 @@ fn add_mesh(
         let pos_acc = prim
             .get(&gltf::Semantic::Positions)
             .ok_or_else(|| at("gltf_no_positions", "it has no POSITION attribute".into()))?;
+        let triangles = prim.indices().map_or(pos_acc.count(), |a| a.count()) / 3;
+        if out.positions.len() + pos_acc.count() > MAX_VERTICES
+            || out.triangles.len() + triangles > MAX_TRIANGLES
+        {
+            return Err(at(
+                "gltf_too_large",
+                format!("the model passes {MAX_VERTICES} vertices or {MAX_TRIANGLES} triangles; a Forge piece needs far fewer (is a mesh instanced many times, or a scan left unreduced?)"),
+            ));
+        }
         let positions = accessor::read_vec3(&pos_acc, buffers)
             .map_err(|e| at("gltf_bad_accessor", format!("POSITION: {e}")))?;
         let normals = match prim.get(&gltf::Semantic::Normals) {

@@ -297,3 +297,19 @@ fn blender_exports_land_where_blender_shows_them() {
             .all(|n| ((n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt() - 1.0).abs() < 1e-4));
     }
 }
+
+#[test]
+fn a_model_past_the_vertex_budget_is_refused_before_it_is_built() {
+    // One accessor of 1,002 vertices placed by 1,100 nodes: 1.1 million vertices.
+    let positions: Vec<[f32; 3]> = (0..1002).map(|i| [i as f32, (i % 3) as f32, 0.0]).collect();
+    let children: Vec<usize> = (1..=1100).collect();
+    let mut nodes = vec![json!({"children": children})];
+    nodes.extend((0..1100).map(|_| json!({"mesh": 0})));
+    let err = import(
+        "big.gltf",
+        &doc(&positions, None, 4, json!(nodes)),
+        &BTreeMap::new(),
+    )
+    .unwrap_err();
+    assert_eq!(err.code, "gltf_too_large");
+}
