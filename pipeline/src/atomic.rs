@@ -16,6 +16,29 @@ static COUNTER: AtomicU64 = AtomicU64::new(0);
 /// Prefix of temporary files; anything with it is debris from an interrupted write.
 pub const TEMP_PREFIX: &str = ".mjolnir-tmp-";
 
+/// Writes a file that must not exist yet, in place: no temporary file and no rename. Only
+/// for files whose content is checked before it is trusted (blobs, named by their hash
+/// and verified when read; set files, trusted by stamp only once recorded), so a write
+/// cut short is found and redone. `Ok(false)` when the file already exists.
+pub fn create(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
+    let open = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+    };
+    let mut file = match open() {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))?;
+            open()?
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Ok(false),
+        other => other?,
+    };
+    file.write_all(bytes)?;
+    Ok(true)
+}
+
 pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);

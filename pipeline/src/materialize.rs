@@ -71,7 +71,12 @@ pub fn set_folder(
     // in different block folders, so they do not queue on one directory).
     stale.par_iter().try_for_each(|(path, output)| {
         let bytes = output.bytes(store).map_err(Error::Corrupt)?;
-        atomic::write(path, &bytes)?;
+        // A new file is written in place; one that exists is replaced atomically, so a
+        // reader never sees it half-written. A new file cut short has no recorded stamp,
+        // so the next cook reads it, finds it wrong and replaces it.
+        if !atomic::create(path, &bytes)? {
+            atomic::write(path, &bytes)?;
+        }
         stat_cache.record(path, &output.hash);
         Ok::<(), Error>(())
     })?;

@@ -121,13 +121,18 @@ impl Store {
     pub fn put_blob(&self, bytes: &[u8]) -> std::io::Result<String> {
         let hash = hash_hex(bytes);
         let path = self.blob_path(&hash);
-        if !path.exists() {
+        let held = std::fs::metadata(&path).map(|m| m.len());
+        if held.as_ref().ok() != Some(&(bytes.len() as u64)) {
             if self.writing.get().is_none() {
                 std::fs::create_dir_all(&self.root)?;
                 std::fs::write(self.root.join(WRITING), b"")?;
                 let _ = self.writing.set(());
             }
-            atomic::write(&path, bytes)?;
+            // Named by its hash and verified when read, so a new blob is written in place:
+            // one cut short by a kill is shorter than its bytes, and is replaced here.
+            if held.is_ok() || !atomic::create(&path, bytes)? {
+                atomic::write(&path, bytes)?;
+            }
         }
         Ok(hash)
     }
@@ -314,6 +319,17 @@ mod tests {
         drop(store);
         let store = Store::open(dir.path()).unwrap();
         assert!(store.get_action("k1").is_none(), "the discard was logged");
+    }
+
+    #[test]
+    fn a_blob_cut_short_is_written_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let hash = store.put_blob(b"cooked bytes").unwrap();
+        let path = dir.path().join("blobs").join(&hash[..2]).join(&hash);
+        std::fs::write(&path, b"cooked").unwrap();
+        assert_eq!(store.put_blob(b"cooked bytes").unwrap(), hash);
+        assert_eq!(std::fs::read(&path).unwrap(), b"cooked bytes");
     }
 
     #[test]
