@@ -236,72 +236,55 @@ fn a_300_mib_member_is_refused() {
     assert_eq!(verify(&ws, &bytes, &[]), ["bad_zip"]);
 }
 
+/// A catalog entry for a block the containers do not hold.
+fn add_ghost_block(manifest: &mut Value) {
+    let mut entry = manifest["forge_pack"]["blocks"][0].clone();
+    entry["id"] = "ghost_piece".into();
+    entry["name"] = "Ghost piece".into();
+    entry["tag"] = "objects\\mjolnir\\forge\\foundry\\ghost_piece".into();
+    manifest["forge_pack"]["blocks"]
+        .as_array_mut()
+        .unwrap()
+        .push(entry);
+}
+
+/// Packs the set in `set` (unsigned) and asserts the packer refuses it with `code`,
+/// writing nothing.
+fn refused_by_packer(ws: &Workspace, set: &str, code: &str) {
+    let out = ws.mjolnir(&[
+        "forge",
+        "pack",
+        &format!("build/game/foundry/{set}/mjolnir.json"),
+        "--content",
+        &format!("build/game/foundry/{set}/content"),
+        "--out",
+        "refused.mjolnir",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains(&format!("error[{code}]")),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!ws.path("refused.mjolnir").exists());
+}
+
 #[test]
 fn the_packer_refuses_what_must_not_be_published() {
     let ws = cooked();
     ws.cook(&["--only", "floor_2x2"]);
-    let out = ws.mjolnir(&[
-        "forge",
-        "pack",
-        "build/game/foundry/floor_2x2/mjolnir.json",
-        "--content",
-        "build/game/foundry/floor_2x2/content",
-        "--out",
-        "d.mjolnir",
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("error[diagnostic_build]"),
-        "{}",
-        stderr(&out)
-    );
-    assert!(!ws.path("d.mjolnir").exists());
+    refused_by_packer(&ws, "floor_2x2", "diagnostic_build");
     ws.edit("build/game/foundry/all/mjolnir.json", |t| {
         t.replacen("\"0.2.0\"", "\"0.2.0+local\"", 1)
     });
-    let out = ws.mjolnir(&[
-        "forge",
-        "pack",
-        "build/game/foundry/all/mjolnir.json",
-        "--content",
-        "build/game/foundry/all/content",
-        "--out",
-        "b.mjolnir",
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("error[build_metadata]"),
-        "{}",
-        stderr(&out)
-    );
+    refused_by_packer(&ws, "all", "build_metadata");
     // A catalog entry with no crate in the container: a ghost in the Forge palette.
     ws.edit("build/game/foundry/all/mjolnir.json", |t| {
         let mut v: Value = serde_json::from_str(&t.replacen("0.2.0+local", "0.2.0", 1)).unwrap();
-        let mut entry = v["forge_pack"]["blocks"][0].clone();
-        entry["id"] = "ghost_piece".into();
-        entry["name"] = "Ghost piece".into();
-        entry["tag"] = "objects\\mjolnir\\forge\\foundry\\ghost_piece".into();
-        v["forge_pack"]["blocks"]
-            .as_array_mut()
-            .unwrap()
-            .push(entry);
+        add_ghost_block(&mut v);
         v.to_string()
     });
-    let out = ws.mjolnir(&[
-        "forge",
-        "pack",
-        "build/game/foundry/all/mjolnir.json",
-        "--content",
-        "build/game/foundry/all/content",
-        "--out",
-        "g.mjolnir",
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("error[ghost_block]"),
-        "{}",
-        stderr(&out)
-    );
+    refused_by_packer(&ws, "all", "ghost_block");
 }
 
 #[test]
@@ -492,16 +475,7 @@ fn verify_refuses_what_the_hub_refuses() {
     };
     let build = with_manifest(&|v| v["version"] = "0.2.0+local".into());
     assert_eq!(verify(&ws, &build, &offline), ["build_metadata"]);
-    let ghost = with_manifest(&|v| {
-        let mut entry = v["forge_pack"]["blocks"][0].clone();
-        entry["id"] = "ghost_piece".into();
-        entry["name"] = "Ghost piece".into();
-        entry["tag"] = "objects\\mjolnir\\forge\\foundry\\ghost_piece".into();
-        v["forge_pack"]["blocks"]
-            .as_array_mut()
-            .unwrap()
-            .push(entry);
-    });
+    let ghost = with_manifest(&add_ghost_block);
     assert_eq!(verify(&ws, &ghost, &offline), ["ghost_block"]);
     let diagnostic = with_manifest(&|v| {
         v["diagnostic"] =

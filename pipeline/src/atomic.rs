@@ -27,11 +27,15 @@ pub fn create(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
             .create_new(true)
             .open(path)
     };
-    let mut file = match open() {
+    let opened = match open() {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             std::fs::create_dir_all(path.parent().unwrap_or(Path::new(".")))?;
-            open()?
+            open()
         }
+        other => other,
+    };
+    // Another worker may make the same blob at the same moment: the file is then theirs.
+    let mut file = match opened {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Ok(false),
         other => other?,
     };

@@ -298,20 +298,25 @@ impl StatCache {
 mod tests {
     use super::*;
 
+    /// Ages `file` out of the racy window: an old mtime, and a wait for the ctime that
+    /// setting it changed.
+    fn settle(file: &Path) {
+        let old = SystemTime::now() - Duration::from_secs(60);
+        std::fs::File::options()
+            .write(true)
+            .open(file)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        std::thread::sleep(RACY_WINDOW + Duration::from_millis(20));
+    }
+
     #[test]
     fn a_saved_cache_recognises_unchanged_files_without_reading_them() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("model.bin");
         std::fs::write(&file, b"bytes").unwrap();
-        let old = SystemTime::now() - Duration::from_secs(60);
-        std::fs::File::options()
-            .write(true)
-            .open(&file)
-            .unwrap()
-            .set_modified(old)
-            .unwrap();
-        // Setting the mtime changed the ctime, which must leave the racy window.
-        std::thread::sleep(RACY_WINDOW + Duration::from_millis(20));
+        settle(&file);
         let cache = StatCache::open(dir.path().join("stat-cache.json"));
         let first = cache.hash(&file).unwrap();
         assert!(first.bytes.is_some(), "a new file is read");
@@ -356,15 +361,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("model.gltf");
         std::fs::write(&file, b"{}").unwrap();
-        let old = SystemTime::now() - Duration::from_secs(60);
-        std::fs::File::options()
-            .write(true)
-            .open(&file)
-            .unwrap()
-            .set_modified(old)
-            .unwrap();
-        // Setting the mtime changed the ctime, which must leave the racy window.
-        std::thread::sleep(RACY_WINDOW + Duration::from_millis(20));
+        settle(&file);
         let cache_file = dir.path().join("stat-cache.json");
         let cache = StatCache::open(cache_file.clone());
         let fact = cache.derived(&file, "import", 1, |_| vec!["a.bin".into()]);

@@ -322,6 +322,22 @@ mod tests {
     }
 
     #[test]
+    fn workers_storing_the_same_new_blob_at_once_all_succeed() {
+        for _ in 0..20 {
+            let dir = tempfile::tempdir().unwrap();
+            let store = Store::open(dir.path()).unwrap();
+            let bytes = vec![7u8; 1 << 16];
+            std::thread::scope(|s| {
+                let puts: Vec<_> = (0..4).map(|_| s.spawn(|| store.put_blob(&bytes))).collect();
+                for put in puts {
+                    put.join().unwrap().unwrap();
+                }
+            });
+            assert_eq!(store.get_blob(&hash_hex(&bytes)).unwrap(), bytes);
+        }
+    }
+
+    #[test]
     fn a_blob_cut_short_is_written_again() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();

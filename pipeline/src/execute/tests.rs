@@ -61,6 +61,10 @@ impl Bench {
         }
     }
 
+    fn run(&self, graph: &Graph, keep_going: bool, cook: &Cooker<'_>) -> Vec<Finished> {
+        run(graph, Vec::new(), &self.settings(keep_going), &Quiet, cook)
+    }
+
     fn source(&self, name: &str, text: &str) -> Input {
         let path = self.dir.path().join(name);
         std::fs::write(&path, text).unwrap();
@@ -162,26 +166,14 @@ fn a_diamond_runs_each_step_once_after_its_dependencies_then_hits() {
     let bench = Bench::new();
     let graph = diamond(&bench, "x");
     let cooker = Recorder::new();
-    let results = run(
-        &graph,
-        Vec::new(),
-        &bench.settings(false),
-        &Quiet,
-        &|s, i| cooker.cook(s, i),
-    );
+    let results = bench.run(&graph, false, &|s, i| cooker.cook(s, i));
     assert_eq!(outcome_names(&results), ["ran"; 4]);
     assert_eq!(cooker.ran(), ["a", "b", "c", "d"]);
     // d saw both branches, each of which saw a: the inputs arrived by name, in key order.
     assert_eq!(output_text(&bench, &results[3]), "d(b(a(x))c(a(x)))");
 
     let again = Recorder::new();
-    let results = run(
-        &graph,
-        Vec::new(),
-        &bench.settings(false),
-        &Quiet,
-        &|s, i| again.cook(s, i),
-    );
+    let results = bench.run(&graph, false, &|s, i| again.cook(s, i));
     assert_eq!(outcome_names(&results), ["hit"; 4]);
     assert!(again.ran().is_empty());
 }
@@ -192,13 +184,7 @@ fn a_failure_stops_the_cook_and_skips_its_dependents() {
     let graph = diamond(&bench, "x");
     let mut cooker = Recorder::new();
     cooker.failing = vec!["a"];
-    let results = run(
-        &graph,
-        Vec::new(),
-        &bench.settings(false),
-        &Quiet,
-        &|s, i| cooker.cook(s, i),
-    );
+    let results = bench.run(&graph, false, &|s, i| cooker.cook(s, i));
     assert_eq!(
         outcome_names(&results),
         ["failed", "skipped", "skipped", "skipped"]
@@ -212,13 +198,7 @@ fn keep_going_runs_every_step_that_does_not_depend_on_the_failure() {
     let graph = diamond(&bench, "x");
     let mut cooker = Recorder::new();
     cooker.failing = vec!["b"];
-    let results = run(
-        &graph,
-        Vec::new(),
-        &bench.settings(true),
-        &Quiet,
-        &|s, i| cooker.cook(s, i),
-    );
+    let results = bench.run(&graph, true, &|s, i| cooker.cook(s, i));
     assert_eq!(outcome_names(&results), ["ran", "failed", "ran", "skipped"]);
     assert_eq!(cooker.ran(), ["a", "b", "c"]);
 
@@ -226,13 +206,7 @@ fn keep_going_runs_every_step_that_does_not_depend_on_the_failure() {
     // alongside b, but d never does.
     let bench = Bench::new();
     let graph = diamond(&bench, "x");
-    let results = run(
-        &graph,
-        Vec::new(),
-        &bench.settings(false),
-        &Quiet,
-        &|s, i| cooker.cook(s, i),
-    );
+    let results = bench.run(&graph, false, &|s, i| cooker.cook(s, i));
     assert_eq!(outcome_names(&results)[..2], ["ran", "failed"]);
     assert_eq!(outcome_names(&results)[3], "skipped");
 }
@@ -247,13 +221,7 @@ fn a_cancelled_cook_starts_nothing_more_and_records_what_finished() {
         bench.cancel.store(true, Ordering::Relaxed);
         cooker.cook(s, i)
     };
-    let results = run(
-        &graph,
-        Vec::new(),
-        &bench.settings(true),
-        &Quiet,
-        &cancel_after_a,
-    );
+    let results = bench.run(&graph, true, &cancel_after_a);
     assert_eq!(
         outcome_names(&results),
         ["ran", "skipped", "skipped", "skipped"]
@@ -262,13 +230,7 @@ fn a_cancelled_cook_starts_nothing_more_and_records_what_finished() {
 
     bench.cancel.store(false, Ordering::Relaxed);
     let resumed = Recorder::new();
-    let results = run(
-        &graph,
-        Vec::new(),
-        &bench.settings(true),
-        &Quiet,
-        &|s, i| resumed.cook(s, i),
-    );
+    let results = bench.run(&graph, true, &|s, i| resumed.cook(s, i));
     assert_eq!(outcome_names(&results), ["hit", "ran", "ran", "ran"]);
     assert_eq!(resumed.ran(), ["b", "c", "d"]);
 }
@@ -279,13 +241,7 @@ fn an_unchanged_output_stops_the_rebuild_early() {
     let mut cooker = Recorder::new();
     cooker.lengths_only = vec!["a"];
     let graph = diamond(&bench, "x");
-    run(
-        &graph,
-        Vec::new(),
-        &bench.settings(false),
-        &Quiet,
-        &|s, i| cooker.cook(s, i),
-    );
+    bench.run(&graph, false, &|s, i| cooker.cook(s, i));
 
     // A new source of the same length: a runs again, makes the same bytes, and nothing
     // downstream of it runs.
@@ -294,13 +250,7 @@ fn an_unchanged_output_stops_the_rebuild_early() {
         lengths_only: vec!["a"],
         ..Recorder::new()
     };
-    let results = run(
-        &graph,
-        Vec::new(),
-        &bench.settings(false),
-        &Quiet,
-        &|s, i| again.cook(s, i),
-    );
+    let results = bench.run(&graph, false, &|s, i| again.cook(s, i));
     assert_eq!(outcome_names(&results), ["ran", "hit", "hit", "hit"]);
     assert_eq!(again.ran(), ["a"]);
 }
@@ -315,13 +265,7 @@ fn a_panicking_cooker_fails_its_step_and_the_cook_ends() {
         }
         Recorder::new().cook(s, i)
     };
-    let results = run(
-        &graph,
-        Vec::new(),
-        &bench.settings(true),
-        &Quiet,
-        &panics_on_b,
-    );
+    let results = bench.run(&graph, true, &panics_on_b);
     assert_eq!(outcome_names(&results), ["ran", "failed", "ran", "skipped"]);
     let Outcome::Failed(findings) = &results[1].outcome else {
         unreachable!()
