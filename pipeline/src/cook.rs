@@ -240,6 +240,7 @@ pub fn cook(options: &Options) -> Result<Ending> {
     };
     let seal_key = seal_key(options);
     if options.use_cache && !options.json && !options.explain {
+        // Checked here, before the pool or any cache is opened: that is the shortcut.
         if let Some(sealed) = seal::check(&config.cache, &seal_key) {
             let counts = report::Counts {
                 steps: sealed.steps,
@@ -298,7 +299,10 @@ pub fn cook(options: &Options) -> Result<Ending> {
     progress.finish();
     store.close()?;
     stat_cache.save()?;
-    let unchanged = sealable(options, &run);
+    // Only a cook that could have taken the shortcut seals; `--json` and `--explain`
+    // always run in full, and sealing costs a stat of everything.
+    let could_use_seal = options.use_cache && !options.json && !options.explain;
+    let unchanged = could_use_seal.then(|| sealable(options, &run)).flatten();
     let ending = finish(options, run, &settings, &pool, started)?;
     if let Some((sealed, paths)) = unchanged {
         seal::write(&config.cache, &seal_key, &sealed, paths)?;

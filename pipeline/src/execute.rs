@@ -382,7 +382,7 @@ fn probe(
     for input in &step.inputs {
         match input {
             Input::Source { name, path } => {
-                if linked_folder(name, path).is_some() {
+                if linked_folder(settings.stat_cache, name, path).is_some() {
                     return None;
                 }
                 let (hash, size) = settings.stat_cache.lookup(path)?;
@@ -487,7 +487,7 @@ fn gather(
     let mut deps = upstream.iter();
     for input in &step.inputs {
         let (name, hash, size) = match input {
-            Input::Source { name, path } => match linked_folder(name, path)
+            Input::Source { name, path } => match linked_folder(settings.stat_cache, name, path)
                 .map_or_else(|| settings.stat_cache.hash(path), Err)
             {
                 Ok(h) => {
@@ -527,12 +527,16 @@ fn gather(
 
 /// A folder between the pack folder and a source that is a symbolic link: like a linked
 /// file, it would let a pack read from anywhere.
-fn linked_folder(name: &str, path: &std::path::Path) -> Option<std::io::Error> {
+fn linked_folder(
+    stat_cache: &StatCache,
+    name: &str,
+    path: &std::path::Path,
+) -> Option<std::io::Error> {
     let folders = name.matches('/').count();
     path.ancestors()
         .skip(1)
         .take(folders)
-        .find(|folder| std::fs::symlink_metadata(folder).is_ok_and(|m| m.file_type().is_symlink()))
+        .find(|folder| stat_cache.is_link(folder))
         .map(|folder| {
             std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,

@@ -65,6 +65,9 @@ pub struct StatCache {
     // comparisons showed in its profile. The file on disk stays sorted.
     entries: Mutex<HashMap<PathBuf, Entry>>,
     derived: Mutex<BTreeMap<String, Vec<String>>>,
+    /// Folders found to be (or not be) symbolic links this cook: every source in a folder
+    /// asks, and the answer is the same for all of them.
+    links: Mutex<HashMap<PathBuf, bool>>,
 }
 
 /// A source file read (or recognised) through the cache.
@@ -111,7 +114,21 @@ impl StatCache {
             changed: std::sync::atomic::AtomicBool::new(false),
             entries: Mutex::new(entries),
             derived: Mutex::new(derived),
+            links: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Whether `folder` is a symbolic link, asked of the file system once per cook.
+    pub fn is_link(&self, folder: &Path) -> bool {
+        if let Some(&known) = self.links.lock().expect("stat cache lock").get(folder) {
+            return known;
+        }
+        let link = std::fs::symlink_metadata(folder).is_ok_and(|m| m.file_type().is_symlink());
+        self.links
+            .lock()
+            .expect("stat cache lock")
+            .insert(folder.to_path_buf(), link);
+        link
     }
 
     /// The recorded hash and size of `path` if its stamp is unchanged; `None` when it would
