@@ -121,6 +121,40 @@ fn make_artifact(ws: &Workspace, artifact: &Value) -> String {
             }
             zip.finish().unwrap().into_inner()
         }
+        hostile @ ("duplicate_member_archive" | "symlink_member_archive") => {
+            // A good release with one hostile member added: a second copy of its .ucas
+            // (named apart, then renamed in place in the zip's bytes), or a symlink.
+            let good = make_artifact(ws, &serde_json::json!({"from": "archive"}));
+            let bytes = std::fs::read(ws.path(&good)).unwrap();
+            let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+            let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+            let options = zip::write::SimpleFileOptions::default();
+            for i in 0..archive.len() {
+                let mut member = archive.by_index(i).unwrap();
+                let name = member.name().unwrap().to_string();
+                let mut data = Vec::new();
+                std::io::Read::read_to_end(&mut member, &mut data).unwrap();
+                zip.start_file(name, options).unwrap();
+                zip.write_all(&data).unwrap();
+            }
+            if hostile == "symlink_member_archive" {
+                zip.add_symlink("docs/notes.md", "/etc/passwd", options)
+                    .unwrap();
+                zip.finish().unwrap().into_inner()
+            } else {
+                zip.start_file("content/foundry_P.ucaX", options).unwrap();
+                zip.write_all(b"not the container").unwrap();
+                let bytes = zip.finish().unwrap().into_inner();
+                let (from, to) = (b"content/foundry_P.ucaX", b"content/foundry_P.ucas");
+                let mut out = bytes.clone();
+                for at in
+                    (0..bytes.len() - from.len()).filter(|&i| &bytes[i..i + from.len()] == from)
+                {
+                    out[at..at + to.len()].copy_from_slice(to);
+                }
+                out
+            }
+        }
         rel if rel.starts_with("tests/") => std::fs::read(repo().join(rel)).unwrap(),
         rel => std::fs::read(ws.path(rel)).unwrap(),
     };
