@@ -7,7 +7,7 @@ mod support;
 use std::io::Write;
 
 use serde_json::Value;
-use support::{copy_dir, repo, stderr, tree, Workspace};
+use support::{copy_dir, replace_all, repo, stderr, tree, Workspace};
 
 fn apply_edit(ws: &Workspace, edit: &Value) {
     if let Some(all) = edit.as_array() {
@@ -145,14 +145,7 @@ fn make_artifact(ws: &Workspace, artifact: &Value) -> String {
                 zip.start_file("content/foundry_P.ucaX", options).unwrap();
                 zip.write_all(b"not the container").unwrap();
                 let bytes = zip.finish().unwrap().into_inner();
-                let (from, to) = (b"content/foundry_P.ucaX", b"content/foundry_P.ucas");
-                let mut out = bytes.clone();
-                for at in
-                    (0..bytes.len() - from.len()).filter(|&i| &bytes[i..i + from.len()] == from)
-                {
-                    out[at..at + to.len()].copy_from_slice(to);
-                }
-                out
+                replace_all(&bytes, b"content/foundry_P.ucaX", b"content/foundry_P.ucas")
             }
         }
         rel if rel.starts_with("tests/") => std::fs::read(repo().join(rel)).unwrap(),

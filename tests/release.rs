@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::io::{Cursor, Read, Write};
 
 use serde_json::Value;
-use support::{stderr, Workspace};
+use support::{replace_all, stderr, Workspace};
 
 const SEED_A: &str = "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60";
 const SEED_B: &str = "4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb";
@@ -370,17 +370,6 @@ fn zip_with(
     }
     extra(&mut zip);
     zip.finish().unwrap().into_inner()
-}
-
-fn replace_all(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
-    assert_eq!(from.len(), to.len());
-    let mut out = bytes.to_vec();
-    let mut at = 0;
-    while let Some(i) = out[at..].windows(from.len()).position(|w| w == from) {
-        out[at + i..at + i + to.len()].copy_from_slice(to);
-        at += i + to.len();
-    }
-    out
 }
 
 #[test]

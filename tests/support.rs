@@ -136,3 +136,17 @@ pub fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
+
+/// `bytes` with every `from` replaced by `to`, of the same length: renames a zip member in
+/// place (in its local header and the central directory), which the zip writer would not
+/// let a test do when the new name repeats another.
+pub fn replace_all(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    assert_eq!(from.len(), to.len());
+    let mut out = bytes.to_vec();
+    let mut at = 0;
+    while let Some(i) = out[at..].windows(from.len()).position(|w| w == from) {
+        out[at + i..at + i + to.len()].copy_from_slice(to);
+        at += i + to.len();
+    }
+    out
+}

@@ -1,5 +1,7 @@
-//! Atomic file writes: the bytes go to a temporary file in the same folder, which is then
-//! renamed over the target, so a reader (or a killed cook) never sees half a file.
+//! File writes a killed cook cannot leave half-done unnoticed. [`write`] goes through a
+//! temporary file in the same folder, renamed over the target, so a reader never sees half
+//! a file. [`create`] writes a new file in place, for files checked before they are
+//! trusted (blobs, verified by hash; set files, trusted by a recorded stamp only).
 //!
 //! There is no fsync. A killed process cannot tear a renamed file, since its bytes are
 //! already in the page cache. A power cut can, but every cache blob is verified against

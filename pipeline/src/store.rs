@@ -10,7 +10,7 @@
 //! | `last.log` | one JSON line per step: the fingerprint it last built with, for `--explain` |
 //! | `WRITING` | present while a cook is writing blobs; left behind by a killed one |
 //!
-//! Blobs are written (atomically) before the action line that names them, so a killed cook
+//! Blobs are written before the action line that names them, so a killed cook
 //! leaves at worst an unreferenced blob or a torn last line, which does not parse and is
 //! ignored. The action log is read once per cook. `last.log` is only read when a step has
 //! to run, so a no-op cook never parses it. Every blob is verified against its name when
