@@ -1,0 +1,16 @@
+//! UE 5.8 zen packages, the cooked `.uasset` form an IoStore container holds.
+
+pub mod container_header;
+mod error;
+pub mod header;
+pub mod names;
+pub mod object_index;
+mod package;
+pub mod script_objects;
+
+pub use container_header::ContainerHeader;
+pub use error::{PackageError, Result};
+pub use header::ZenHeader;
+pub use object_index::ObjectIndex;
+pub use package::{Package, PACKAGE_TAG};
+pub use script_objects::ScriptObjects;

@@ -1,0 +1,171 @@
+//! Round trips of every package in the UE 5.8 fixture builds. These read `../shared`, and
+//! skip with a printed reason when it is absent.
+
+use std::path::{Path, PathBuf};
+
+use forge_iostore::{read_chunk, ChunkData, Toc};
+use forge_package::Package;
+
+fn fixtures() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/iostore-ue5.8");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("skipped: {} is absent", dir.display());
+        None
+    }
+}
+
+const BUILDS: [&str; 2] = [
+    "CUE4ParseFixtures-Minimal-Uncompressed-Windows",
+    "unversioned/CUE4ParseFixtures-Minimal-Uncompressed-Windows",
+];
+
+/// Every chunk of `kind` in a build, with its TOC path.
+fn chunks(dir: &Path, build: &str, kind: u8) -> Vec<(String, Vec<u8>)> {
+    let toc = Toc::parse(&std::fs::read(dir.join(format!("{build}.utoc"))).unwrap()).unwrap();
+    let ucas = std::fs::read(dir.join(format!("{build}.ucas"))).unwrap();
+    let paths: std::collections::BTreeMap<u32, String> = toc
+        .directory
+        .as_ref()
+        .map(|d| {
+            d.files()
+                .unwrap()
+                .into_iter()
+                .map(|(p, i)| (i, p))
+                .collect()
+        })
+        .unwrap_or_default();
+    (0..toc.chunks.len())
+        .filter(|&i| toc.chunks[i].kind() == kind)
+        .map(|i| {
+            let ChunkData::Bytes(bytes) = read_chunk(&toc, &ucas, i).unwrap() else {
+                panic!("chunk {i} is not readable")
+            };
+            (paths.get(&(i as u32)).cloned().unwrap_or_default(), bytes)
+        })
+        .collect()
+}
+
+#[test]
+fn every_fixture_package_reads_and_writes_back_byte_for_byte() {
+    let Some(dir) = fixtures() else { return };
+    let mut count = 0;
+    for build in BUILDS {
+        for (path, bytes) in chunks(&dir, build, 1) {
+            let package = Package::read(&bytes).unwrap_or_else(|e| panic!("{build} {path}: {e}"));
+            assert!(package.header.package_name().is_some(), "{path}");
+            let written = package.to_bytes();
+            assert!(
+                written == bytes,
+                "{build} {path}: {}",
+                difference(&written, &bytes)
+            );
+            count += 1;
+        }
+    }
+    assert_eq!(count, 194);
+}
+
+/// Where two byte strings first differ, for a message that fits on a screen.
+fn difference(written: &[u8], read: &[u8]) -> String {
+    let at = written
+        .iter()
+        .zip(read)
+        .position(|(a, b)| a != b)
+        .unwrap_or(written.len().min(read.len()));
+    format!(
+        "written {} bytes, read {}; first difference at {at}: {:?} against {:?}",
+        written.len(),
+        read.len(),
+        &written[at..(at + 16).min(written.len())],
+        &read[at..(at + 16).min(read.len())]
+    )
+}
+
+#[test]
+fn the_fixture_container_headers_read_and_write_back_and_match_the_packages() {
+    let Some(dir) = fixtures() else { return };
+    for build in BUILDS {
+        let [(_, bytes)] = &chunks(&dir, build, 6)[..] else {
+            panic!("{build}: not one container header")
+        };
+        let header = forge_package::ContainerHeader::read(bytes).unwrap();
+        let written = header.to_bytes();
+        assert!(
+            &written == bytes,
+            "{build}: {}",
+            difference(&written, bytes)
+        );
+        let packages = chunks(&dir, build, 1);
+        assert_eq!(header.packages.len(), packages.len());
+        for (path, bytes) in packages {
+            let package = Package::read(&bytes).unwrap();
+            let name = package.header.package_name().unwrap();
+            let id = forge_iostore::ids::name_hash(&name);
+            let entry = header
+                .entry(id)
+                .unwrap_or_else(|| panic!("{path}: no store entry"));
+            let imported: Vec<u64> = package
+                .header
+                .imported_packages
+                .iter()
+                .map(|p| forge_iostore::ids::name_hash(p))
+                .collect();
+            assert_eq!(entry.imported_packages, imported, "{path}");
+        }
+    }
+}
+
+#[test]
+fn the_global_script_objects_name_every_imported_class_and_hashes_follow_the_paths() {
+    let Some(dir) = fixtures() else { return };
+    let [(_, script)] = &chunks(&dir, "global/global", 5)[..] else {
+        panic!("no script objects")
+    };
+    let objects = forge_package::ScriptObjects::read(script).unwrap();
+    let static_mesh = forge_package::object_index::script_import("/Script/Engine.StaticMesh");
+    assert_eq!(
+        objects.path_of(static_mesh).as_deref(),
+        Some("/Script/Engine.StaticMesh")
+    );
+    for build in BUILDS {
+        for (path, bytes) in chunks(&dir, build, 1) {
+            let package = Package::read(&bytes).unwrap();
+            for import in &package.header.imports {
+                if let forge_package::ObjectIndex::ScriptImport(_) = import {
+                    let name = objects
+                        .path_of(*import)
+                        .unwrap_or_else(|| panic!("{path}: {import:?}"));
+                    assert_eq!(
+                        forge_package::object_index::script_import(&name),
+                        *import,
+                        "{path}: {name}"
+                    );
+                }
+            }
+            for (i, export) in package.header.exports.iter().enumerate() {
+                if export.public_export_hash != 0 {
+                    let inner = export_path(&package, i);
+                    assert_eq!(
+                        forge_package::object_index::public_export_hash(&inner),
+                        export.public_export_hash,
+                        "{path}: {inner}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// An export's path inside its package: its outers' names and its own, joined by `/`.
+fn export_path(package: &Package, index: usize) -> String {
+    let export = &package.header.exports[index];
+    let name = package.header.name_of(export.object_name).unwrap();
+    match export.outer {
+        forge_package::ObjectIndex::Export(outer) => {
+            format!("{}/{name}", export_path(package, outer as usize))
+        }
+        _ => name,
+    }
+}
