@@ -6,6 +6,7 @@ pub mod header;
 pub mod names;
 pub mod object_index;
 mod package;
+pub mod properties;
 pub mod script_objects;
 
 pub use container_header::ContainerHeader;

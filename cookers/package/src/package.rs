@@ -1,8 +1,9 @@
-//! A whole package chunk: the header, then each export's serialized bytes in the order the
-//! export bundle serializes them, then the four-byte package tag.
+//! A whole package chunk: the header, then each export's serialized bytes back to back in
+//! the order of their cooked serial offsets (export map order in every fixture; not the
+//! bundle's load order), then the four-byte package tag.
 
 use crate::error::{PackageError, Result};
-use crate::header::{ZenHeader, SERIALIZE};
+use crate::header::ZenHeader;
 
 /// `C1 83 2A 9E`: PACKAGE_FILE_TAG, little-endian, after the last export.
 pub const PACKAGE_TAG: [u8; 4] = [0xC1, 0x83, 0x2A, 0x9E];
@@ -19,7 +20,7 @@ impl Package {
         let (header, header_size) = ZenHeader::read(bytes)?;
         let mut exports = vec![Vec::new(); header.exports.len()];
         let mut at = header_size;
-        for index in header.serialize_order() {
+        for index in header.layout_order() {
             let size = header.exports[index].cooked_serial_size;
             let end = usize::try_from(size)
                 .ok()
@@ -49,10 +50,10 @@ impl Package {
         Ok(Package { header, exports })
     }
 
-    /// The chunk bytes: the header as it stands, then the exports in serialize order.
+    /// The chunk bytes: the header as it stands, then the exports in layout order.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = self.header.to_bytes();
-        for i in self.header.serialize_order() {
+        for i in self.header.layout_order() {
             out.extend_from_slice(&self.exports[i]);
         }
         out.extend_from_slice(&PACKAGE_TAG);
@@ -84,12 +85,10 @@ impl Package {
 }
 
 impl ZenHeader {
-    /// Export indices in the order their Serialize commands run.
-    pub fn serialize_order(&self) -> Vec<usize> {
-        self.bundle
-            .iter()
-            .filter(|b| b.command == SERIALIZE)
-            .map(|b| b.export as usize)
-            .collect()
+    /// Export indices in the order their bytes follow the header: by cooked serial offset.
+    pub fn layout_order(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.exports.len()).collect();
+        order.sort_by_key(|&i| (self.exports[i].cooked_serial_offset, i));
+        order
     }
 }

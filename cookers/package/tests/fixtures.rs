@@ -169,3 +169,47 @@ fn export_path(package: &Package, index: usize) -> String {
         _ => name,
     }
 }
+
+/// Levels, Niagara scripts, control rigs and data assets with inline objects serialize
+/// native data before or instead of a plain tag list, so not every export starts with one;
+/// the donors' exports all do, and most others.
+#[test]
+fn tagged_exports_start_with_a_property_list_that_writes_back() {
+    let Some(dir) = fixtures() else { return };
+    const DONORS: [&str; 3] = [
+        "/SM_Fixture.uasset",
+        "/BP_Components.uasset",
+        "/BP_Fixture.uasset",
+    ];
+    // A class export holds its struct and children, not a tag list.
+    let class =
+        forge_package::object_index::script_import("/Script/Engine.BlueprintGeneratedClass");
+    let (mut lists, mut others) = (0, 0);
+    for (path, bytes) in chunks(&dir, BUILDS[0], 1) {
+        let package = Package::read(&bytes).unwrap();
+        let Some(none) = package.header.names.iter().position(|n| n == "None") else {
+            continue;
+        };
+        for (i, export) in package.exports.iter().enumerate() {
+            let mut r = forge_bytes::Reader::new(export);
+            let properties = match forge_package::properties::ObjectProperties::read(&mut r, none) {
+                Ok(p) => p,
+                Err(e)
+                    if !DONORS.iter().any(|d| path.ends_with(d))
+                        || package.header.exports[i].class == class =>
+                {
+                    println!("{path} export {i}: {e} (native data first)");
+                    others += 1;
+                    continue;
+                }
+                Err(e) => panic!("{path} export {i}: {e}"),
+            };
+            let mut w = forge_bytes::Writer::default();
+            properties.write(&mut w);
+            assert_eq!(w.bytes, export[..r.position()], "{path} export {i}");
+            lists += 1;
+        }
+    }
+    println!("{lists} property lists written back, {others} exports with native data first");
+    assert!(lists > 4 * others, "{lists} lists, {others} others");
+}
