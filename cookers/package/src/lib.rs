@@ -8,6 +8,7 @@ pub mod object_index;
 mod package;
 pub mod properties;
 pub mod script_objects;
+pub mod static_mesh;
 
 pub use container_header::ContainerHeader;
 pub use error::{PackageError, Result};

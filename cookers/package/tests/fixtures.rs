@@ -213,3 +213,30 @@ fn tagged_exports_start_with_a_property_list_that_writes_back() {
     println!("{lists} property lists written back, {others} exports with native data first");
     assert!(lists > 4 * others, "{lists} lists, {others} others");
 }
+
+#[test]
+fn the_fixture_static_meshes_read_to_their_end_and_write_back() {
+    let Some(dir) = fixtures() else { return };
+    let mut meshes = 0;
+    for (path, bytes) in chunks(&dir, BUILDS[0], 1) {
+        if !path.contains("/Meshes/SM_") {
+            continue;
+        }
+        let package = Package::read(&bytes).unwrap();
+        let none = package
+            .header
+            .names
+            .iter()
+            .position(|n| n == "None")
+            .unwrap();
+        let index = package
+            .export_named(path.rsplit('/').next().unwrap().trim_end_matches(".uasset"))
+            .unwrap();
+        let mesh = forge_package::static_mesh::MeshExport::read(&package.exports[index], none)
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert!(!mesh.lods[0].positions.is_empty(), "{path}");
+        assert_eq!(mesh.to_bytes(), package.exports[index], "{path}");
+        meshes += 1;
+    }
+    assert_eq!(meshes, 2);
+}
