@@ -25,6 +25,7 @@
 //! ```
 
 mod asset;
+pub mod unreal;
 
 use forge_gltf::ImportedMesh;
 use forge_units::{pack_direction_to_unreal, pack_to_unreal, unreal_triangle};

@@ -7,6 +7,7 @@ pub mod names;
 pub mod object_index;
 mod package;
 pub mod properties;
+mod rename;
 pub mod script_objects;
 pub mod static_mesh;
 

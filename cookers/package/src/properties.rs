@@ -83,6 +83,45 @@ impl TagList {
     pub fn find_mut(&mut self, name: MappedName) -> Option<&mut Tag> {
         self.tags.iter_mut().find(|t| t.name == name)
     }
+
+    /// Removes the tags with these names (a property left out takes its default).
+    pub fn remove(&mut self, names: &[MappedName]) {
+        self.tags.retain(|t| !names.contains(&t.name));
+    }
+}
+
+impl Tag {
+    /// A tag with no array index, guid or extension.
+    pub fn new(name: MappedName, type_name: Vec<(MappedName, i32)>, value: Vec<u8>) -> Tag {
+        Tag {
+            name,
+            type_name,
+            flags: 0,
+            array_index: 0,
+            guid: [0; 16],
+            extension: Vec::new(),
+            value,
+        }
+    }
+
+    /// The tag list a non-binary struct value holds.
+    pub fn nested(&self, none: usize) -> Result<TagList> {
+        let mut r = Reader::new(&self.value);
+        let list = TagList::read(&mut r, none)?;
+        r.finish().map_err(e)?;
+        Ok(list)
+    }
+
+    pub fn set_nested(&mut self, list: &TagList) {
+        let mut w = Writer::default();
+        list.write(&mut w);
+        self.value = w.bytes;
+    }
+}
+
+/// Three doubles: an FVector serialized as a binary struct.
+pub fn vector_bytes(v: [f64; 3]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
 impl ObjectProperties {

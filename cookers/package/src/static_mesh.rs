@@ -343,8 +343,7 @@ fn read_buffers(r: &mut Reader, class: u8, sections: usize) -> Result<(Vec<[f32;
     if r.u32().map_err(e)? > 0 {
         bulk(r)?;
     }
-    let index_buffers = 2 + usize::from(class & CLASS_NO_REVERSED == 0) * 2;
-    for _ in 0..index_buffers {
+    for _ in 0..index_buffer_count(class) {
         r.u32().map_err(e)?;
         bulk(r)?;
         r.u32().map_err(e)?;
@@ -363,6 +362,11 @@ fn read_buffers(r: &mut Reader, class: u8, sections: usize) -> Result<(Vec<[f32;
         r.f32().map_err(e)?;
     }
     Ok((positions, buffer_strip))
+}
+
+/// The main and depth-only index buffers, and their reversed forms unless stripped.
+fn index_buffer_count(class: u8) -> usize {
+    2 + usize::from(class & CLASS_NO_REVERSED == 0) * 2
 }
 
 fn skip_nanite(r: &mut Reader) -> Result<()> {
@@ -413,7 +417,7 @@ fn write_lod(
     w.u32(0); // bIsLODCookedOut
     w.u32(1); // bInlined
     w.u32(0); // bHasRayTracingGeometry
-    let payload = write_buffers(&mut w, g, buffer_strip);
+    let payload = write_buffers(&mut w, g, buffer_strip, lod_strip[1]);
     w.u32(payload);
     w.u32(0);
     w.u32(0);
@@ -428,7 +432,7 @@ fn write_lod(
 
 /// Writes the buffers; returns the raw payload size (positions, tangents, UVs, colours,
 /// indices) that FStaticMeshBuffersSize records.
-fn write_buffers(w: &mut Writer, g: &Geometry, buffer_strip: [u8; 2]) -> u32 {
+fn write_buffers(w: &mut Writer, g: &Geometry, buffer_strip: [u8; 2], class: u8) -> u32 {
     let n = g.positions.len() as u32;
     let plain = [buffer_strip[0], 0];
     w.raw(&buffer_strip);
@@ -481,7 +485,9 @@ fn write_buffers(w: &mut Writer, g: &Geometry, buffer_strip: [u8; 2]) -> u32 {
     w.u32(u32::from(wide));
     put_bulk(w, 1, &indices);
     w.u32(0);
-    for _ in 0..2 {
+    // Empty reversed, depth-only and reversed depth-only index buffers, as the donor's
+    // strip flags say which exist.
+    for _ in 1..index_buffer_count(class) {
         w.u32(0);
         put_bulk(w, 1, &[]);
         w.u32(0);
