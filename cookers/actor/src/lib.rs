@@ -23,6 +23,8 @@
 //! assert_eq!(actor.light.unwrap().relative_location_cm, [100.0, -200.0, 0.0]);
 //! ```
 
+pub mod unreal;
+
 use forge_contract::manifest::SurfaceProfile;
 use forge_contract::{Entry, Origin};
 use forge_units::{pack_to_unreal, CENTIMETRES_PER_METRE};
