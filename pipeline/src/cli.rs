@@ -186,6 +186,15 @@ struct CookArgs {
     /// Pack each set into an unsigned release archive (`<set>/release/`) as the last step.
     #[arg(long)]
     archive: bool,
+    /// The game's Paks folder, where the donors are read from (overrides `[donors] paks`).
+    #[arg(long, value_name = "DIR")]
+    paks: Option<PathBuf>,
+    /// The donor static mesh's package path (overrides `[donors] static_mesh`).
+    #[arg(long, value_name = "PACKAGE")]
+    donor_mesh: Option<String>,
+    /// The donor actor Blueprint's package path (overrides `[donors] actor`).
+    #[arg(long, value_name = "PACKAGE")]
+    donor_actor: Option<String>,
 }
 
 /// Runs the command line; returns the process exit code.
@@ -212,6 +221,9 @@ fn dispatch(cli: Cli) -> Result<i32> {
                 packs: args.packs,
                 jobs: args.jobs,
                 out: args.out,
+                paks: args.paks,
+                donor_mesh: args.donor_mesh,
+                donor_actor: args.donor_actor,
             };
             let config = Config::load(&args.config, &overrides)?;
             let options = cook::Options {
@@ -223,6 +235,7 @@ fn dispatch(cli: Cli) -> Result<i32> {
                         transparent: config.render.transparent,
                     }),
                     archive: args.archive,
+                    donors: None,
                 },
                 config,
                 only: args.only,
@@ -261,7 +274,7 @@ fn dispatch(cli: Cli) -> Result<i32> {
             let overrides = Overrides {
                 packs: pack.into_iter().collect(),
                 jobs,
-                out: None,
+                ..Overrides::default()
             };
             let config = Config::load(&config, &overrides)?;
             let options = cook::Options {
@@ -273,6 +286,7 @@ fn dispatch(cli: Cli) -> Result<i32> {
                         transparent,
                     }),
                     archive: false,
+                    donors: None,
                 },
                 config,
                 only,

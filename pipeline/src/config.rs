@@ -17,6 +17,18 @@ struct File {
     packs: Vec<PackSection>,
     #[serde(default)]
     render: RenderSettings,
+    #[serde(default)]
+    donors: DonorSection,
+}
+
+/// `[donors]`: where the game's Paks are, and which shipped packages the Unreal packages
+/// are written over.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DonorSection {
+    paks: Option<PathBuf>,
+    static_mesh: Option<String>,
+    actor: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -97,6 +109,15 @@ pub struct PackSource {
     pub dir: PathBuf,
 }
 
+/// The donors: the game's Paks folder (its `.utoc`/`.ucas` containers) and the package
+/// paths of a shipped static mesh and a shipped actor Blueprint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Donors {
+    pub paks: PathBuf,
+    pub static_mesh: String,
+    pub actor: String,
+}
+
 /// The settings of one run, after the file and the flags are merged.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -105,6 +126,8 @@ pub struct Config {
     pub cache: PathBuf,
     pub jobs: usize,
     pub render: RenderSettings,
+    /// `None`: cooked without donors, so the sets are not installable.
+    pub donors: Option<Donors>,
 }
 
 /// Flags that override the file. `None` or empty leaves the file's value.
@@ -113,6 +136,10 @@ pub struct Overrides {
     pub packs: Vec<String>,
     pub jobs: Option<usize>,
     pub out: Option<PathBuf>,
+    /// `--paks`, `--donor-mesh`, `--donor-actor`.
+    pub paks: Option<PathBuf>,
+    pub donor_mesh: Option<String>,
+    pub donor_actor: Option<String>,
 }
 
 impl Config {
@@ -182,12 +209,57 @@ impl Config {
                 MAX_JOBS_PER_CORE * cores
             ),
         };
+        let donors = donors(file.donors, &base, overrides)
+            .with_context(|| format!("{} [donors]", path.display()))?;
         Ok(Config {
             packs,
             out,
             cache,
             jobs,
             render: file.render,
+            donors,
         })
+    }
+}
+
+/// The file's `[donors]` under the flags; all three parts or none.
+fn donors(file: DonorSection, base: &Path, overrides: &Overrides) -> Result<Option<Donors>> {
+    let paks = overrides.paks.clone().or(file.paks.map(|p| base.join(p)));
+    let static_mesh = overrides.donor_mesh.clone().or(file.static_mesh);
+    let actor = overrides.donor_actor.clone().or(file.actor);
+    match (paks, static_mesh, actor) {
+        (None, None, None) => Ok(None),
+        (Some(paks), Some(static_mesh), Some(actor)) => {
+            for path in [&static_mesh, &actor] {
+                if !path.starts_with('/') || path.contains(['.', '\\', ' ']) {
+                    bail!("error[bad_donor_path]: {path:?} is not a package path like /Game/Props/SM_Crate");
+                }
+            }
+            Ok(Some(Donors {
+                paks,
+                static_mesh,
+                actor,
+            }))
+        }
+        (paks, mesh, actor) => {
+            let missing: Vec<&str> = [
+                (paks.is_none(), "the Paks folder (paks, or --paks)"),
+                (
+                    mesh.is_none(),
+                    "a static mesh (static_mesh, or --donor-mesh)",
+                ),
+                (
+                    actor.is_none(),
+                    "an actor Blueprint (actor, or --donor-actor)",
+                ),
+            ]
+            .into_iter()
+            .filter_map(|(gone, what)| gone.then_some(what))
+            .collect();
+            bail!(
+                "error[incomplete_donors]: donors need all three parts; missing {}",
+                missing.join(" and ")
+            )
+        }
     }
 }

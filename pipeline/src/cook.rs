@@ -78,6 +78,8 @@ struct Cook<'a> {
     settings: &'a Settings<'a>,
     progress: &'a Progress,
     registry: &'a [&'static StepKind],
+    /// The options' plan, with the donors extracted.
+    plan: &'a PlanOptions,
 }
 
 impl Cook<'_> {
@@ -92,7 +94,7 @@ impl Cook<'_> {
         let planner = Planner {
             registry: self.registry,
             sources: &sources,
-            options: &self.options.plan,
+            options: self.plan,
         };
         let mut graph = Graph::default();
         let packs = planner.plan_packs(&mut graph);
@@ -255,6 +257,14 @@ pub fn cook(options: &Options) -> Result<Ending> {
         }
     }
     seal::clear(&config.cache);
+    let plan = PlanOptions {
+        donors: config
+            .donors
+            .as_ref()
+            .map(|d| crate::donors::extract(d, &config.out))
+            .transpose()?,
+        ..options.plan.clone()
+    };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.jobs.max(1))
         .build()?;
@@ -281,6 +291,7 @@ pub fn cook(options: &Options) -> Result<Ending> {
         settings: &settings,
         progress: &progress,
         registry: steps::REGISTRY,
+        plan: &plan,
     }
     .attempt()?;
     if let Some(detail) = &run.corrupt {
@@ -293,6 +304,7 @@ pub fn cook(options: &Options) -> Result<Ending> {
             settings: &settings,
             progress: &progress,
             registry: steps::REGISTRY,
+            plan: &plan,
         }
         .attempt()?;
     }
@@ -325,8 +337,8 @@ fn seal_key(options: &Options) -> String {
         .map(|p| (p.id.as_str(), p.dir.as_path()))
         .collect();
     let described = format!(
-        "{packs:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
-        config.out, config.cache, options.only, options.plan, config.render
+        "{packs:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+        config.out, config.cache, options.only, options.plan, config.render, config.donors
     );
     h.update(described.as_bytes());
     h.finalize().to_hex().to_string()

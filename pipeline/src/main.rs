@@ -4,6 +4,7 @@ mod atomic;
 mod cli;
 mod config;
 mod cook;
+mod donors;
 mod execute;
 mod fingerprint;
 mod graph;

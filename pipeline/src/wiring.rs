@@ -17,6 +17,8 @@ pub struct PlanOptions {
     pub render: Option<RenderParams>,
     /// Pack each set into an unsigned release archive.
     pub archive: bool,
+    /// The extracted donors; `None` cooks without Unreal packages (not installable).
+    pub donors: Option<crate::donors::DonorFiles>,
 }
 
 /// One set of a pack: the full pack, or the blocks of an `--only` build.

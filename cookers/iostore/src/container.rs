@@ -36,6 +36,25 @@ pub enum ChunkData {
 
 /// Reads TOC entry `entry` from `ucas`.
 pub fn read_chunk(toc: &Toc, ucas: &[u8], entry: usize) -> Result<ChunkData> {
+    read_chunk_in(toc, ucas, 0, entry)
+}
+
+/// The byte range of the `.ucas` that holds entry `entry`'s blocks, so a reader of a
+/// large container can fetch just that range and pass it to [`read_chunk_in`].
+pub fn chunk_span(toc: &Toc, entry: usize) -> Result<std::ops::Range<u64>> {
+    let (first, last) = block_range(toc, entry)?;
+    let blocks = &toc.blocks[first as usize..=last as usize];
+    let start = blocks.iter().map(|b| b.offset).min().unwrap_or(0);
+    let end = blocks
+        .iter()
+        .map(|b| b.offset + u64::from(b.compressed_size))
+        .max()
+        .unwrap_or(0);
+    Ok(start..end)
+}
+
+/// The first and last block of an entry (`(1, 0)` for an empty one).
+fn block_range(toc: &Toc, entry: usize) -> Result<(u64, u64)> {
     let OffsetLength { offset, length } = *toc
         .offsets
         .get(entry)
@@ -48,10 +67,9 @@ pub fn read_chunk(toc: &Toc, ucas: &[u8], entry: usize) -> Result<ChunkData> {
         ));
     }
     if length == 0 {
-        return Ok(ChunkData::Bytes(Vec::new()));
+        return Ok((1, 0));
     }
-    let first = offset / bs;
-    let last = (offset + length - 1) / bs;
+    let (first, last) = (offset / bs, (offset + length - 1) / bs);
     if last as usize >= toc.blocks.len() {
         return Err(IoStoreError::new(
             "utoc_offset",
@@ -61,22 +79,36 @@ pub fn read_chunk(toc: &Toc, ucas: &[u8], entry: usize) -> Result<ChunkData> {
             ),
         ));
     }
+    Ok((first, last))
+}
+
+/// Reads entry `entry` from `bytes`, the part of the `.ucas` that starts at `base`.
+pub fn read_chunk_in(toc: &Toc, bytes: &[u8], base: u64, entry: usize) -> Result<ChunkData> {
+    let ucas = bytes;
+    let (first, last) = block_range(toc, entry)?;
+    if first > last {
+        return Ok(ChunkData::Bytes(Vec::new()));
+    }
+    let OffsetLength { offset, length } = toc.offsets[entry];
+    let bs = u64::from(toc.compression_block_size);
     // Declared sizes are checked against the bytes before they size an allocation.
     let mut data = Vec::with_capacity(length.min(1 << 20) as usize);
     for b in first..=last {
         let block = toc.blocks[b as usize];
-        let start = block.offset as usize;
+        let start = block.offset.checked_sub(base).unwrap_or(u64::MAX) as usize;
         let stored = block.compressed_size as usize;
-        let raw = ucas.get(start..start + stored).ok_or_else(|| {
-            IoStoreError::new(
-                "ucas_out_of_range",
-                format!(
-                    "block {b} lies at {start}..{} past the end of the .ucas ({} bytes)",
-                    start + stored,
-                    ucas.len()
-                ),
-            )
-        })?;
+        let raw = ucas
+            .get(start..start.saturating_add(stored))
+            .ok_or_else(|| {
+                IoStoreError::new(
+                    "ucas_out_of_range",
+                    format!(
+                        "block {b} lies at {start}..{} past the end of the .ucas ({} bytes)",
+                        start + stored,
+                        ucas.len()
+                    ),
+                )
+            })?;
         match block.method {
             0 => data.extend_from_slice(&raw[..(block.uncompressed_size as usize).min(raw.len())]),
             m => {

@@ -26,8 +26,8 @@ pub mod ids;
 pub mod toc;
 
 pub use container::{
-    hash160, outside_namespace, package_name, pak_stub, read_chunk, verify, write, ChunkCheck,
-    ChunkData, Compression, NewChunk, BLOCK_SIZE, MOUNT_POINT,
+    chunk_span, hash160, outside_namespace, package_name, pak_stub, read_chunk, read_chunk_in,
+    verify, write, ChunkCheck, ChunkData, Compression, NewChunk, BLOCK_SIZE, MOUNT_POINT,
 };
 pub use error::IoStoreError;
 pub use toc::Toc;

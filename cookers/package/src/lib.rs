@@ -4,6 +4,7 @@ pub mod container_header;
 mod error;
 pub mod header;
 pub mod names;
+pub mod namespace;
 pub mod object_index;
 mod package;
 pub mod properties;

@@ -1,20 +1,27 @@
 //! The pack's IoStore container: which packages a set's blocks become, and where.
 //!
-//! Every block's static mesh and actor are packages under
-//! `/Game/MJOLNIR/Forge/<pack>/<block>/` (`SM_<block>`, `BP_<block>`), and each tag is the
-//! bulk chunk of a package named by its group extension beside them. The container is
-//! `content/<pack>_P.{utoc,ucas}` plus the `.pak` stub the game mounts it by.
+//! Every block's static mesh and actor are cooked Unreal packages under
+//! `/Game/MJOLNIR/Forge/<pack>/<block>/` (`SM_<block>`, `BP_<block>`), listed with their
+//! imports in the container header; each tag is the bulk chunk of a package named by its
+//! group extension beside them. A set cooked without donors has no Unreal packages and is
+//! not installable. The container is `content/<pack>_P.{utoc,ucas}` plus the `.pak` stub
+//! the game mounts it by.
 
 use forge_iostore::ids::{self, ChunkId};
 use forge_iostore::{Compression, IoStoreError, NewChunk};
+use forge_package::{ContainerHeader, Package};
 
 /// One block's cooked content, as the container takes it.
 pub struct BlockContent<'a> {
     pub id: &'a str,
-    pub static_mesh: &'a [u8],
-    pub actor: &'a [u8],
+    /// The block's Unreal packages (`SM_<block>`, `BP_<block>`); none without donors.
+    pub packages: Vec<&'a [u8]>,
     /// Each tag's group extension (`crate`, `model`, ...) and its bytes, in container order.
     pub tags: Vec<(&'a str, &'a [u8])>,
+}
+
+fn package_error(e: forge_package::PackageError) -> IoStoreError {
+    IoStoreError::new(e.code, e.message)
 }
 
 /// The container's name: `<pack>_P`, the patch-style name the game mounts after its own.
@@ -29,13 +36,37 @@ pub fn container_files(pack_id: &str) -> [String; 3] {
 }
 
 /// Lays the blocks out as packages and writes the container; returns each of
-/// [`container_files`] with its bytes. Refuses a package outside the pack's namespace.
+/// [`container_files`] with its bytes. Refuses a package that breaks the namespace rule;
+/// `shipped` lists the packages outside the namespace an import may name (the donors').
 pub fn build(
     pack_id: &str,
     blocks: &[BlockContent],
+    shipped: &[String],
 ) -> Result<Vec<(String, Vec<u8>)>, IoStoreError> {
     let root = forge_contract::ids::unreal_root(pack_id);
     let mut chunks = Vec::new();
+    let mut store = Vec::new();
+    for bytes in blocks.iter().flat_map(|b| &b.packages) {
+        let package = Package::read(bytes).map_err(package_error)?;
+        if let Some(why) =
+            forge_package::namespace::violations(&package, &root, Some(shipped)).first()
+        {
+            return Err(IoStoreError::new("namespace_violation", why.clone()));
+        }
+        let name = package.header.package_name().unwrap_or_default();
+        let imports = package
+            .header
+            .imported_packages
+            .iter()
+            .map(|p| ids::name_hash(p))
+            .collect();
+        store.push((ids::name_hash(&name), imports));
+        chunks.push(NewChunk {
+            id: ChunkId::new(ids::name_hash(&name), 0, ids::EXPORT_BUNDLE_DATA),
+            data: bytes.to_vec(),
+            path: Some(format!("{}.uasset", name.trim_start_matches("/Game/"))),
+        });
+    }
     let mut add = |package: String, kind: u8, extension: &str, data: &[u8]| {
         let rel = package.trim_start_matches("/Game/").to_string();
         chunks.push(NewChunk {
@@ -46,18 +77,6 @@ pub fn build(
     };
     for block in blocks {
         let id = block.id;
-        add(
-            forge_mesh::asset_path(pack_id, id),
-            ids::EXPORT_BUNDLE_DATA,
-            "uasset",
-            block.static_mesh,
-        );
-        add(
-            forge_actor::package_path(pack_id, id),
-            ids::EXPORT_BUNDLE_DATA,
-            "uasset",
-            block.actor,
-        );
         for (extension, bytes) in &block.tags {
             add(
                 format!("{root}{id}/{extension}"),
@@ -66,6 +85,14 @@ pub fn build(
                 bytes,
             );
         }
+    }
+    if !store.is_empty() {
+        let container_id = ids::name_hash(&container_name(pack_id));
+        chunks.push(NewChunk {
+            id: ChunkId::new(container_id, 0, ids::CONTAINER_HEADER),
+            data: ContainerHeader::new(container_id, store).to_bytes(),
+            path: None,
+        });
     }
     let (utoc, ucas) = forge_iostore::write(&container_name(pack_id), &chunks, Compression::Zlib)?;
     let toc = forge_iostore::Toc::parse(&utoc)?;

@@ -95,6 +95,7 @@ pub fn prepare(
         ));
     } else {
         findings.extend(rules::ghost_blocks(catalog, &packages));
+        findings.extend(rules::uninstallable_blocks(catalog, &packages));
     }
     if !findings.is_empty() {
         return Err(findings);

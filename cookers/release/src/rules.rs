@@ -172,6 +172,9 @@ pub fn container(
             }
         }
     }
+    if let Some(ucas) = ucas {
+        findings.extend(unreal_packages(name, &toc, ucas, catalog));
+    }
     if let Some(dir) = &toc.directory {
         match dir.files() {
             Ok(files) => packages.extend(
@@ -201,6 +204,93 @@ pub fn container(
         }
     }
     (findings, packages)
+}
+
+/// Each package chunk must be a cooked Unreal package the game can load, named as its
+/// path says, and inside the pack's namespace.
+fn unreal_packages(
+    name: &str,
+    toc: &forge_iostore::Toc,
+    ucas: &[u8],
+    catalog: Option<&Catalog>,
+) -> Vec<Finding> {
+    let paths: BTreeMap<u32, String> = toc
+        .directory
+        .as_ref()
+        .and_then(|d| d.files().ok())
+        .map(|files| files.into_iter().map(|(p, i)| (i, p)).collect())
+        .unwrap_or_default();
+    let mut findings = Vec::new();
+    for (entry, id) in toc.chunks.iter().enumerate() {
+        if id.kind() != forge_iostore::ids::EXPORT_BUNDLE_DATA {
+            continue;
+        }
+        let path = paths
+            .get(&(entry as u32))
+            .cloned()
+            .unwrap_or_else(|| format!("chunk {entry}"));
+        let Ok(forge_iostore::ChunkData::Bytes(bytes)) =
+            forge_iostore::read_chunk(toc, ucas, entry)
+        else {
+            continue; // unreadable chunks are reported by the verification above
+        };
+        let package = match forge_package::Package::read(&bytes) {
+            Ok(p) => p,
+            Err(e) => {
+                findings.push(error(
+                    "not_installable",
+                    Some(name),
+                    format!("{path} is not an Unreal package the game can load: {e}"),
+                ));
+                continue;
+            }
+        };
+        if forge_iostore::package_name(&path) != package.header.package_name() {
+            findings.push(error(
+                "not_installable",
+                Some(name),
+                format!(
+                    "{path} holds the package {:?}",
+                    package.header.package_name()
+                ),
+            ));
+        }
+        if let Some(catalog) = catalog {
+            let root = forge_contract::ids::unreal_root(&catalog.id);
+            findings.extend(
+                forge_package::namespace::violations(&package, &root, None)
+                    .into_iter()
+                    .map(|why| error("namespace_violation", Some(name), why)),
+            );
+        }
+    }
+    findings
+}
+
+/// Every catalog entry needs its static mesh and actor packages: a set cooked without
+/// donors has neither, and the game could not show its blocks.
+pub fn uninstallable_blocks(catalog: &Catalog, packages: &BTreeSet<String>) -> Vec<Finding> {
+    let root = forge_contract::ids::unreal_root(&catalog.id);
+    let missing: Vec<&str> = catalog
+        .blocks
+        .iter()
+        .filter(|b| {
+            let dir = format!("{root}{}/", b.id);
+            !packages.contains(&format!("{dir}SM_{}", b.id))
+                || !packages.contains(&format!("{dir}BP_{}", b.id))
+        })
+        .map(|b| b.id.as_str())
+        .collect();
+    if missing.is_empty() {
+        return Vec::new();
+    }
+    vec![error(
+        "not_installable",
+        Some("mjolnir.json"),
+        format!(
+            "blocks {missing:?} have no SM_/BP_ Unreal packages in the containers: the set was cooked without donors (see docs/donors.md), so the game could not show them"
+        ),
+    )]
 }
 
 /// Every catalog entry needs its crate in the containers: a "ghost" block would show in

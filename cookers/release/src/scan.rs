@@ -295,6 +295,8 @@ fn containers(r: &mut ScanReport, members: &BTreeMap<String, Vec<u8>>, catalog: 
         );
     } else if let Some(catalog) = catalog {
         r.findings.extend(rules::ghost_blocks(catalog, &packages));
+        r.findings
+            .extend(rules::uninstallable_blocks(catalog, &packages));
     }
 }
 

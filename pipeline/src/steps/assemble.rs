@@ -9,8 +9,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{
-    actor, bad_intermediate, catalog, checks, diagnostic, finding, input, label, mesh, params,
-    pretty, tags, text, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired,
+    actor, bad_intermediate, catalog, checks, diagnostic, donors, finding, input, label, params,
+    pretty, tags, text, unreal_actor, unreal_mesh, Cooked, Inputs, Lands, Names, Scope, StepKind,
+    Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -37,6 +38,11 @@ struct Params {
     diagnostic: bool,
 }
 
+/// The input a donor is known by.
+fn donor_input(output: &str) -> String {
+    format!("donor/{output}")
+}
+
 /// The input a block's shipped output is known by: `<block>/<file>`.
 fn block_input(block: &str, file: &str) -> String {
     format!("{block}/{file}")
@@ -54,6 +60,9 @@ fn wire(w: &Wiring) -> Option<Wired> {
             step: shipped.step,
             output: shipped.output,
         });
+    }
+    for output in [donors::STATIC_MESH, donors::ACTOR] {
+        inputs.extend(donors::of_pack(w, &donor_input(output), output));
     }
     let params = json!({"set": set.name, "blocks": set.blocks, "diagnostic": set.diagnostic});
     Some(Wired {
@@ -76,7 +85,7 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
         (catalog::MANIFEST.to_string(), pretty(&manifest)),
         (
             INVENTORY.to_string(),
-            pretty(&inventory(step, &params, inputs)),
+            pretty(&inventory(step, &params, inputs)?),
         ),
     ]);
     if let Some(changes) = inputs.get(CHANGES) {
@@ -127,8 +136,9 @@ fn reduced_changes(changes: &[u8], manifest: &Value, file: &str) -> Result<Value
     Ok(changes)
 }
 
-/// Which blocks the set holds, and the hash of each shipped output.
-fn inventory(step: &Step, params: &Params, inputs: &Inputs) -> Value {
+/// Which blocks the set holds, the hash of each shipped output, and whether the game can
+/// install the set (its Unreal packages, and what they leave out).
+fn inventory(step: &Step, params: &Params, inputs: &Inputs) -> Result<Value, Vec<Diagnostic>> {
     let mut blocks = BTreeMap::new();
     for (name, bytes) in inputs {
         let Some((block, output)) = name.split_once('/') else {
@@ -141,7 +151,40 @@ fn inventory(step: &Step, params: &Params, inputs: &Inputs) -> Value {
                 .insert(output.to_string(), blake3::hash(bytes).to_hex().to_string());
         }
     }
-    json!({"pack": step.pack, "set": params.set, "diagnostic": params.diagnostic, "blocks": blocks})
+    let unreal = installable(step, params, inputs)?;
+    Ok(
+        json!({"pack": step.pack, "set": params.set, "diagnostic": params.diagnostic, "unreal": unreal, "blocks": blocks}),
+    )
+}
+
+/// Without donors the set has no Unreal packages and is not installable; with them, a
+/// light the donor Blueprint cannot carry is named.
+fn installable(step: &Step, params: &Params, inputs: &Inputs) -> Result<Value, Vec<Diagnostic>> {
+    if !inputs.contains_key(&donor_input(donors::ACTOR)) {
+        return Ok(
+            json!({"installable": false, "reason": "cooked without donors: the container holds no Unreal packages (see docs/donors.md)"}),
+        );
+    }
+    let file = label(step, catalog::MANIFEST);
+    let mut warnings = Vec::new();
+    for block in &params.blocks {
+        let document = forge_actor::Actor::from_json(input(
+            inputs,
+            &block_input(block, actor::OUTPUT),
+            &file,
+        )?)
+        .map_err(|e| bad_intermediate(&file, "actor", e))?;
+        let package = forge_package::Package::read(input(
+            inputs,
+            &block_input(block, unreal_actor::OUTPUT),
+            &file,
+        )?)
+        .map_err(|e| diagnostic(&file, &e))?;
+        if document.light.is_some() && !forge_actor::unreal::carries_light(&package) {
+            warnings.push(format!("block {block}: the donor Blueprint has no PointLightComponent, so BP_{block} carries no light"));
+        }
+    }
+    Ok(json!({"installable": true, "warnings": warnings}))
 }
 
 fn checks_report(step: &Step, params: &Params, inputs: &Inputs) -> Result<Value, Vec<Diagnostic>> {
@@ -173,12 +216,29 @@ fn container(step: &Step, blocks: &[&str], inputs: &Inputs) -> Cooked {
                 get(block, &tags::output(block, group))?,
             ));
         }
+        let packages = [unreal_mesh::OUTPUT, unreal_actor::OUTPUT]
+            .iter()
+            .filter_map(|name| inputs.get(&block_input(block, name)).map(|b| b.as_slice()))
+            .collect();
         content.push(forge_release::container::BlockContent {
             id: block,
-            static_mesh: get(block, mesh::OUTPUT)?,
-            actor: get(block, actor::OUTPUT)?,
+            packages,
             tags: block_tags,
         });
     }
-    forge_release::container::build(&step.pack, &content).map_err(|e| diagnostic(&file, &e))
+    forge_release::container::build(&step.pack, &content, &shipped(inputs, &file)?)
+        .map_err(|e| diagnostic(&file, &e))
+}
+
+/// The packages the donors import (their materials, say): what an Unreal package of the
+/// set may import from outside the pack's namespace.
+fn shipped(inputs: &Inputs, file: &str) -> Result<Vec<String>, Vec<Diagnostic>> {
+    let mut shipped = Vec::new();
+    for output in [donors::STATIC_MESH, donors::ACTOR] {
+        if let Some(bytes) = inputs.get(&donor_input(output)) {
+            let package = forge_package::Package::read(bytes).map_err(|e| diagnostic(file, &e))?;
+            shipped.extend(package.header.imported_packages);
+        }
+    }
+    Ok(shipped)
 }

@@ -36,7 +36,8 @@ coded_struct!(
     forge_iostore::IoStoreError,
     forge_mesh::MeshError,
     forge_gltf::ImportError,
-    forge_collision::CollisionError
+    forge_collision::CollisionError,
+    forge_package::PackageError
 );
 
 /// Intermediates the pipeline wrote itself: if one does not read back, the cache or a

@@ -23,6 +23,7 @@ pub mod catalog;
 pub mod checks;
 mod coded;
 pub mod collision;
+pub mod donors;
 pub mod geometry;
 pub mod import;
 pub mod mesh;
@@ -31,6 +32,8 @@ pub mod polyhedra;
 pub mod render;
 pub mod sheet;
 pub mod tags;
+pub mod unreal_actor;
+pub mod unreal_mesh;
 
 pub use coded::{diagnostic, Coded};
 
@@ -38,9 +41,12 @@ pub use coded::{diagnostic, Coded};
 pub static REGISTRY: &[&StepKind] = &[
     &catalog::KIND,
     &geometry::KIND,
+    &donors::KIND,
     &import::KIND,
     &mesh::KIND,
     &actor::KIND,
+    &unreal_mesh::KIND,
+    &unreal_actor::KIND,
     &collision::KIND,
     &mopp::KIND,
     &polyhedra::KIND,

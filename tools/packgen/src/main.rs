@@ -3,6 +3,7 @@
 //! Output is a pure function of this program: same bytes on every run and machine, so the
 //! checked-in `forge-packs/` can be compared against a fresh run (a test does).
 
+mod donor_paks;
 mod gltf_out;
 mod kit;
 mod packs;
@@ -20,7 +21,8 @@ use piece::round;
 use solid::Role;
 
 const USAGE: &str = "usage: forge-packgen [OUT_DIR]   (the stock packs; default forge-packs)
-       forge-packgen synth OUT [--blocks N] [--triangles T] [--hulls H] [--seed S] [--id ID]";
+       forge-packgen synth OUT [--blocks N] [--triangles T] [--hulls H] [--seed S] [--id ID]
+       forge-packgen donor-paks DONORS OUT   (a Paks folder holding the donor packages)";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -34,6 +36,12 @@ fn main() -> Result<()> {
     }
     if args.first().map(String::as_str) == Some("synth") {
         return synth_main(&args[1..]);
+    }
+    if args.first().map(String::as_str) == Some("donor-paks") {
+        let [donors, out] = &args[1..] else {
+            anyhow::bail!("donor-paks needs the donor folder and the output folder\n{USAGE}");
+        };
+        return donor_paks::write(Path::new(donors), Path::new(out));
     }
     let out = args
         .first()

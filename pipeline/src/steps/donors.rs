@@ -1,0 +1,125 @@
+//! `donors`: the shipped packages the Unreal packages are written over, checked once per
+//! pack: each is the package its path names, its bytes match the hash its container's
+//! TOC records, and it is the kind of package its role needs. Planned only when the cook
+//! has donors (`[donors]` or `--paks`); without them the sets are not installable.
+
+use forge_iostore::ids::{self, ChunkId};
+use forge_package::Package;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{finding, input, label, params, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired};
+use crate::graph::{Input, Step};
+use crate::wiring::Wiring;
+
+pub static KIND: StepKind = StepKind {
+    name: "donors",
+    version: 1,
+    scope: Scope::Pack,
+    lands: Lands::Nowhere,
+    outputs: Names::Fixed(|_| vec![STATIC_MESH.to_string(), ACTOR.to_string()]),
+    wire,
+    cook,
+};
+
+pub const STATIC_MESH: &str = "static_mesh.uasset";
+pub const ACTOR: &str = "actor.uasset";
+const TOC_PREFIX: &str = "paks/";
+
+#[derive(Deserialize)]
+struct Params {
+    static_mesh: String,
+    actor: String,
+}
+
+/// A donor package of this pack, as input `name`; `None` when the cook has no donors.
+pub fn of_pack(w: &Wiring, name: &str, output: &str) -> Option<Input> {
+    w.options.donors.as_ref()?;
+    Some(w.upstream_of(None, name, &KIND, output))
+}
+
+fn wire(w: &Wiring) -> Option<Wired> {
+    let donors = w.options.donors.as_ref()?;
+    let mut inputs = vec![
+        Input::Source {
+            name: format!("donor/{STATIC_MESH}"),
+            path: donors.static_mesh_file.clone(),
+        },
+        Input::Source {
+            name: format!("donor/{ACTOR}"),
+            path: donors.actor_file.clone(),
+        },
+    ];
+    inputs.extend(donors.tocs.iter().map(|(name, path)| Input::Source {
+        name: name.clone(),
+        path: path.clone(),
+    }));
+    Some(Wired {
+        params: json!({"static_mesh": donors.static_mesh, "actor": donors.actor}).to_string(),
+        inputs,
+    })
+}
+
+fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+    let file = label(step, "pipeline.toml [donors]");
+    let params: Params = params(step, &file)?;
+    let tocs: Vec<(&String, forge_iostore::Toc)> = inputs
+        .iter()
+        .filter(|(name, _)| name.starts_with(TOC_PREFIX))
+        .map(|(name, bytes)| forge_iostore::Toc::parse(bytes).map(|t| (name, t)))
+        .collect::<Result<_, _>>()
+        .map_err(|e| vec![finding(e.code, &file, e.message)])?;
+    let mut out = Vec::new();
+    for (output, path, class) in [
+        (
+            STATIC_MESH,
+            &params.static_mesh,
+            forge_mesh::unreal::STATIC_MESH_CLASS,
+        ),
+        (
+            ACTOR,
+            &params.actor,
+            "/Script/Engine.BlueprintGeneratedClass",
+        ),
+    ] {
+        let bytes = input(inputs, &format!("donor/{output}"), &file)?;
+        check(path, bytes, &tocs, class).map_err(|why| vec![finding(why.0, &file, why.1)])?;
+        out.push((output.to_string(), bytes.to_vec()));
+    }
+    Ok(out)
+}
+
+/// The donor is in a TOC with these very bytes, is the package `path`, and has an
+/// export of `class`.
+fn check(
+    path: &str,
+    bytes: &[u8],
+    tocs: &[(&String, forge_iostore::Toc)],
+    class: &str,
+) -> Result<(), (&'static str, String)> {
+    let id = ChunkId::new(ids::name_hash(path), 0, ids::EXPORT_BUNDLE_DATA);
+    let recorded = tocs.iter().find_map(|(_, toc)| {
+        let entry = toc.chunks.iter().position(|c| *c == id)?;
+        toc.metas.get(entry).map(|m| m.hash)
+    });
+    if recorded != Some(forge_iostore::hash160(bytes)) {
+        return Err(("donor_changed", format!("the extracted {path} does not match its container's hash; cook again to extract it afresh")));
+    }
+    let package = Package::read(bytes).map_err(|e| (e.code, format!("{path}: {}", e.message)))?;
+    if package.header.package_name().as_deref() != Some(path) {
+        return Err((
+            "donor_misnamed",
+            format!(
+                "{path} holds the package {:?}",
+                package.header.package_name()
+            ),
+        ));
+    }
+    if package.export_of_class(class).is_none() {
+        return Err((
+            "donor_wrong_class",
+            format!("{path} has no {class} export, so it cannot be this donor"),
+        ));
+    }
+    Ok(())
+}

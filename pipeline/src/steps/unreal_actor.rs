@@ -1,0 +1,37 @@
+//! `unreal_actor`: the block's actor as the cooked UE package `BP_<block>`, written over
+//! the donor actor Blueprint. Planned only when the cook has donors.
+
+use super::{
+    actor, diagnostic, donors, input, label, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired,
+};
+use crate::graph::Step;
+use crate::wiring::Wiring;
+
+pub static KIND: StepKind = StepKind {
+    name: "unreal_actor",
+    version: 1,
+    scope: Scope::Block,
+    lands: Lands::Cooked,
+    outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
+    wire,
+    cook,
+};
+
+pub const OUTPUT: &str = "actor.uasset";
+const DONOR: &str = "donor.uasset";
+
+fn wire(w: &Wiring) -> Option<Wired> {
+    Wired::inputs(vec![
+        w.upstream(actor::OUTPUT, &actor::KIND, actor::OUTPUT),
+        donors::of_pack(w, DONOR, donors::ACTOR)?,
+    ])
+}
+
+fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+    let file = label(step, "pipeline.toml [donors] actor");
+    let document = forge_actor::Actor::from_json(input(inputs, actor::OUTPUT, &file)?)
+        .map_err(|e| super::bad_intermediate(&file, "actor", e))?;
+    let bytes = forge_actor::unreal::package(input(inputs, DONOR, &file)?, &document)
+        .map_err(|e| diagnostic(&file, &e))?;
+    Ok(vec![(OUTPUT.to_string(), bytes)])
+}
