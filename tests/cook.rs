@@ -15,9 +15,10 @@ fn cold_then_noop_cook() {
     assert_eq!(summary["cached"], 0);
     let steps = summary["steps"].as_u64().unwrap();
     assert_eq!(summary["run"].as_u64().unwrap(), steps);
-    // Two validation steps and one assembly per pack; per block an import, a mesh, an
-    // actor, a collision model, MOPP code, polyhedra, the ray checks and the tags.
-    assert_eq!(steps, 3 * 3 + 8 * (23 + 20 + 12));
+    // Two validation steps, the donors and one assembly per pack; per block an import, a
+    // mesh, an actor, their two Unreal packages, a collision model, MOPP code, polyhedra,
+    // the ray checks and the tags.
+    assert_eq!(steps, 3 * 4 + 10 * (23 + 20 + 12));
     assert!(ws
         .path("build/game/foundry/all/content/foundry_P.utoc")
         .is_file());
@@ -100,7 +101,8 @@ fn one_model_edit_reruns_that_block_and_the_assembly() {
             "foundry/assemble/all",
             "foundry/checks/floor_2x2",
             "foundry/import/floor_2x2",
-            "foundry/mesh/floor_2x2"
+            "foundry/mesh/floor_2x2",
+            "foundry/unreal_mesh/floor_2x2"
         ]
     );
     assert!(
@@ -417,13 +419,13 @@ fn a_broken_model_fails_its_block_and_keep_going_finishes_the_rest() {
     assert_eq!(failed, ["foundry/import/wall_2"]);
     assert_eq!(
         report["summary"]["run"].as_u64().unwrap(),
-        2 + 8 * 22 + 4,
+        3 + 10 * 22 + 4,
         "every other block still cooked, and wall_2's collision and tags"
     );
     assert_eq!(
         report["summary"]["skipped"].as_u64().unwrap(),
-        4,
-        "wall_2's mesh, actor and checks, and the assembly"
+        6,
+        "wall_2's mesh, actor, Unreal packages and checks, and the assembly"
     );
     assert!(
         !ws.path("build/game").exists(),

@@ -30,9 +30,31 @@ pub fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// The donors the tests cook with: UE 5.8 fixture packages in a small Paks folder
+/// (`tests/data/donor-paks`, made by `forge-packgen donor-paks` from `tests/data/donors`).
+pub const DONOR_MESH: &str = "/Game/Fixtures/Meshes/SM_Fixture";
+pub const DONOR_ACTOR: &str = "/Game/Fixtures/Blueprints/BP_Components";
+
+pub fn donor_paks() -> PathBuf {
+    repo().join("tests/data/donor-paks")
+}
+
 impl Workspace {
-    /// A workspace with the given stock packs and a configuration that builds them.
+    /// A workspace with the given stock packs and a configuration that builds them with
+    /// the test donors, as a pack author with the game installed would.
     pub fn with_packs(packs: &[&str]) -> Workspace {
+        let ws = Workspace::without_donors(packs);
+        let donors = format!(
+            "[donors]\npaks = {:?}\nstatic_mesh = \"{DONOR_MESH}\"\nactor = \"{DONOR_ACTOR}\"\n",
+            donor_paks().display().to_string()
+        );
+        let toml = std::fs::read_to_string(ws.path("pipeline.toml")).unwrap();
+        std::fs::write(ws.path("pipeline.toml"), toml + &donors).unwrap();
+        ws
+    }
+
+    /// A workspace with the given stock packs and no donors: its sets are not installable.
+    pub fn without_donors(packs: &[&str]) -> Workspace {
         let dir = tempfile::tempdir().unwrap();
         let mut toml = String::from("[build]\nout = \"build\"\n\n");
         for pack in packs {

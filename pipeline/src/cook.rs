@@ -358,10 +358,19 @@ fn sealable(options: &Options, run: &Attempt) -> Option<(seal::Sealed, Vec<std::
     for step in &run.graph.steps {
         for input in &step.inputs {
             if let crate::graph::Input::Source { path, .. } = input {
-                paths.extend(path.ancestors().skip(1).take(2).map(|p| p.to_path_buf()));
+                // A pack's folders are listed to find its sources; the donors are found
+                // in the Paks folder, and only its TOCs and containers matter.
+                if config.packs.iter().any(|p| path.starts_with(&p.dir)) {
+                    paths.extend(path.ancestors().skip(1).take(2).map(|p| p.to_path_buf()));
+                } else if path.extension().is_some_and(|x| x == "utoc") {
+                    paths.insert(path.with_extension("ucas"));
+                }
                 paths.insert(path.clone());
             }
         }
+    }
+    if let Some(donors) = &config.donors {
+        paths.insert(donors.paks.clone());
     }
     for set in &run.sets {
         let pack = &config.packs[set.pack];

@@ -276,8 +276,10 @@ pub fn uninstallable_blocks(catalog: &Catalog, packages: &BTreeSet<String>) -> V
         .iter()
         .filter(|b| {
             let dir = format!("{root}{}/", b.id);
-            !packages.contains(&format!("{dir}SM_{}", b.id))
-                || !packages.contains(&format!("{dir}BP_{}", b.id))
+            // A block with no crate at all is a ghost block, reported as that.
+            packages.contains(&format!("{dir}crate"))
+                && (!packages.contains(&format!("{dir}SM_{}", b.id))
+                    || !packages.contains(&format!("{dir}BP_{}", b.id)))
         })
         .map(|b| b.id.as_str())
         .collect();

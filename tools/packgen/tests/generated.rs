@@ -137,3 +137,19 @@ fn synthetic_packs_are_deterministic_and_valid_at_256_blocks() {
     .unwrap();
     assert!(mesh.triangles.len() >= 500);
 }
+
+#[test]
+fn the_donor_paks_are_what_the_generator_makes_from_the_donors() {
+    let out = tempfile::tempdir().unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_forge-packgen"))
+        .arg("donor-paks")
+        .arg(repo().join("tests/data/donors"))
+        .arg(out.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(
+        tree(out.path()),
+        tree(&repo().join("tests/data/donor-paks"))
+    );
+}
