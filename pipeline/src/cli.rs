@@ -154,6 +154,10 @@ enum Forge {
         file: PathBuf,
         #[arg(long)]
         json: bool,
+        /// A global container (`global.utoc`, `.ucas` beside it) to name every script
+        /// class a package imports; without it, only the classes Forge packages use.
+        #[arg(long, value_name = "UTOC")]
+        global: Option<PathBuf>,
     },
 }
 
@@ -251,7 +255,9 @@ fn dispatch(cli: Cli) -> Result<i32> {
         }
         Forge::Validate { packs, slug, json } => validate(&packs, slug.as_deref(), json),
         Forge::Compat { old, new, json } => compare(&old, &new, json),
-        Forge::Inspect { file, json } => crate::inspect::inspect(&file, json),
+        Forge::Inspect { file, json, global } => {
+            crate::inspect::inspect(&file, json, global.as_deref())
+        }
         Forge::Render {
             pack,
             only,

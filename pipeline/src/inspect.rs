@@ -10,14 +10,22 @@ use forge_gltf::ImportedMesh;
 use forge_mesh::StaticMesh;
 use serde_json::{json, Value};
 
+mod package;
+
 /// A reader's error, placed at the file.
 fn fail<E: std::fmt::Display>(path: &Path) -> impl Fn(E) -> anyhow::Error + '_ {
     move |e| anyhow!("{}: {e}", path.display())
 }
 
-pub fn inspect(path: &Path, as_json: bool) -> Result<i32> {
+pub fn inspect(path: &Path, as_json: bool, global: Option<&Path>) -> Result<i32> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let (summary, text) = if bytes.starts_with(b"FGIM") {
+    let is_package = path
+        .extension()
+        .is_some_and(|x| x == "uasset" || x == "umap");
+    let (summary, text) = if is_package {
+        let parsed = forge_package::Package::read(&bytes).map_err(fail(path))?;
+        package::summary(&parsed, &package::Names::load(global)?)
+    } else if bytes.starts_with(b"FGIM") {
         imported_mesh(&ImportedMesh::from_bytes(&bytes).map_err(fail(path))?)
     } else if bytes.starts_with(b"FMSH") {
         static_mesh(&StaticMesh::from_bytes(&bytes).map_err(fail(path))?)
