@@ -279,6 +279,14 @@ impl MeshExport {
     }
 }
 
+impl MeshExport {
+    /// Whether the Nanite block holds root data (strip flags, resource flags and the
+    /// streamable-pages index come before the RootData array's count).
+    pub fn has_nanite(&self) -> bool {
+        self.nanite.get(10..14).is_some_and(|c| c != [0; 4])
+    }
+}
+
 fn read_lod(r: &mut Reader, bytes: &[u8]) -> Result<Lod> {
     let at = r.position();
     let lod_strip = strip(r)?;

@@ -235,6 +235,7 @@ fn the_fixture_static_meshes_read_to_their_end_and_write_back() {
         let mesh = forge_package::static_mesh::MeshExport::read(&package.exports[index], none)
             .unwrap_or_else(|e| panic!("{path}: {e}"));
         assert!(!mesh.lods[0].positions.is_empty(), "{path}");
+        assert_eq!(mesh.has_nanite(), path.contains("SM_Nanite"), "{path}");
         assert_eq!(mesh.to_bytes(), package.exports[index], "{path}");
         meshes += 1;
     }
