@@ -125,3 +125,16 @@ fn a_donor_without_a_mesh_component_is_refused_with_a_code() {
     let err = forge_actor::unreal::package(&mesh, &lamp()).unwrap_err();
     assert_eq!(err.code, "donor_not_blueprint");
 }
+
+#[test]
+fn a_damaged_donor_is_refused_or_rewritten_never_a_panic() {
+    let actor = lamp();
+    let good = donor();
+    for at in 0..good.len() {
+        let mut bad = good.clone();
+        bad[at] ^= 0x41;
+        if let Ok(bytes) = forge_actor::unreal::package(&bad, &actor) {
+            Package::read(&bytes).expect("what the rewrite writes reads back");
+        }
+    }
+}

@@ -79,3 +79,16 @@ fn a_package_that_is_not_a_static_mesh_is_refused_with_a_code() {
     let err = forge_mesh::unreal::package(b"not a package", &mesh).unwrap_err();
     assert!(err.code.starts_with("package_"), "{}", err.code);
 }
+
+#[test]
+fn a_damaged_donor_is_refused_or_rewritten_never_a_panic() {
+    let mesh = forge_mesh::cook("demo", "ramp", &ramp()).unwrap();
+    let good = donor("SM_Fixture.uasset");
+    for at in 0..good.len() {
+        let mut bad = good.clone();
+        bad[at] ^= 0x41;
+        if let Ok(bytes) = forge_mesh::unreal::package(&bad, &mesh) {
+            Package::read(&bytes).expect("what the rewrite writes reads back");
+        }
+    }
+}

@@ -413,7 +413,11 @@ fn write_lod(
     w.raw(&lod_strip);
     w.u32(g.sections.len() as u32);
     for &(material, first, count) in &g.sections {
-        let used = &g.triangles[first as usize..(first + count) as usize];
+        let range = first as usize..first as usize + count as usize;
+        let used = g
+            .triangles
+            .get(range)
+            .ok_or_else(|| bad("a section runs past the last triangle"))?;
         let min = used.iter().flatten().min().copied().unwrap_or(0);
         let max = used.iter().flatten().max().copied().unwrap_or(0);
         for x in [material, first * 3, count, min, max, 1, 1, 0, 1, 1] {
