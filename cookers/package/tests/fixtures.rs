@@ -1,5 +1,8 @@
-//! Round trips of every package in the UE 5.8 fixture builds. These read `../shared`, and
-//! skip with a printed reason when it is absent.
+//! Round trips of every package in the UE 5.8 fixture builds. The packages and container
+//! headers of both builds are copied into `tests/data/ue58-fixtures/` (Apache-2.0, from
+//! CUE4Parse; `forge-packgen fixture-packages`), so these always run; the tests that need
+//! the original containers or the global container read `../shared` and skip with a
+//! printed reason when it is absent.
 
 use std::path::{Path, PathBuf};
 
@@ -21,10 +24,21 @@ const BUILDS: [&str; 2] = [
     "unversioned/CUE4ParseFixtures-Minimal-Uncompressed-Windows",
 ];
 
+/// The repository's copies of the two builds' packages.
+fn copies() -> [PathBuf; 2] {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/ue58-fixtures");
+    [dir.join("Tagged"), dir.join("Unversioned")]
+}
+
 /// Every chunk of `kind` in a build, with its TOC path.
 fn chunks(dir: &Path, build: &str, kind: u8) -> Vec<(String, Vec<u8>)> {
-    let toc = Toc::parse(&std::fs::read(dir.join(format!("{build}.utoc"))).unwrap()).unwrap();
-    let ucas = std::fs::read(dir.join(format!("{build}.ucas"))).unwrap();
+    chunks_of(&dir.join(build), kind)
+}
+
+/// Every chunk of `kind` in the container `stem`.utoc/.ucas, with its TOC path.
+fn chunks_of(stem: &Path, kind: u8) -> Vec<(String, Vec<u8>)> {
+    let toc = Toc::parse(&std::fs::read(stem.with_extension("utoc")).unwrap()).unwrap();
+    let ucas = std::fs::read(stem.with_extension("ucas")).unwrap();
     let paths: std::collections::BTreeMap<u32, String> = toc
         .directory
         .as_ref()
@@ -49,10 +63,10 @@ fn chunks(dir: &Path, build: &str, kind: u8) -> Vec<(String, Vec<u8>)> {
 
 #[test]
 fn every_fixture_package_reads_and_writes_back_byte_for_byte() {
-    let Some(dir) = fixtures() else { return };
     let mut count = 0;
-    for build in BUILDS {
-        for (path, bytes) in chunks(&dir, build, 1) {
+    for copy in copies() {
+        let build = copy.display();
+        for (path, bytes) in chunks_of(&copy, 1) {
             let package = Package::read(&bytes).unwrap_or_else(|e| panic!("{build} {path}: {e}"));
             assert!(package.header.package_name().is_some(), "{path}");
             let written = package.to_bytes();
@@ -65,6 +79,23 @@ fn every_fixture_package_reads_and_writes_back_byte_for_byte() {
         }
     }
     assert_eq!(count, 194);
+}
+
+#[test]
+fn the_copies_hold_the_fixture_builds_packages_and_headers_unchanged() {
+    let Some(dir) = fixtures() else { return };
+    for (build, copy) in BUILDS.iter().zip(copies()) {
+        for kind in [1, 6] {
+            let sorted = |mut list: Vec<(String, Vec<u8>)>| {
+                list.sort_by(|a, b| a.1.cmp(&b.1));
+                list.into_iter().map(|c| c.1).collect::<Vec<_>>()
+            };
+            assert!(
+                sorted(chunks_of(&copy, kind)) == sorted(chunks(&dir, build, kind)),
+                "{build}, chunk type {kind}"
+            );
+        }
+    }
 }
 
 /// Where two byte strings first differ, for a message that fits on a screen.
@@ -85,9 +116,9 @@ fn difference(written: &[u8], read: &[u8]) -> String {
 
 #[test]
 fn the_fixture_container_headers_read_and_write_back_and_match_the_packages() {
-    let Some(dir) = fixtures() else { return };
-    for build in BUILDS {
-        let [(_, bytes)] = &chunks(&dir, build, 6)[..] else {
+    for copy in copies() {
+        let build = copy.display();
+        let [(_, bytes)] = &chunks_of(&copy, 6)[..] else {
             panic!("{build}: not one container header")
         };
         let header = forge_package::ContainerHeader::read(bytes).unwrap();
@@ -97,7 +128,7 @@ fn the_fixture_container_headers_read_and_write_back_and_match_the_packages() {
             "{build}: {}",
             difference(&written, bytes)
         );
-        let packages = chunks(&dir, build, 1);
+        let packages = chunks_of(&copy, 1);
         assert_eq!(header.packages.len(), packages.len());
         for (path, bytes) in packages {
             let package = Package::read(&bytes).unwrap();
@@ -175,7 +206,6 @@ fn export_path(package: &Package, index: usize) -> String {
 /// the donors' exports all do, and most others.
 #[test]
 fn tagged_exports_start_with_a_property_list_that_writes_back() {
-    let Some(dir) = fixtures() else { return };
     const DONORS: [&str; 3] = [
         "/SM_Fixture.uasset",
         "/BP_Components.uasset",
@@ -185,7 +215,7 @@ fn tagged_exports_start_with_a_property_list_that_writes_back() {
     let class =
         forge_package::object_index::script_import("/Script/Engine.BlueprintGeneratedClass");
     let (mut lists, mut others) = (0, 0);
-    for (path, bytes) in chunks(&dir, BUILDS[0], 1) {
+    for (path, bytes) in chunks_of(&copies()[0], 1) {
         let package = Package::read(&bytes).unwrap();
         let Some(none) = package.header.names.iter().position(|n| n == "None") else {
             continue;
@@ -216,9 +246,8 @@ fn tagged_exports_start_with_a_property_list_that_writes_back() {
 
 #[test]
 fn the_fixture_static_meshes_read_to_their_end_and_write_back() {
-    let Some(dir) = fixtures() else { return };
     let mut meshes = 0;
-    for (path, bytes) in chunks(&dir, BUILDS[0], 1) {
+    for (path, bytes) in chunks_of(&copies()[0], 1) {
         if !path.contains("/Meshes/SM_") {
             continue;
         }

@@ -4,6 +4,7 @@
 //! checked-in `forge-packs/` can be compared against a fresh run (a test does).
 
 mod donor_paks;
+mod fixture_packages;
 mod gltf_out;
 mod kit;
 mod packs;
@@ -22,7 +23,8 @@ use solid::Role;
 
 const USAGE: &str = "usage: forge-packgen [OUT_DIR]   (the stock packs; default forge-packs)
        forge-packgen synth OUT [--blocks N] [--triangles T] [--hulls H] [--seed S] [--id ID]
-       forge-packgen donor-paks DONORS OUT   (a Paks folder holding the donor packages)";
+       forge-packgen donor-paks DONORS OUT   (a Paks folder holding the donor packages)
+       forge-packgen fixture-packages SOURCE.utoc OUT.utoc   (a container's packages only)";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -42,6 +44,12 @@ fn main() -> Result<()> {
             anyhow::bail!("donor-paks needs the donor folder and the output folder\n{USAGE}");
         };
         return donor_paks::write(Path::new(donors), Path::new(out));
+    }
+    if args.first().map(String::as_str) == Some("fixture-packages") {
+        let [source, out] = &args[1..] else {
+            anyhow::bail!("fixture-packages needs the source .utoc and the output .utoc\n{USAGE}");
+        };
+        return fixture_packages::write(Path::new(source), Path::new(out));
     }
     let out = args
         .first()
