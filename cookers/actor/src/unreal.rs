@@ -183,20 +183,26 @@ fn float_tag(package: &mut Package, name: &str, value: f32) -> Tag {
     )
 }
 
+/// A `TEnumAsByte` property: a ByteProperty of the enum, its value the enumerator's name.
+fn byte_enum_tag(package: &mut Package, name: &str, enumeration: &str, value: &str) -> Tag {
+    Tag::new(
+        package.intern(name),
+        type_of(
+            package,
+            &[("ByteProperty", 1), (enumeration, 1), ("/Script/Engine", 0)],
+        ),
+        name_value(package, &format!("{enumeration}::{value}")),
+    )
+}
+
 /// BodyInstance { CollisionEnabled = NoCollision, CollisionProfileName = NoCollision }:
 /// the Blam simulation owns collision, so the visual mesh takes part in none.
 fn no_collision(package: &mut Package) -> Tag {
-    let enabled = Tag::new(
-        package.intern("CollisionEnabled"),
-        type_of(
-            package,
-            &[
-                ("ByteProperty", 1),
-                ("ECollisionEnabled", 1),
-                ("/Script/Engine", 0),
-            ],
-        ),
-        name_value(package, "ECollisionEnabled::NoCollision"),
+    let enabled = byte_enum_tag(
+        package,
+        "CollisionEnabled",
+        "ECollisionEnabled",
+        "NoCollision",
     );
     let profile = Tag::new(
         package.intern("CollisionProfileName"),
@@ -250,6 +256,24 @@ fn set_light(package: &mut Package, list: &mut TagList, light: &crate::PointLigh
             light.inverse_squared_falloff,
         ),
     );
+    set(
+        list,
+        byte_enum_tag(package, "Mobility", "EComponentMobility", &light.mobility),
+    );
+    let units = Tag::new(
+        package.intern("IntensityUnits"),
+        type_of(
+            package,
+            &[
+                ("EnumProperty", 2),
+                ("ELightUnits", 1),
+                ("/Script/Engine", 0),
+                ("ByteProperty", 0),
+            ],
+        ),
+        name_value(package, &format!("ELightUnits::{}", light.intensity_units)),
+    );
+    set(list, units);
     let [r, g, b] = light
         .light_color
         .map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8);

@@ -138,3 +138,58 @@ fn a_damaged_donor_is_refused_or_rewritten_never_a_panic() {
         }
     }
 }
+
+/// BP_Components with its FixtureRoot scene component turned into a PointLightComponent,
+/// standing in for a game donor with a light (no fixture has one).
+fn donor_with_light() -> Vec<u8> {
+    let mut package = Package::read(&donor()).unwrap();
+    let light = forge_package::object_index::script_import(forge_actor::unreal::LIGHT_COMPONENT);
+    package.header.imports.push(light);
+    let root = package.export_named("FixtureRoot_GEN_VARIABLE").unwrap();
+    package.header.exports[root].class = light;
+    package.to_bytes()
+}
+
+#[test]
+fn a_donor_with_a_point_light_carries_the_documents_light() {
+    let actor = lamp();
+    let package =
+        Package::read(&forge_actor::unreal::package(&donor_with_light(), &actor).unwrap()).unwrap();
+    assert!(forge_actor::unreal::carries_light(&package));
+    let light = actor.light.as_ref().unwrap();
+    let list = properties(&package, "FixtureRoot_GEN_VARIABLE").list;
+    let value = |name: &str| {
+        list.tags
+            .iter()
+            .find(|t| package.header.name_of(t.name).unwrap() == name)
+            .unwrap_or_else(|| panic!("no {name} on the light"))
+    };
+    assert_eq!(
+        value("Intensity").value,
+        (light.intensity as f32).to_le_bytes()
+    );
+    assert_eq!(
+        value("AttenuationRadius").value,
+        (light.attenuation_radius_cm as f32).to_le_bytes()
+    );
+    assert_eq!(
+        value("RelativeLocation").value,
+        forge_package::properties::vector_bytes(light.relative_location_cm)
+    );
+    assert_eq!(value("LightColor").value, [255, 255, 255, 255]);
+    assert_eq!(
+        value("CastShadows").flags & forge_package::properties::FLAG_BOOL_TRUE,
+        0
+    );
+    let units = &value("IntensityUnits").value;
+    assert_eq!(
+        package
+            .header
+            .name_of(
+                forge_package::names::MappedName::read(&mut forge_bytes::Reader::new(units))
+                    .unwrap()
+            )
+            .unwrap(),
+        "ELightUnits::Candelas"
+    );
+}
