@@ -108,19 +108,25 @@ fn a_cook_without_donors_checks_everything_but_pack_refuses_the_set() {
     assert!(!ws.path("roadworks.mjolnir").exists());
 }
 
-#[test]
-fn a_donor_that_is_not_in_the_paks_is_named() {
-    let ws = Workspace::without_donors(&["roadworks"]);
-    let out = ws.mjolnir(&[
+/// A cook of `ws` with the test Paks and these donors.
+fn cook_with(ws: &Workspace, mesh: &str, actor: &str) -> std::process::Output {
+    let paks = support::donor_paks();
+    ws.mjolnir(&[
         "forge",
         "cook",
         "--paks",
-        support::donor_paks().to_str().unwrap(),
+        paks.to_str().unwrap(),
         "--donor-mesh",
-        "/Game/Props/SM_Missing",
+        mesh,
         "--donor-actor",
-        support::DONOR_ACTOR,
-    ]);
+        actor,
+    ])
+}
+
+#[test]
+fn a_donor_that_is_not_in_the_paks_is_named() {
+    let ws = Workspace::without_donors(&["roadworks"]);
+    let out = cook_with(&ws, "/Game/Props/SM_Missing", support::DONOR_ACTOR);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("donor_not_found") && stderr(&out).contains("/Game/Props/SM_Missing"),
@@ -139,20 +145,12 @@ fn a_donor_that_is_not_in_the_paks_is_named() {
         stderr(&out)
     );
     // The actor donor named as the mesh: found, but the wrong kind of package.
-    let out = ws.mjolnir(&[
-        "forge",
-        "cook",
-        "--paks",
-        support::donor_paks().to_str().unwrap(),
-        "--donor-mesh",
-        support::DONOR_ACTOR,
-        "--donor-actor",
-        support::DONOR_ACTOR,
-    ]);
+    let out = cook_with(&ws, support::DONOR_ACTOR, support::DONOR_ACTOR);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).contains("donor_wrong_class"),
         "{}",
         stderr(&out)
     );
+    assert!(!ws.path("build/game").exists(), "nothing is materialized");
 }

@@ -456,6 +456,7 @@ fn finish(
         "materialized": {"written": materialized.written, "removed": materialized.removed},
         "line": line,
         "render": config.render,
+        "installable": config.donors.is_some(),
     });
     let steps = step_records.unwrap_or_else(|| report::serialize_steps(&graph, &results));
     let full = report::Report {
@@ -481,6 +482,9 @@ fn finish(
         );
     } else {
         println!("{line}");
+        if ok && config.donors.is_none() {
+            eprintln!("note: cooked without donors, so no set is installable; docs/donors.md says how to add them");
+        }
     }
     // The process ends next; freeing every step, output and cache entry first only costs
     // a no-op cook time.

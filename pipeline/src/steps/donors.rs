@@ -8,7 +8,7 @@ use forge_package::Package;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{finding, input, label, params, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired};
+use super::{finding, input, params, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired};
 use crate::graph::{Input, Step};
 use crate::wiring::Wiring;
 
@@ -25,6 +25,8 @@ pub static KIND: StepKind = StepKind {
 pub const STATIC_MESH: &str = "static_mesh.uasset";
 pub const ACTOR: &str = "actor.uasset";
 const TOC_PREFIX: &str = "paks/";
+/// Where a donor error points: the donors are the configuration's, not a pack's.
+const DONORS_FILE: &str = "pipeline.toml [donors]";
 
 #[derive(Deserialize)]
 struct Params {
@@ -61,7 +63,7 @@ fn wire(w: &Wiring) -> Option<Wired> {
 }
 
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
-    let file = label(step, "pipeline.toml [donors]");
+    let file = DONORS_FILE.to_string();
     let params: Params = params(step, &file)?;
     let tocs: Vec<(&String, forge_iostore::Toc)> = inputs
         .iter()

@@ -28,7 +28,7 @@ fn wire(w: &Wiring) -> Option<Wired> {
 }
 
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
-    let file = label(step, "pipeline.toml [donors] actor");
+    let file = label(step, super::block(step));
     let document = forge_actor::Actor::from_json(input(inputs, actor::OUTPUT, &file)?)
         .map_err(|e| super::bad_intermediate(&file, "actor", e))?;
     let bytes = forge_actor::unreal::package(input(inputs, DONOR, &file)?, &document)

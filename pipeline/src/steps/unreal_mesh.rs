@@ -28,7 +28,7 @@ fn wire(w: &Wiring) -> Option<Wired> {
 }
 
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
-    let file = label(step, "pipeline.toml [donors] static_mesh");
+    let file = label(step, super::block(step));
     let mesh = mesh::read(inputs, &file)?;
     let donor = super::input(inputs, DONOR, &file)?;
     let bytes = forge_mesh::unreal::package(donor, &mesh).map_err(|e| diagnostic(&file, &e))?;
