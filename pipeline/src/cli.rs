@@ -35,6 +35,42 @@ enum Command {
     /// The author signing key.
     #[command(subcommand)]
     Key(Key),
+    /// Maps that use Forge packs.
+    #[command(subcommand)]
+    Map(Map),
+}
+
+#[derive(Subcommand)]
+enum Map {
+    /// The palette stage of a standalone bake: check the level's packs and blocks against
+    /// their catalogs and the Paks, and write palette.json.
+    Bake {
+        level: PathBuf,
+        /// A folder of containers the bake reads the crates from (repeatable).
+        #[arg(long = "paks", value_name = "DIR", required = true)]
+        paks: Vec<PathBuf>,
+        /// A release of a listed pack: a cooked set, a pack folder or a .mjolnir (repeatable).
+        #[arg(long = "pack", value_name = "PATH")]
+        packs: Vec<PathBuf>,
+        /// Where palette.json goes (default build/maps/<slug>/palette.json).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Pack a baked map into a .mjolnir release with a ^version dependency on each pack.
+    Pack {
+        level: PathBuf,
+        /// The folder holding the baked map's .utoc/.ucas containers.
+        #[arg(long)]
+        content: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, conflicts_with = "sign_seed")]
+        sign: bool,
+        #[arg(long, value_name = "FILE")]
+        sign_seed: Option<PathBuf>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -218,6 +254,36 @@ fn dispatch(cli: Cli) -> Result<i32> {
         Command::Forge(forge) => forge,
         Command::Key(Key::New { force }) => return crate::release::key_new(force),
         Command::Key(Key::Show) => return crate::release::key_show(),
+        Command::Map(Map::Bake {
+            level,
+            paks,
+            packs,
+            out,
+            json,
+        }) => {
+            return crate::map::bake(&crate::map::BakeArgs {
+                level,
+                paks,
+                packs,
+                out,
+                json,
+            })
+        }
+        Command::Map(Map::Pack {
+            level,
+            content,
+            out,
+            sign,
+            sign_seed,
+        }) => {
+            return crate::map::pack(&crate::map::PackArgs {
+                level,
+                content,
+                out,
+                sign,
+                sign_seed,
+            })
+        }
     };
     match forge {
         Forge::Cook(args) => {
@@ -370,7 +436,7 @@ fn dispatch(cli: Cli) -> Result<i32> {
     }
 }
 
-fn print_findings(findings: &[Diagnostic], as_json: bool) {
+pub(crate) fn print_findings(findings: &[Diagnostic], as_json: bool) {
     if as_json {
         println!(
             "{}",
@@ -392,11 +458,11 @@ fn exit_code(findings: &[Diagnostic]) -> i32 {
 }
 
 /// Reads a pack for checking: its manifest, and its geometry when present.
-struct LoadedPack {
-    label: String,
-    manifest: Option<Manifest>,
+pub(crate) struct LoadedPack {
+    pub label: String,
+    pub manifest: Option<Manifest>,
     geometry: Option<GeometrySource>,
-    findings: Vec<Diagnostic>,
+    pub findings: Vec<Diagnostic>,
 }
 
 fn load_pack_dir(dir: &Path) -> Result<LoadedPack> {
@@ -442,7 +508,7 @@ fn load_manifest_text(label: &str, text: &str) -> LoadedPack {
 }
 
 /// A pack folder, a manifest file, or a `.mjolnir` archive (its `mjolnir.json`).
-fn load_release(path: &Path) -> Result<LoadedPack> {
+pub(crate) fn load_release(path: &Path) -> Result<LoadedPack> {
     if path.is_dir() {
         return load_pack_dir(path);
     }

@@ -28,7 +28,7 @@ pub struct DonorFiles {
 }
 
 pub fn extract(donors: &Donors, out: &Path) -> Result<DonorFiles> {
-    let tocs = read_tocs(&donors.paks)?;
+    let tocs = crate::paks::read_tocs(&donors.paks)?;
     let mut used = Vec::new();
     let mut files = Vec::new();
     for (role, package) in [
@@ -66,36 +66,6 @@ pub fn extract(donors: &Donors, out: &Path) -> Result<DonorFiles> {
         actor_file,
         tocs: used,
     })
-}
-
-/// Every `.utoc` in the folder, parsed, in name order.
-fn read_tocs(paks: &Path) -> Result<Vec<(PathBuf, Toc)>> {
-    let listing = std::fs::read_dir(paks).map_err(|e| {
-        anyhow!(
-            "error[paks_missing]: cannot read the Paks folder {}: {e}",
-            paks.display()
-        )
-    })?;
-    let mut paths: Vec<PathBuf> = listing
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "utoc"))
-        .collect();
-    paths.sort();
-    if paths.is_empty() {
-        bail!(
-            "error[paks_missing]: {} holds no .utoc containers",
-            paks.display()
-        );
-    }
-    paths
-        .into_iter()
-        .map(|p| {
-            let bytes =
-                std::fs::read(&p).with_context(|| format!("cannot read {}", p.display()))?;
-            let toc = Toc::parse(&bytes).map_err(|e| anyhow!("{}: {e}", p.display()))?;
-            Ok((p, toc))
-        })
-        .collect()
 }
 
 fn find<'a>(tocs: &'a [(PathBuf, Toc)], package: &str) -> Option<(&'a PathBuf, &'a Toc, usize)> {

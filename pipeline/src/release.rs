@@ -156,9 +156,20 @@ fn signed_at() -> String {
 
 pub fn pack(args: &PackArgs) -> Result<i32> {
     let manifest = read(&args.manifest)?;
+    let content = read_content(&args.content)?;
+    let readme = args.readme.as_deref().map(read).transpose()?;
+    let changes = args.changes.as_deref().map(read).transpose()?;
+    let prepared =
+        forge_release::prepare(&manifest, &content, readme.as_deref(), changes.as_deref());
+    let key = signing_key(args.sign_seed.as_deref(), args.sign)?;
+    write_release(prepared, key.as_ref(), &args.out)
+}
+
+/// The files of a content folder, by name.
+pub fn read_content(dir: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
     let mut content = BTreeMap::new();
-    for entry in std::fs::read_dir(&args.content)
-        .with_context(|| format!("cannot read the content folder {}", args.content.display()))?
+    for entry in std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read the content folder {}", dir.display()))?
     {
         let entry = entry?;
         if entry.file_type()?.is_file() {
@@ -168,18 +179,12 @@ pub fn pack(args: &PackArgs) -> Result<i32> {
             );
         }
     }
-    let readme = args.readme.as_deref().map(read).transpose()?;
-    let changes = args.changes.as_deref().map(read).transpose()?;
-    let prepared =
-        match forge_release::prepare(&manifest, &content, readme.as_deref(), changes.as_deref()) {
-            Ok(p) => p,
-            Err(findings) => {
-                print_findings(&findings, false);
-                eprintln!("nothing was written");
-                return Ok(1);
-            }
-        };
-    let key = match (&args.sign_seed, args.sign) {
+    Ok(content)
+}
+
+/// The key `--sign-seed FILE` or `--sign` (the local author key) names, if any.
+pub fn signing_key(seed: Option<&Path>, sign: bool) -> Result<Option<signature::SigningKey>> {
+    Ok(match (seed, sign) {
         (Some(seed), _) => {
             Some(signature::key_from_seed(&read(seed)?).map_err(anyhow::Error::msg)?)
         }
@@ -193,8 +198,25 @@ pub fn pack(args: &PackArgs) -> Result<i32> {
             )
         }
         (None, false) => None,
+    })
+}
+
+/// Zips and signs a prepared release, runs the Hub's scan on the very bytes, and writes
+/// the archive and what the Hub would publish for it; nothing when anything fails.
+pub fn write_release(
+    prepared: Result<forge_release::Prepared, Vec<Finding>>,
+    key: Option<&signature::SigningKey>,
+    out: &Path,
+) -> Result<i32> {
+    let prepared = match prepared {
+        Ok(p) => p,
+        Err(findings) => {
+            print_findings(&findings, false);
+            eprintln!("nothing was written");
+            return Ok(1);
+        }
     };
-    let signer = key.as_ref().map(|k| forge_release::archive::Signer {
+    let signer = key.map(|k| forge_release::archive::Signer {
         key: k,
         signed_at: signed_at(),
     });
@@ -216,15 +238,14 @@ pub fn pack(args: &PackArgs) -> Result<i32> {
     let sha256 = signature::sha256_hex(&bytes);
     let mut catalog = prepared.catalog;
     catalog["archive_sha256"] = json!(sha256);
-    let catalog_path = hub_catalog_path(&args.out);
+    let catalog_path = hub_catalog_path(out);
     let mut catalog_bytes = serde_json::to_vec_pretty(&catalog).expect("serializes");
     catalog_bytes.push(b'\n');
-    atomic::write(&args.out, &bytes)
-        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    atomic::write(out, &bytes).with_context(|| format!("cannot write {}", out.display()))?;
     atomic::write(&catalog_path, &catalog_bytes)
         .with_context(|| format!("cannot write {}", catalog_path.display()))?;
     print_findings(&report.findings, false);
-    println!("wrote {} ({} bytes)", args.out.display(), bytes.len());
+    println!("wrote {} ({} bytes)", out.display(), bytes.len());
     println!(
         "wrote {}, what the Hub publishes for it",
         catalog_path.display()

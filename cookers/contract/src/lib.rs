@@ -30,7 +30,7 @@ pub mod json_position;
 pub mod manifest;
 pub mod version;
 
-pub use diagnostic::{Diagnostic, Severity};
+pub use diagnostic::{child, syntax_error, Diagnostic, Findings, Severity};
 pub use fields::Range;
 pub use geometry::{parse_geometry, BlockGeometry, GeometrySource, Origin};
 pub use manifest::{parse_entry, parse_manifest, Catalog, Entry, Manifest};

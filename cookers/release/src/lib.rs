@@ -13,4 +13,4 @@ pub mod rules;
 pub mod scan;
 pub mod signature;
 
-pub use prepare::{prepare, Prepared};
+pub use prepare::{prepare, prepare_map, Prepared, LAYOUT_MEMBER, LEVEL_MEMBER};

@@ -44,49 +44,7 @@ pub fn prepare(
         )]);
     };
     findings.extend(rules::publishable(&m, &text));
-    let mut members = BTreeMap::new();
-    let mut packages = std::collections::BTreeSet::new();
-    for (name, bytes) in content {
-        if name.ends_with(".pak") {
-            continue;
-        }
-        if rules::traverses(name) || name.contains('/') {
-            findings.push(error(
-                "path_traversal",
-                Some(name),
-                "container files must sit directly in the content folder",
-            ));
-            continue;
-        }
-        if let Some(finding) = rules::container_extension(name) {
-            findings.push(finding);
-            continue;
-        }
-        if name.ends_with(".utoc") {
-            let ucas = content
-                .get(&name.replace(".utoc", ".ucas"))
-                .map(Vec::as_slice);
-            let (found, held) = rules::container(name, bytes, ucas, Some(catalog));
-            findings.extend(found);
-            packages.extend(held);
-        } else if let Some(stem) = name.strip_suffix(".ucas") {
-            if !content.contains_key(&format!("{stem}.utoc")) {
-                findings.push(error(
-                    "orphan_ucas",
-                    Some(name),
-                    "the container's .utoc is missing",
-                ));
-            }
-        } else {
-            findings.push(error(
-                "forbidden_file",
-                Some(name),
-                "the content folder holds only .utoc/.ucas containers (and .pak stubs, left out)",
-            ));
-            continue;
-        }
-        members.insert(format!("content/{name}"), bytes.clone());
-    }
+    let (mut members, packages) = content_members(content, Some(catalog), &mut findings);
     if !members.keys().any(|k| k.ends_with(".utoc")) {
         findings.push(error(
             "no_content",
@@ -120,3 +78,124 @@ pub fn prepare(
         catalog: json!({"catalog": value["forge_pack"], "release_version": m.version.to_string(), "dependencies": deps}),
     })
 }
+
+/// The content folder's containers as archive members (`content/<name>`), checked: paired,
+/// well-formed, every package loadable and, given a catalog, in the pack's namespace.
+/// Returns the members and the packages they hold.
+fn content_members(
+    content: &BTreeMap<String, Vec<u8>>,
+    catalog: Option<&forge_contract::Catalog>,
+    findings: &mut Vec<Finding>,
+) -> (
+    BTreeMap<String, Vec<u8>>,
+    std::collections::BTreeSet<String>,
+) {
+    let mut members = BTreeMap::new();
+    let mut packages = std::collections::BTreeSet::new();
+    for (name, bytes) in content {
+        if name.ends_with(".pak") {
+            continue;
+        }
+        if rules::traverses(name) || name.contains('/') {
+            findings.push(error(
+                "path_traversal",
+                Some(name),
+                "container files must sit directly in the content folder",
+            ));
+            continue;
+        }
+        if let Some(finding) = rules::container_extension(name) {
+            findings.push(finding);
+            continue;
+        }
+        if name.ends_with(".utoc") {
+            let ucas = content
+                .get(&name.replace(".utoc", ".ucas"))
+                .map(Vec::as_slice);
+            let (found, held) = rules::container(name, bytes, ucas, catalog);
+            findings.extend(found);
+            packages.extend(held);
+        } else if let Some(stem) = name.strip_suffix(".ucas") {
+            if !content.contains_key(&format!("{stem}.utoc")) {
+                findings.push(error(
+                    "orphan_ucas",
+                    Some(name),
+                    "the container's .utoc is missing",
+                ));
+            }
+        } else {
+            findings.push(error(
+                "forbidden_file",
+                Some(name),
+                "the content folder holds only .utoc/.ucas containers (and .pak stubs, left out)",
+            ));
+            continue;
+        }
+        members.insert(format!("content/{name}"), bytes.clone());
+    }
+    (members, packages)
+}
+
+/// Checks a map release before packing: a manifest with a slug and no catalog (a map is
+/// not a pack), a publishable version, its containers, and the level document it carries
+/// (kept whole, `blam.forge_packs` included) with its layout.
+pub fn prepare_map(
+    manifest: &[u8],
+    level: &[u8],
+    layout: Option<&[u8]>,
+    content: &BTreeMap<String, Vec<u8>>,
+) -> Result<Prepared, Vec<Finding>> {
+    let text = String::from_utf8_lossy(manifest);
+    let (m, _) = forge_contract::parse_manifest("mjolnir.json", &text).map_err(|d| {
+        d.iter()
+            .filter(|d| d.is_error())
+            .map(|d| error("bad_manifest", Some("mjolnir.json"), d.to_string()))
+            .collect::<Vec<_>>()
+    })?;
+    let mut findings = rules::publishable(&m, &text);
+    if m.catalog().is_some() {
+        findings.push(error(
+            "map_has_catalog",
+            Some("mjolnir.json"),
+            "a map release carries no forge_pack catalog",
+        ));
+    }
+    let Some(slug) = m.slug.clone() else {
+        return Err(vec![error(
+            "missing_slug",
+            Some("mjolnir.json"),
+            "a map release names its Hub slug",
+        )]);
+    };
+    let (mut members, _) = content_members(content, None, &mut findings);
+    if !members.keys().any(|k| k.ends_with(".utoc")) {
+        findings.push(error(
+            "no_content",
+            None,
+            "there is no container to release: the baked map's",
+        ));
+    }
+    if !findings.is_empty() {
+        return Err(findings);
+    }
+    members.insert("mjolnir.json".into(), manifest.to_vec());
+    members.insert(LEVEL_MEMBER.into(), level.to_vec());
+    if let Some(layout) = layout {
+        members.insert(LAYOUT_MEMBER.into(), layout.to_vec());
+    }
+    let deps: Vec<Value> = m
+        .deps
+        .iter()
+        .map(|d| json!({"slug": d.slug, "range": d.range_text}))
+        .collect();
+    Ok(Prepared {
+        slug,
+        version: m.version.to_string(),
+        members,
+        catalog: json!({"map": m.name, "release_version": m.version.to_string(), "dependencies": deps}),
+    })
+}
+
+/// Where a map release keeps its level document and its layout.
+pub const LEVEL_MEMBER: &str = "level.json";
+pub const LAYOUT_MEMBER: &str = "layout.json";

@@ -7,6 +7,7 @@ mod donor_paks;
 mod fixture_packages;
 mod gltf_out;
 mod kit;
+mod maps;
 mod packs;
 mod piece;
 mod solid;
@@ -24,7 +25,8 @@ use solid::Role;
 const USAGE: &str = "usage: forge-packgen [OUT_DIR]   (the stock packs; default forge-packs)
        forge-packgen synth OUT [--blocks N] [--triangles T] [--hulls H] [--seed S] [--id ID]
        forge-packgen donor-paks DONORS OUT   (a Paks folder holding the donor packages)
-       forge-packgen fixture-packages SOURCE.utoc OUT.utoc   (a container's packages only)";
+       forge-packgen fixture-packages SOURCE.utoc OUT.utoc   (a container's packages only)
+       forge-packgen maps [OUT_DIR]   (the stock maps; default forge-maps)";
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -44,6 +46,15 @@ fn main() -> Result<()> {
             anyhow::bail!("donor-paks needs the donor folder and the output folder\n{USAGE}");
         };
         return donor_paks::write(Path::new(donors), Path::new(out));
+    }
+    if args.first().map(String::as_str) == Some("maps") {
+        let out = args.get(1).map_or("forge-maps", String::as_str);
+        for map in [maps::canvas(), maps::crossline()] {
+            let dir = Path::new(out).join(map.slug);
+            write(&dir.join("level.json"), &pretty(&map.level))?;
+            write(&dir.join("layout.json"), &pretty(&map.layout))?;
+        }
+        return Ok(());
     }
     if args.first().map(String::as_str) == Some("fixture-packages") {
         let [source, out] = &args[1..] else {

@@ -1,0 +1,101 @@
+//! The level document: the part of a level definition the palette bake and the map
+//! checks read, with the seed's `blam.forge_packs` fragment.
+
+use forge_contract::{child, Diagnostic, Findings};
+use serde::{Deserialize, Serialize};
+
+pub const FORMAT: &str = "mjolnir-level";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Level {
+    pub format: String,
+    pub name: String,
+    /// The map's Hub slug.
+    pub slug: String,
+    pub version: semver::Version,
+    /// `standalone`, or `canvas` (an override of the Forge canvas, which the bake refuses).
+    pub build: String,
+    /// The playable volume, pack-space metres: `[min, max]`.
+    pub bounds_m: [[f64; 3]; 2],
+    /// How many objects a layout may place: authored objects plus the native slots left.
+    pub object_budget: usize,
+    /// The map's standard palette entries (vehicles, starts, ...), which come first.
+    pub standard_palette: Vec<String>,
+    /// The placed objects, relative to this document, when the map has a layout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<String>,
+    pub blam: Blam,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Blam {
+    pub map_variant: bool,
+    #[serde(default)]
+    pub forge_packs: Vec<LevelPack>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LevelPack {
+    pub slug: String,
+    pub version: semver::Version,
+    pub blocks: Vec<LevelBlock>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LevelBlock {
+    pub id: String,
+    pub tag: String,
+}
+
+/// Reads a level document; a finding for each thing wrong with its shape.
+pub fn parse_level(file: &str, text: &str) -> Result<Level, Vec<Diagnostic>> {
+    let level: Level = serde_json::from_str(text).map_err(|e| {
+        let mut d = forge_contract::syntax_error(file, &e);
+        d.code = if e.is_syntax() || e.is_eof() {
+            "not_json"
+        } else {
+            "bad_level"
+        };
+        vec![d]
+    })?;
+    let mut f = Findings::new(file, text);
+    if level.format != FORMAT {
+        f.error(
+            "bad_level",
+            "/format",
+            format!("the format is {:?}, not {FORMAT:?}", level.format),
+        );
+    }
+    if !level.blam.map_variant {
+        f.error(
+            "not_map_variant",
+            "/blam/map_variant",
+            "a Forge palette needs a map variant (map_variant: true)",
+        );
+    }
+    let [min, max] = level.bounds_m;
+    if (0..3).any(|k| !min[k].is_finite() || !max[k].is_finite() || min[k] >= max[k]) {
+        f.error(
+            "bad_level",
+            "/bounds_m",
+            "the bounds need a finite min below the max on every axis",
+        );
+    }
+    for (i, name) in level.standard_palette.iter().enumerate() {
+        if level.standard_palette[..i].contains(name) {
+            f.error(
+                "duplicate_palette_entry",
+                &child("/standard_palette", i),
+                format!("{name:?} is listed twice"),
+            );
+        }
+    }
+    if f.has_errors() {
+        return Err(f.into_vec());
+    }
+    Ok(level)
+}

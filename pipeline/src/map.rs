@@ -1,0 +1,174 @@
+//! `mjolnir map bake` and `mjolnir map pack`: a map's palette against the packs it uses,
+//! and its release (`docs/maps.md`). The checks are `forge-map`'s; this module reads the
+//! files, finds the crates in the Paks, and writes only when everything passed.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, Context, Result};
+use forge_iostore::ids::{self, ChunkId};
+use forge_map::{Level, PackRelease, Palette};
+use serde_json::json;
+
+use crate::cli::{load_release, print_findings};
+
+pub struct BakeArgs {
+    pub level: PathBuf,
+    pub paks: Vec<PathBuf>,
+    pub packs: Vec<PathBuf>,
+    pub out: Option<PathBuf>,
+    pub json: bool,
+}
+
+fn read_level(
+    path: &Path,
+) -> Result<(
+    String,
+    String,
+    std::result::Result<Level, Vec<forge_contract::Diagnostic>>,
+)> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {file}"))?;
+    let level = forge_map::parse_level(&file, &text);
+    Ok((file, text, level))
+}
+
+pub fn bake(args: &BakeArgs) -> Result<i32> {
+    let (file, text, level) = read_level(&args.level)?;
+    let level = match level {
+        Ok(level) => level,
+        Err(findings) => return refuse(&findings, args.json),
+    };
+    let loaded = args
+        .packs
+        .iter()
+        .map(|p| load_release(p))
+        .collect::<Result<Vec<_>>>()?;
+    let mut releases = Vec::new();
+    for pack in &loaded {
+        let catalog = pack
+            .manifest
+            .as_ref()
+            .and_then(|m| m.catalog().map(|c| (m, c)));
+        let Some((manifest, catalog)) = catalog else {
+            print_findings(&pack.findings, args.json);
+            return Err(anyhow!("{} is not a Forge pack release (--pack takes a cooked set, a pack folder or a .mjolnir)", pack.label));
+        };
+        releases.push(PackRelease {
+            version: manifest.version.clone(),
+            catalog,
+        });
+    }
+    let crates = crates_in_paks(&level, &args.paks)?;
+    let palette = match forge_map::bake(&file, &text, &level, &releases, &crates) {
+        Ok(p) => p,
+        Err(findings) => return refuse(&findings, args.json),
+    };
+    if let Some(layout) = &level.layout {
+        let path = args.level.parent().unwrap_or(Path::new(".")).join(layout);
+        let layout_file = path.display().to_string();
+        let layout_text =
+            std::fs::read_to_string(&path).with_context(|| format!("cannot read {layout_file}"))?;
+        if let Err(findings) = forge_map::check_layout(&layout_file, &layout_text, &level, &palette)
+        {
+            return refuse(&findings, args.json);
+        }
+    }
+    let out = args.out.clone().unwrap_or_else(|| {
+        PathBuf::from("build/maps")
+            .join(&level.slug)
+            .join("palette.json")
+    });
+    let mut bytes = serde_json::to_vec_pretty(&palette).expect("serializes");
+    bytes.push(b'\n');
+    crate::atomic::write(&out, &bytes)
+        .with_context(|| format!("cannot write {}", out.display()))?;
+    report(&palette, &out, args.json);
+    Ok(0)
+}
+
+fn refuse(findings: &[forge_contract::Diagnostic], as_json: bool) -> Result<i32> {
+    print_findings(findings, as_json);
+    if !as_json {
+        eprintln!("nothing was written");
+    }
+    Ok(1)
+}
+
+fn report(palette: &Palette, out: &Path, as_json: bool) {
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&json!({"palette": out.display().to_string(), "standard": palette.standard.len(), "custom": palette.custom.len(), "dependencies": palette.dependencies})).expect("serializes"));
+    } else {
+        println!(
+            "baked {}'s palette: {} standard and {} custom entries, {} crates to preload; wrote {}",
+            palette.level,
+            palette.standard.len(),
+            palette.custom.len(),
+            palette.preloads.len(),
+            out.display()
+        );
+    }
+}
+
+/// The crate packages of the level's blocks that some container in the Paks holds (a
+/// crate is the bulk chunk of its package), found by chunk id, not by any catalog.
+fn crates_in_paks(level: &Level, paks: &[PathBuf]) -> Result<BTreeSet<String>> {
+    let mut ids = BTreeSet::new();
+    for dir in paks {
+        for (_, toc) in crate::paks::read_tocs(dir)? {
+            ids.extend(toc.chunks);
+        }
+    }
+    Ok(level
+        .blam
+        .forge_packs
+        .iter()
+        .flat_map(|p| {
+            p.blocks
+                .iter()
+                .map(move |b| forge_map::crate_package(&p.slug, &b.id))
+        })
+        .filter(|package| ids.contains(&ChunkId::new(ids::name_hash(package), 0, ids::BULK_DATA)))
+        .collect())
+}
+
+pub struct PackArgs {
+    pub level: PathBuf,
+    pub content: PathBuf,
+    pub out: PathBuf,
+    pub sign: bool,
+    pub sign_seed: Option<PathBuf>,
+}
+
+/// The map's release: its manifest (a `^version` dependency on each listed pack), the
+/// level document as it is (`blam.forge_packs` kept), its layout, and the baked map's
+/// containers.
+pub fn pack(args: &PackArgs) -> Result<i32> {
+    let (_, text, level) = read_level(&args.level)?;
+    let level = match level {
+        Ok(level) => level,
+        Err(findings) => return refuse(&findings, false),
+    };
+    let deps: Vec<_> = level
+        .blam
+        .forge_packs
+        .iter()
+        .map(|p| json!({"slug": p.slug, "range": format!("^{}", p.version)}))
+        .collect();
+    let manifest = json!({"schema_version": 1, "name": level.name, "slug": level.slug,
+        "version": level.version.to_string(), "type": "content", "deps": deps});
+    let mut manifest = serde_json::to_vec_pretty(&manifest).expect("serializes");
+    manifest.push(b'\n');
+    let layout = match &level.layout {
+        Some(rel) => {
+            let path = args.level.parent().unwrap_or(Path::new(".")).join(rel);
+            Some(std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?)
+        }
+        None => None,
+    };
+    let content = crate::release::read_content(&args.content)?;
+    let prepared =
+        forge_release::prepare_map(&manifest, text.as_bytes(), layout.as_deref(), &content);
+    let key = crate::release::signing_key(args.sign_seed.as_deref(), args.sign)?;
+    crate::release::write_release(prepared, key.as_ref(), &args.out)
+}

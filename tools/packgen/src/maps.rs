@@ -1,0 +1,182 @@
+//! `forge-packgen maps OUT_DIR`: the stock maps, `OUT_DIR/<slug>/level.json` and
+//! `layout.json` (formats in `docs/maps.md`). Like the packs, a pure function of this
+//! program, so the checked-in `forge-maps/` can be compared against a fresh run.
+
+use serde_json::{json, Value};
+
+use crate::packs::{self, PackDesign};
+
+/// The standard palette entries every stock map offers, ahead of its pack blocks.
+const STANDARD: [&str; 4] = ["spawn_point", "warthog", "flag_stand", "weapon_rack"];
+
+pub struct StockMap {
+    pub slug: &'static str,
+    pub level: Value,
+    pub layout: Value,
+}
+
+fn tag(pack: &str, block: &str) -> String {
+    format!("objects\\mjolnir\\forge\\{pack}\\{block}")
+}
+
+/// The level's `blam.forge_packs`: every block of each pack, in catalog order.
+fn forge_packs(packs: &[PackDesign]) -> Value {
+    Value::Array(
+        packs
+            .iter()
+            .map(|p| {
+                let blocks: Vec<Value> = p
+                    .pieces
+                    .iter()
+                    .map(|b| json!({"id": b.id, "tag": tag(p.id, &b.id)}))
+                    .collect();
+                json!({"slug": p.id, "version": p.version, "blocks": blocks})
+            })
+            .collect(),
+    )
+}
+
+fn level(
+    name: &str,
+    slug: &str,
+    version: &str,
+    bounds: [[f64; 3]; 2],
+    budget: usize,
+    packs: &[PackDesign],
+) -> Value {
+    json!({
+        "format": "mjolnir-level",
+        "name": name,
+        "slug": slug,
+        "version": version,
+        "build": "standalone",
+        "bounds_m": bounds,
+        "object_budget": budget,
+        "standard_palette": STANDARD,
+        "layout": "layout.json",
+        "blam": {"map_variant": true, "forge_packs": forge_packs(packs)},
+    })
+}
+
+fn object(palette: &str, at: [f64; 3], yaw: f64) -> Value {
+    json!({"palette": palette, "position_m": at, "yaw_deg": yaw})
+}
+
+fn start(team: &str, at: [f64; 3]) -> Value {
+    json!({"palette": "spawn_point", "position_m": at, "yaw_deg": 0.0, "team": team})
+}
+
+fn layout(objects: Vec<Value>) -> Value {
+    json!({"format": "mjolnir-layout", "objects": objects})
+}
+
+/// The Forge Canvas: a blank 64 x 64 m deck of Foundry floors.
+pub fn canvas() -> StockMap {
+    let mut objects = Vec::new();
+    for i in 0..8 {
+        for j in 0..8 {
+            let at = [-28.0 + 8.0 * f64::from(i), -28.0 + 8.0 * f64::from(j), 0.0];
+            objects.push(object("foundry/floor_4x4", at, 0.0));
+        }
+    }
+    objects.push(start("red", [-24.0, 0.0, 0.5]));
+    objects.push(start("blue", [24.0, 0.0, 0.5]));
+    StockMap {
+        slug: "forge-canvas",
+        level: level(
+            "Forge Canvas",
+            "forge-canvas",
+            "0.2.0",
+            [[-32.0, -32.0, -2.0], [32.0, 32.0, 40.0]],
+            640,
+            &[packs::foundry()],
+        ),
+        layout: layout(objects),
+    }
+}
+
+/// Crossline 0.3: Foundry and Foundry Wide in a 96 x 160 m Red versus Blue arena; raised
+/// decks 4.5 m high inside a 9 m perimeter; 300 authored objects, two Warthogs, eight
+/// team-owned starts and four neutral midfield starts; 351 native slots left.
+pub fn crossline() -> StockMap {
+    let mut objects = Vec::new();
+    // The ground: 6 x 10 wide floors of 16 m.
+    for i in 0..6 {
+        for j in 0..10 {
+            let at = [
+                -40.0 + 16.0 * f64::from(i),
+                -72.0 + 16.0 * f64::from(j),
+                0.0,
+            ];
+            objects.push(object("foundry-wide/wide_floor_16x16", at, 0.0));
+        }
+    }
+    // The 9 m perimeter: 16 m walls, 6 on each short side and 10 on each long one.
+    for i in 0..6 {
+        let x = -40.0 + 16.0 * f64::from(i);
+        objects.push(object("foundry-wide/wide_wall_16", [x, -79.5, 0.0], 0.0));
+        objects.push(object("foundry-wide/wide_wall_16", [x, 79.5, 0.0], 180.0));
+    }
+    for j in 0..10 {
+        let y = -72.0 + 16.0 * f64::from(j);
+        objects.push(object("foundry-wide/wide_wall_16", [-47.5, y, 0.0], 90.0));
+        objects.push(object("foundry-wide/wide_wall_16", [47.5, y, 0.0], 270.0));
+    }
+    // Each base: a row of six 4.5 m decks, two ramps up, and railings on the decks.
+    for (side, y) in [(-1.0, -56.0), (1.0, 56.0)] {
+        for i in 0..6 {
+            let x = -40.0 + 16.0 * f64::from(i);
+            objects.push(object("foundry-wide/wide_deck_16x16", [x, y, 0.0], 0.0));
+            for k in 0..2 {
+                let rail = [x - 4.0 + 8.0 * f64::from(k), y - side * 8.0, 4.5];
+                objects.push(object("foundry-wide/wide_railing_8", rail, 0.0));
+            }
+        }
+        for x in [-36.0, 36.0] {
+            objects.push(object(
+                "foundry-wide/wide_ramp",
+                [x, y - side * 17.0, 0.0],
+                if side < 0.0 { 90.0 } else { 270.0 },
+            ));
+        }
+    }
+    // Midfield cover: Foundry walls, columns, platforms, floors and Foundry's own lights.
+    let cover: [(&str, usize); 5] = [
+        ("foundry/wall_half", 40),
+        ("foundry/column_1", 40),
+        ("foundry/light_post", 30),
+        ("foundry/platform_2x2", 20),
+        ("foundry/floor_2x2", 24),
+    ];
+    let mut n = 0;
+    for (piece, count) in cover {
+        for _ in 0..count {
+            let (i, j) = (n % 11, n / 11);
+            let at = [-40.0 + 8.0 * i as f64, -36.0 + 5.0 * j as f64, 0.5];
+            objects.push(object(piece, at, 90.0 * (n % 4) as f64));
+            n += 1;
+        }
+    }
+    objects.push(object("warthog", [-20.0, -40.0, 0.5], 0.0));
+    objects.push(object("warthog", [20.0, 40.0, 0.5], 180.0));
+    for (team, y) in [("red", -56.0), ("blue", 56.0)] {
+        for x in [-30.0, -10.0, 10.0, 30.0] {
+            objects.push(start(team, [x, y, 4.5]));
+        }
+    }
+    for x in [-30.0, -10.0, 10.0, 30.0] {
+        objects.push(start("neutral", [x, 0.0, 0.5]));
+    }
+    StockMap {
+        slug: "crossline",
+        level: level(
+            "Crossline",
+            "crossline",
+            "0.3.0",
+            [[-48.0, -80.0, -2.0], [48.0, 80.0, 40.0]],
+            300 + 351,
+            &[packs::foundry(), packs::foundry_wide()],
+        ),
+        layout: layout(objects),
+    }
+}
