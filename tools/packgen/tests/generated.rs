@@ -153,3 +153,15 @@ fn the_donor_paks_are_what_the_generator_makes_from_the_donors() {
         tree(&repo().join("tests/data/donor-paks"))
     );
 }
+
+#[test]
+fn checked_in_maps_match_a_fresh_run() {
+    let out = tempfile::tempdir().unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_forge-packgen"))
+        .arg("maps")
+        .arg(out.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(tree(out.path()), tree(&repo().join("forge-maps")));
+}

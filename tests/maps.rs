@@ -1,0 +1,158 @@
+//! From pack to map: `map bake` on a cooked pack, a refusal that writes nothing, and
+//! `map pack` into a release the Hub's scan accepts.
+
+mod support;
+
+use std::io::Read;
+
+use support::{repo, stderr, Workspace};
+
+fn bake(ws: &Workspace, level: &str, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "map",
+        "bake",
+        level,
+        "--paks",
+        "build/game/foundry/all/content",
+        "--pack",
+        "build/game/foundry/all",
+    ];
+    args.extend_from_slice(extra);
+    ws.mjolnir(&args)
+}
+
+/// The stock Forge Canvas, copied into the workspace so a test may edit it.
+fn canvas(ws: &Workspace) -> &'static str {
+    support::copy_dir(
+        &repo().join("forge-maps/forge-canvas"),
+        &ws.path("maps/forge-canvas"),
+    );
+    "maps/forge-canvas/level.json"
+}
+
+#[test]
+fn the_canvas_bakes_and_a_canvas_override_writes_nothing() {
+    let ws = Workspace::without_donors(&["foundry"]);
+    ws.cook(&[]);
+    let level = canvas(&ws);
+    let out = bake(&ws, level, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let palette: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(ws.path("build/maps/forge-canvas/palette.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(palette["custom"].as_array().unwrap().len(), 23);
+    assert_eq!(palette["dependencies"][0]["range"], "^0.2.0");
+
+    std::fs::remove_dir_all(ws.path("build/maps")).unwrap();
+    ws.edit(level, |t| t.replace("\"standalone\"", "\"canvas\""));
+    let out = bake(&ws, level, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("canvas_override"), "{}", stderr(&out));
+    assert!(!ws.path("build/maps").exists(), "nothing written");
+}
+
+#[test]
+fn a_crate_missing_from_the_paks_fails_the_bake() {
+    let ws = Workspace::without_donors(&["foundry"]);
+    ws.cook(&[]);
+    let level = canvas(&ws);
+    std::fs::create_dir_all(ws.path("empty-paks")).unwrap();
+    std::fs::copy(
+        ws.path("build/game/foundry/all/content/foundry_P.utoc"),
+        ws.path("empty-paks/other.utoc"),
+    )
+    .unwrap();
+    let out = ws.mjolnir(&[
+        "map",
+        "bake",
+        level,
+        "--paks",
+        "empty-paks",
+        "--pack",
+        "build/game/foundry/all",
+    ]);
+    // The TOC is read by its chunk ids, so a container under another name still counts.
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let roadworks = ws.path("roadworks-paks");
+    std::fs::create_dir_all(&roadworks).unwrap();
+    let other = Workspace::without_donors(&["roadworks"]);
+    other.cook(&[]);
+    std::fs::copy(
+        other.path("build/game/roadworks/all/content/roadworks_P.utoc"),
+        roadworks.join("roadworks_P.utoc"),
+    )
+    .unwrap();
+    let out = ws.mjolnir(&[
+        "map",
+        "bake",
+        level,
+        "--paks",
+        roadworks.to_str().unwrap(),
+        "--pack",
+        "build/game/foundry/all",
+        "--out",
+        "palette.json",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("missing_crate"), "{}", stderr(&out));
+    assert!(!ws.path("palette.json").exists());
+}
+
+#[test]
+fn map_pack_keeps_the_forge_packs_and_depends_on_each_pack() {
+    let ws = Workspace::without_donors(&["foundry"]);
+    let level = canvas(&ws);
+    // The baked map's container, as the game's level bake would leave it: a stand-in here.
+    let chunk = forge_iostore::NewChunk {
+        id: forge_iostore::ids::ChunkId::new(
+            forge_iostore::ids::name_hash("/Game/Maps/ForgeCanvas/Scenario"),
+            0,
+            2,
+        ),
+        data: b"scenario".to_vec(),
+        path: Some("Maps/ForgeCanvas/Scenario.ubulk".into()),
+    };
+    let (utoc, ucas) =
+        forge_iostore::write("forge-canvas_P", &[chunk], forge_iostore::Compression::None).unwrap();
+    std::fs::create_dir_all(ws.path("baked")).unwrap();
+    std::fs::write(ws.path("baked/forge-canvas_P.utoc"), utoc).unwrap();
+    std::fs::write(ws.path("baked/forge-canvas_P.ucas"), ucas).unwrap();
+    let out = ws.mjolnir(&[
+        "map",
+        "pack",
+        level,
+        "--content",
+        "baked",
+        "--out",
+        "canvas.mjolnir",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let verify = ws.mjolnir(&["forge", "verify", "canvas.mjolnir", "--allow-unsigned"]);
+    assert_eq!(verify.status.code(), Some(0), "{}", stderr(&verify));
+
+    let bytes = std::fs::read(ws.path("canvas.mjolnir")).unwrap();
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+    let mut read = |name: &str| {
+        let mut text = String::new();
+        zip.by_name(name)
+            .unwrap()
+            .read_to_string(&mut text)
+            .unwrap();
+        serde_json::from_str::<serde_json::Value>(&text).unwrap()
+    };
+    let manifest = read("mjolnir.json");
+    assert_eq!(
+        manifest["deps"],
+        serde_json::json!([{"slug": "foundry", "range": "^0.2.0"}])
+    );
+    let archived = read("level.json");
+    assert_eq!(
+        archived["blam"]["forge_packs"][0]["blocks"]
+            .as_array()
+            .unwrap()
+            .len(),
+        23
+    );
+    assert_eq!(read("layout.json")["objects"].as_array().unwrap().len(), 66);
+}
