@@ -13,6 +13,7 @@
 //! the crate packages it found in the Paks.
 
 mod bake;
+pub mod circuit;
 mod layout;
 mod level;
 

@@ -290,3 +290,83 @@ fn layout_refusals_get_their_codes() {
         ["over_budget"]
     );
 }
+
+#[test]
+fn the_circuit_is_a_closed_docked_chain_of_about_731_m_within_its_deck() {
+    use forge_map::circuit::{walk, PlacedPiece};
+    let roadworks = manifest("roadworks");
+    let (geometry, _) = forge_contract::parse_geometry(
+        "geometry.json",
+        &repo("forge-packs/roadworks/source/geometry.json"),
+        roadworks.catalog().unwrap(),
+    )
+    .unwrap();
+    let text = repo("forge-maps/roadworks-circuit/level.json");
+    let level = parse_level("level.json", &text).unwrap();
+    let value: Value = serde_json::from_str(&text).unwrap();
+    let releases = [PackRelease {
+        version: roadworks.version.clone(),
+        catalog: roadworks.catalog().unwrap(),
+    }];
+    let palette = bake("level.json", &text, &level, &releases, &all_crates(&value)).unwrap();
+    let layout = check_layout(
+        "layout.json",
+        &repo("forge-maps/roadworks-circuit/layout.json"),
+        &level,
+        &palette,
+    )
+    .unwrap();
+    let pieces: Vec<PlacedPiece> = layout
+        .objects
+        .iter()
+        .filter_map(|o| {
+            let block = o.palette.strip_prefix("roadworks/")?;
+            let c = geometry
+                .blocks
+                .iter()
+                .find(|b| b.id == block)?
+                .connectors
+                .clone()?;
+            Some(PlacedPiece {
+                entry: c.entry,
+                exit: c.exit,
+                position_m: o.position_m,
+                yaw_deg: o.yaw_deg,
+            })
+        })
+        .collect();
+    let circuit = walk(&pieces);
+    assert_eq!(
+        circuit.undocked, None,
+        "every piece sits on the previous exit"
+    );
+    assert!(
+        circuit.closure_m < 0.01 && circuit.closure_deg < 0.01,
+        "{circuit:?}"
+    );
+    assert!((circuit.length_m - 731.0).abs() <= 5.0, "{circuit:?}");
+    let [min, max] = level.bounds_m;
+    assert_eq!([max[0] - min[0], max[1] - min[1]], [320.0, 320.0]);
+    assert_eq!(
+        layout
+            .objects
+            .iter()
+            .filter(|o| o.palette == "warthog")
+            .count(),
+        3
+    );
+
+    // A piece nudged by 2 cm is found, and the loop no longer closes once one is dropped.
+    let mut nudged = pieces
+        .iter()
+        .map(|p| PlacedPiece {
+            entry: p.entry.clone(),
+            exit: p.exit.clone(),
+            position_m: p.position_m,
+            yaw_deg: p.yaw_deg,
+        })
+        .collect::<Vec<_>>();
+    nudged[5].position_m[0] += 0.02;
+    assert_eq!(walk(&nudged).undocked, Some(5));
+    assert!(walk(&pieces[1..]).closure_m > 1.0);
+}

@@ -49,7 +49,7 @@ fn main() -> Result<()> {
     }
     if args.first().map(String::as_str) == Some("maps") {
         let out = args.get(1).map_or("forge-maps", String::as_str);
-        for map in [maps::canvas(), maps::crossline()] {
+        for map in [maps::canvas(), maps::crossline(), maps::circuit()] {
             let dir = Path::new(out).join(map.slug);
             write(&dir.join("level.json"), &pretty(&map.level))?;
             write(&dir.join("layout.json"), &pretty(&map.layout))?;

@@ -180,3 +180,75 @@ pub fn crossline() -> StockMap {
         layout: layout(objects),
     }
 }
+
+/// Roadworks Circuit 0.2: a closed course of about 731 m (728.5 m of centre line: four
+/// 90-degree curves of 30 m radius and 540 m of straights) on a 320 x 320 m recovery deck,
+/// with three Warthogs. Each piece sits where the previous one's exit connector is.
+pub fn circuit() -> StockMap {
+    // (piece, its exit relative to its entry: forward, left, turn in degrees)
+    let straight = |n: u32| {
+        (
+            format!("roadworks/road_straight_{n}"),
+            f64::from(n),
+            0.0,
+            0.0,
+        )
+    };
+    let curve = || ("roadworks/road_curve_90_left".to_string(), 30.0, 30.0, 90.0);
+    let long = |first: (String, f64, f64, f64)| {
+        vec![
+            first,
+            straight(40),
+            straight(40),
+            straight(40),
+            straight(20),
+            straight(10),
+        ]
+    };
+    let short = || vec![straight(40), straight(40), straight(20)];
+    let mut course = long(("roadworks/road_start_finish".into(), 20.0, 0.0, 0.0));
+    course.push(curve());
+    course.extend(short());
+    course.push(curve());
+    course.extend(long(straight(20)));
+    course.push(curve());
+    course.extend(short());
+    course.push(curve());
+    let (mut at, mut heading) = ([-85.0f64, -80.0, 0.0], 0.0f64);
+    let mut objects = Vec::new();
+    for (piece, forward, left, turn) in course {
+        objects.push(object(&piece, at.map(round_mm), heading.rem_euclid(360.0)));
+        let (s, c) = heading.to_radians().sin_cos();
+        at = [
+            at[0] + forward * c - left * s,
+            at[1] + forward * s + left * c,
+            at[2],
+        ];
+        heading += turn;
+    }
+    for (i, x) in [-20.0, 0.0, 20.0].into_iter().enumerate() {
+        objects.push(object("warthog", [x, -60.0 + 5.0 * i as f64, 1.0], 0.0));
+    }
+    StockMap {
+        slug: "roadworks-circuit",
+        level: level(
+            "Roadworks Circuit",
+            "roadworks-circuit",
+            "0.2.0",
+            [[-160.0, -160.0, -2.0], [160.0, 160.0, 40.0]],
+            600,
+            &[packs::roadworks()],
+        ),
+        layout: layout(objects),
+    }
+}
+
+/// Millimetres: the walk's sines and cosines of whole quarter turns leave 1e-15 noise.
+fn round_mm(x: f64) -> f64 {
+    let r = (x * 1000.0).round() / 1000.0;
+    if r == 0.0 {
+        0.0
+    } else {
+        r
+    }
+}
