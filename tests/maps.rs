@@ -156,3 +156,90 @@ fn map_pack_keeps_the_forge_packs_and_depends_on_each_pack() {
     );
     assert_eq!(read("layout.json")["objects"].as_array().unwrap().len(), 66);
 }
+
+/// A workspace with the three stock packs and the three stock maps configured.
+fn with_maps() -> Workspace {
+    let ws = Workspace::without_donors(&["foundry", "foundry-wide", "roadworks"]);
+    let mut toml = std::fs::read_to_string(ws.path("pipeline.toml")).unwrap();
+    for map in ["forge-canvas", "crossline", "roadworks-circuit"] {
+        support::copy_dir(
+            &repo().join("forge-maps").join(map),
+            &ws.path(&format!("maps/{map}")),
+        );
+        toml.push_str(&format!("[[map]]\npath = \"maps/{map}\"\n\n"));
+    }
+    std::fs::write(ws.path("pipeline.toml"), toml).unwrap();
+    ws
+}
+
+#[test]
+fn a_full_cook_checks_every_stock_map_and_shows_it_in_the_report() {
+    let ws = with_maps();
+    ws.cook(&[]);
+    for map in ["forge-canvas", "crossline", "roadworks-circuit"] {
+        for file in ["palette.json", "checks.json", "overview.png"] {
+            assert!(
+                ws.path(&format!("build/maps/{map}/{file}")).is_file(),
+                "{map}/{file}"
+            );
+        }
+    }
+    let checks: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(ws.path("build/maps/roadworks-circuit/checks.json")).unwrap(),
+    )
+    .unwrap();
+    let length = checks["circuit"]["length_m"].as_f64().unwrap();
+    assert!((length - 731.0).abs() <= 5.0, "{checks}");
+    assert!(checks["circuit"]["closure_m"].as_f64().unwrap() < 0.01);
+    let crossline: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(ws.path("build/maps/crossline/checks.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        (
+            crossline["objects"].as_u64(),
+            crossline["object_budget"].as_u64()
+        ),
+        (Some(300), Some(651))
+    );
+    let html = std::fs::read_to_string(ws.path("build/report.html")).unwrap();
+    assert!(
+        html.contains("maps/crossline/overview.png"),
+        "the overview is in the report"
+    );
+
+    // A cook of one pack checks only the maps it can: the circuit.
+    ws.cook(&["--pack", "roadworks"]);
+    let ran: Vec<String> = ws.report()["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        ran.contains(&"roadworks-circuit/map".to_string())
+            && !ran.contains(&"crossline/map".to_string()),
+        "{ran:?}"
+    );
+}
+
+#[test]
+fn a_piece_off_the_course_fails_the_cook_with_its_code() {
+    let ws = with_maps();
+    ws.edit_json("maps/roadworks-circuit/layout.json", |v| {
+        let x = v["objects"][3]["position_m"][0].as_f64().unwrap();
+        v["objects"][3]["position_m"][0] = serde_json::json!(x + 0.05);
+    });
+    let out = ws.mjolnir(&["forge", "cook"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("circuit_undocked"),
+        "{}",
+        stderr(&out)
+    );
+    ws.edit_json("maps/crossline/layout.json", |v| {
+        v["objects"][0]["position_m"] = serde_json::json!([500.0, 0.0, 0.0]);
+    });
+    let out = ws.mjolnir(&["forge", "cook", "--keep-going"]);
+    assert!(stderr(&out).contains("out_of_bounds"), "{}", stderr(&out));
+}

@@ -19,6 +19,15 @@ struct File {
     render: RenderSettings,
     #[serde(default)]
     donors: DonorSection,
+    #[serde(default, rename = "map")]
+    maps: Vec<MapSection>,
+}
+
+/// `[[map]]`: a map folder (`level.json`, `layout.json`) the cook checks against the packs.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MapSection {
+    path: PathBuf,
 }
 
 /// `[donors]`: where the game's Paks are, and which shipped packages the Unreal packages
@@ -128,6 +137,8 @@ pub struct Config {
     pub render: RenderSettings,
     /// `None`: cooked without donors, so the sets are not installable.
     pub donors: Option<Donors>,
+    /// The maps to check, each by its folder (its name is the map's id in the build).
+    pub maps: Vec<PackSource>,
 }
 
 /// Flags that override the file. `None` or empty leaves the file's value.
@@ -211,6 +222,18 @@ impl Config {
         };
         let donors = donors(file.donors, &base, overrides)
             .with_context(|| format!("{} [donors]", path.display()))?;
+        let maps = file
+            .maps
+            .into_iter()
+            .map(|m| {
+                let dir = base.join(&m.path);
+                let id = dir
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                PackSource { id, dir }
+            })
+            .collect();
         Ok(Config {
             packs,
             out,
@@ -218,6 +241,7 @@ impl Config {
             jobs,
             render: file.render,
             donors,
+            maps,
         })
     }
 }

@@ -15,7 +15,7 @@ use crate::graph::Graph;
 use crate::layout;
 use crate::lock::{BuildLock, LockError};
 use crate::materialize;
-use crate::plan::{Planner, SetPlan, UnknownBlocks};
+use crate::plan::{MapPlan, Planner, SetPlan, UnknownBlocks};
 use crate::progress::Progress;
 use crate::report;
 use crate::seal;
@@ -47,6 +47,7 @@ struct Attempt {
     graph: Graph,
     results: Vec<Finished>,
     sets: Vec<SetPlan>,
+    maps: Vec<MapPlan>,
     materialized: materialize::Changes,
     /// What was damaged, when a cached output failed its check.
     corrupt: Option<String>,
@@ -60,6 +61,7 @@ impl Attempt {
             graph,
             results,
             sets,
+            maps: Vec::new(),
             materialized: materialize::Changes::default(),
             corrupt: None,
             step_records: None,
@@ -111,8 +113,22 @@ impl Cook<'_> {
                 names.join(", ")
             ),
         };
+        // Maps check whole sets: a reduced --only build has none to check.
+        let maps = if self.options.only.is_empty() {
+            let sources: Vec<PackSources> = self
+                .options
+                .config
+                .maps
+                .iter()
+                .map(|m| PackSources::new(m, self.settings.stat_cache))
+                .collect();
+            planner.plan_maps(&mut graph, &sources, &sets)
+        } else {
+            Vec::new()
+        };
         let results = self.run(&graph, results, first_cook_step);
-        let attempt = Attempt::new(graph, results, sets);
+        let mut attempt = Attempt::new(graph, results, sets);
+        attempt.maps = maps;
         if let Some(detail) = corrupt_detail(&attempt.results) {
             return Ok(attempt.corrupt(detail));
         }
@@ -142,6 +158,14 @@ impl Cook<'_> {
                 let pack = &config.packs[set.pack].id;
                 set.folders(self.registry, &attempt.results, &config.out, pack)
             })
+            .chain(attempt.maps.iter().map(|m| {
+                m.folder(
+                    self.registry,
+                    &attempt.results,
+                    &config.out,
+                    &config.maps[m.map].id,
+                )
+            }))
             .collect();
         let (store, stat_cache) = (self.settings.store, self.settings.stat_cache);
         let (outcomes, step_records): (Vec<_>, _) = self.settings.pool.install(|| {
@@ -372,10 +396,22 @@ fn sealable(options: &Options, run: &Attempt) -> Option<(seal::Sealed, Vec<std::
     if let Some(donors) = &config.donors {
         paths.insert(donors.paks.clone());
     }
+    let mut folders = Vec::new();
     for set in &run.sets {
         let pack = &config.packs[set.pack];
         paths.insert(pack.dir.clone());
-        for (dir, files) in set.folders(steps::REGISTRY, &run.results, &config.out, &pack.id) {
+        folders.extend(set.folders(steps::REGISTRY, &run.results, &config.out, &pack.id));
+    }
+    for map in &run.maps {
+        folders.push(map.folder(
+            steps::REGISTRY,
+            &run.results,
+            &config.out,
+            &config.maps[map.map].id,
+        ));
+    }
+    {
+        for (dir, files) in folders {
             for rel in files.keys() {
                 let file = dir.join(rel);
                 paths.extend(
@@ -408,6 +444,7 @@ fn finish(
         graph,
         results,
         sets,
+        maps,
         materialized,
         step_records,
         ..
@@ -464,13 +501,23 @@ fn finish(
         errors: &errors,
         steps: &steps,
     };
+    let cooked_maps: Vec<String> = maps.iter().map(|m| config.maps[m.map].id.clone()).collect();
     let cooked_sets: Vec<(String, String)> = sets
         .iter()
         .map(|s| (config.packs[s.pack].id.clone(), s.spec.name.clone()))
         .collect();
     let (json_written, html_written) = pool.join(
         || report::write(&config.out.join("report.json"), &full),
-        || crate::html::write(&config.out, &cooked_sets, &summary, &graph, &results),
+        || {
+            crate::html::write(
+                &config.out,
+                &cooked_sets,
+                &cooked_maps,
+                &summary,
+                &graph,
+                &results,
+            )
+        },
     );
     json_written?;
     html_written?;

@@ -29,6 +29,7 @@ img.sheet{max-width:100%;border:1px solid #ddd}.grid{display:flex;flex-wrap:wrap
 pub fn write(
     out: &Path,
     sets: &[(String, String)],
+    maps: &[String],
     summary: &Value,
     graph: &Graph,
     results: &[Finished],
@@ -98,6 +99,17 @@ pub fn write(
                 );
             }
             let _ = write!(h, "</div>");
+        }
+        let _ = write!(h, "</div>");
+    }
+    if !maps.is_empty() {
+        let _ = write!(h, "<h2>Maps</h2><div class=\"grid\">");
+        for map in maps {
+            let _ = write!(
+                h,
+                "<div class=\"card\"><img class=\"preview\" alt=\"{0} from above\" src=\"maps/{0}/overview.png\"><br>{0}: <a href=\"maps/{0}/checks.json\">checks</a>, <a href=\"maps/{0}/palette.json\">palette</a></div>",
+                escape(map)
+            );
         }
         let _ = write!(h, "</div>");
     }

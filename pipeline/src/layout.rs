@@ -53,6 +53,11 @@ pub fn cooked_dir(out: &Path, pack: &str, set: &str, block: &str) -> PathBuf {
     set_dir(out, pack, set).join("cooked").join(block)
 }
 
+/// A map's folder: `<out>/maps/<map>/`.
+pub fn map_dir(out: &Path, map: &str) -> PathBuf {
+    out.join("maps").join(map)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,6 +24,34 @@ pub struct SetPlan {
     pub planned: Planned,
 }
 
+/// One map, planned.
+pub struct MapPlan {
+    /// The map's index in the configuration.
+    pub map: usize,
+    pub planned: Planned,
+}
+
+impl MapPlan {
+    /// The map's folder, `<out>/maps/<map>/`, with every map kind's outputs.
+    pub fn folder(
+        &self,
+        registry: &[&'static StepKind],
+        results: &[Finished],
+        out: &std::path::Path,
+        map: &str,
+    ) -> Folder {
+        let mut files = BTreeMap::new();
+        for kind in registry.iter().filter(|k| matches!(k.lands, Lands::Map)) {
+            if let Some(step) = self.planned.pack.get(kind.name) {
+                for o in results[*step].outputs.iter() {
+                    files.insert(o.name.clone(), o.clone());
+                }
+            }
+        }
+        (layout::map_dir(out, map), files)
+    }
+}
+
 /// `--only` named blocks that no selected pack has.
 #[derive(Debug)]
 pub struct UnknownBlocks(pub Vec<String>);
@@ -93,6 +121,35 @@ impl Planner<'_> {
         }
     }
 
+    /// Stage two, after the sets: each map's steps, wired to the packs' planned sets.
+    pub fn plan_maps(
+        &self,
+        graph: &mut Graph,
+        maps: &[PackSources],
+        sets: &[SetPlan],
+    ) -> Vec<MapPlan> {
+        let cooked: Vec<(String, Planned)> = sets
+            .iter()
+            .map(|s| (self.sources[s.pack].pack.id.clone(), s.planned.clone()))
+            .collect();
+        let mut plans = Vec::new();
+        for (map, sources) in maps.iter().enumerate() {
+            let mut planned = Planned::default();
+            for kind in self.kinds(Scope::Map) {
+                let id = format!("{}/{}", sources.pack.id, kind.name);
+                let w = Wiring {
+                    cooked: &cooked,
+                    ..self.wiring(sources, None, None, &planned)
+                };
+                if let Some(step) = add(graph, kind, &w, id) {
+                    planned.pack.insert(kind.name, step);
+                }
+            }
+            plans.push(MapPlan { map, planned });
+        }
+        plans
+    }
+
     fn plan_set(
         &self,
         graph: &mut Graph,
@@ -146,6 +203,7 @@ impl Planner<'_> {
             set,
             block,
             planned,
+            cooked: &[],
         }
     }
 }
@@ -186,7 +244,7 @@ impl SetPlan {
             let folder = match kind.lands {
                 Lands::SetRoot => &mut set,
                 Lands::Renders => &mut renders,
-                Lands::Nowhere | Lands::PerBlock(_) | Lands::Cooked => continue,
+                Lands::Nowhere | Lands::PerBlock(_) | Lands::Cooked | Lands::Map => continue,
             };
             let steps: Vec<StepId> = match kind.scope {
                 Scope::Set => self
@@ -202,7 +260,7 @@ impl SetPlan {
                     .values()
                     .filter_map(|b| b.get(kind.name).copied())
                     .collect(),
-                Scope::Pack => Vec::new(),
+                Scope::Pack | Scope::Map => Vec::new(),
             };
             for o in steps.into_iter().flat_map(outputs) {
                 folder.insert(o.name.clone(), o.clone());

@@ -43,7 +43,8 @@ impl Planned {
     /// The step of `kind` for `block` (ignored unless the kind is per block).
     pub fn step(&self, kind: &StepKind, block: Option<&str>) -> Option<StepId> {
         match kind.scope {
-            Scope::Pack => self.pack.get(kind.name).copied(),
+            // A map's planned steps sit where a pack's do: they are the map's own.
+            Scope::Pack | Scope::Map => self.pack.get(kind.name).copied(),
             Scope::Block => self.blocks.get(block?)?.get(kind.name).copied(),
             Scope::Set => self.set.get(kind.name).copied(),
         }
@@ -89,7 +90,7 @@ pub fn shipped(
                         output: o,
                     }))
                 }
-                Lands::Nowhere | Lands::SetRoot | Lands::Renders => {}
+                Lands::Nowhere | Lands::SetRoot | Lands::Renders | Lands::Map => {}
             }
         }
     }
@@ -122,6 +123,8 @@ pub struct Wiring<'a> {
     /// The block, for a per-block kind.
     pub block: Option<&'a str>,
     pub planned: &'a Planned,
+    /// For a map kind: every cooked pack's id and its planned set (empty otherwise).
+    pub cooked: &'a [(String, Planned)],
 }
 
 impl Wiring<'_> {
@@ -176,6 +179,24 @@ impl Wiring<'_> {
         output: impl Into<String>,
     ) -> Input {
         self.upstream_of(self.block, name, kind, output)
+    }
+
+    /// `output` of a cooked pack's step of `kind` (for `block`, if per block), as input
+    /// `name`; `None` when that pack is not in this cook. For map kinds.
+    pub fn upstream_of_pack(
+        &self,
+        pack: &str,
+        block: Option<&str>,
+        name: impl Into<String>,
+        kind: &StepKind,
+        output: impl Into<String>,
+    ) -> Option<Input> {
+        let planned = &self.cooked.iter().find(|(id, _)| id == pack)?.1;
+        Some(Input::Upstream {
+            name: name.into(),
+            step: planned.step(kind, block)?,
+            output: output.into(),
+        })
     }
 
     /// `output` of the step of `kind` for another block of the set, as input `name`.

@@ -25,6 +25,9 @@ pub struct Level {
     /// The placed objects, relative to this document, when the map has a layout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layout: Option<String>,
+    /// The layout's road pieces, in order, must form a closed course.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub circuit: bool,
     pub blam: Blam,
 }
 

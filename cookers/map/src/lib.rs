@@ -14,8 +14,9 @@
 
 mod bake;
 pub mod circuit;
-mod layout;
+pub mod layout;
 mod level;
+pub mod overview;
 
 pub use bake::{bake, crate_package, PackRelease, Palette, PaletteEntry};
 pub use layout::{check_layout, Layout, Placed};

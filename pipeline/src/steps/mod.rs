@@ -26,6 +26,7 @@ pub mod collision;
 pub mod donors;
 pub mod geometry;
 pub mod import;
+pub mod map;
 pub mod mesh;
 pub mod mopp;
 pub mod polyhedra;
@@ -56,6 +57,7 @@ pub static REGISTRY: &[&StepKind] = &[
     &assemble::KIND,
     &archive::KIND,
     &sheet::KIND,
+    &map::KIND,
 ];
 
 pub type Inputs = BTreeMap<String, Arc<Vec<u8>>>;
@@ -71,6 +73,8 @@ pub enum Scope {
     Block,
     /// Once per set, after its blocks.
     Set,
+    /// Once per configured map, after every pack's set (full cooks only).
+    Map,
 }
 
 /// Where a kind's outputs land when a set is materialized.
@@ -88,6 +92,8 @@ pub enum Lands {
     SetRoot,
     /// Every output, in the set's render folder: previews are not part of the set.
     Renders,
+    /// Every output, in the map's folder, `<out>/maps/<map>/`.
+    Map,
 }
 
 /// The names a kind's outputs may have. Every cached record and every cooker's result is

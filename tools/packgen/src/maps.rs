@@ -229,16 +229,18 @@ pub fn circuit() -> StockMap {
     for (i, x) in [-20.0, 0.0, 20.0].into_iter().enumerate() {
         objects.push(object("warthog", [x, -60.0 + 5.0 * i as f64, 1.0], 0.0));
     }
+    let mut level = level(
+        "Roadworks Circuit",
+        "roadworks-circuit",
+        "0.2.0",
+        [[-160.0, -160.0, -2.0], [160.0, 160.0, 40.0]],
+        600,
+        &[packs::roadworks()],
+    );
+    level["circuit"] = json!(true);
     StockMap {
         slug: "roadworks-circuit",
-        level: level(
-            "Roadworks Circuit",
-            "roadworks-circuit",
-            "0.2.0",
-            [[-160.0, -160.0, -2.0], [160.0, 160.0, 40.0]],
-            600,
-            &[packs::roadworks()],
-        ),
+        level,
         layout: layout(objects),
     }
 }

@@ -1,0 +1,300 @@
+//! `map`: a configured map (`[[map]]` in `pipeline.toml`) checked against the packs this
+//! cook built: the palette bake's checks, the layout's palette entries, bounds and budget,
+//! a circuit's docking and closure, and a top-down overview for the report. Its outputs go
+//! to `<out>/maps/<map>/`. Planned only for full cooks that build every pack the map uses.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use forge_contract::{parse_manifest, Diagnostic};
+use forge_iostore::ids::{self, ChunkId};
+use forge_map::circuit::{walk, PlacedPiece};
+use forge_map::overview::Footprint;
+use forge_map::{Layout, Level, PackRelease};
+use serde_json::{json, Value};
+
+use super::{
+    assemble, catalog, finding, geometry, label, pretty, text, Cooked, Inputs, Lands, Names, Scope,
+    StepKind, Wired,
+};
+use crate::graph::{Input, Step};
+use crate::wiring::Wiring;
+
+pub static KIND: StepKind = StepKind {
+    name: "map",
+    version: 1,
+    scope: Scope::Map,
+    lands: Lands::Map,
+    outputs: Names::Fixed(|_| {
+        vec![
+            PALETTE.to_string(),
+            CHECKS.to_string(),
+            OVERVIEW.to_string(),
+        ]
+    }),
+    wire,
+    cook,
+};
+
+pub const LEVEL: &str = "level.json";
+const LAYOUT: &str = "layout.json";
+pub const PALETTE: &str = "palette.json";
+pub const CHECKS: &str = "checks.json";
+pub const OVERVIEW: &str = "overview.png";
+const OVERVIEW_SIZE: u32 = 512;
+
+fn catalog_input(pack: &str) -> String {
+    format!("{pack}/{}", catalog::MANIFEST)
+}
+
+fn container_input(pack: &str) -> String {
+    format!("{pack}/container.utoc")
+}
+
+fn geometry_input(pack: &str, block: &str) -> String {
+    format!("{pack}/{block}/{}", geometry::SHIPPED_AS)
+}
+
+/// A listed pack's slug and its block ids.
+type Listed = (String, Vec<String>);
+
+/// The level's packs and blocks, and its layout file, read for wiring only: the step
+/// validates the level.
+fn listed(w: &Wiring) -> Option<(Vec<Listed>, Option<String>)> {
+    let text = std::fs::read_to_string(w.sources.pack.dir.join(LEVEL)).ok()?;
+    let value: Value = serde_json::from_str(&text).ok()?;
+    let packs = value["blam"]["forge_packs"]
+        .as_array()?
+        .iter()
+        .filter_map(|p| {
+            let blocks = p["blocks"]
+                .as_array()?
+                .iter()
+                .filter_map(|b| b["id"].as_str().map(str::to_string))
+                .collect();
+            Some((p["slug"].as_str()?.to_string(), blocks))
+        });
+    Some((
+        packs.collect(),
+        value["layout"].as_str().map(str::to_string),
+    ))
+}
+
+fn wire(w: &Wiring) -> Option<Wired> {
+    let mut inputs = vec![w.source(LEVEL)];
+    let (packs, layout) = listed(w).unwrap_or_default();
+    if let Some(layout) = layout.filter(|l| w.has_source(l)) {
+        inputs.push(Input::Source {
+            name: LAYOUT.to_string(),
+            path: w.sources.pack.dir.join(layout),
+        });
+    }
+    for (pack, blocks) in &packs {
+        // A map whose packs this cook does not build (`--pack`) is left out of it.
+        inputs.push(w.upstream_of_pack(
+            pack,
+            None,
+            catalog_input(pack),
+            &catalog::KIND,
+            catalog::MANIFEST,
+        )?);
+        let utoc = forge_release::container::container_files(pack)[0].clone();
+        inputs.push(w.upstream_of_pack(
+            pack,
+            None,
+            container_input(pack),
+            &assemble::KIND,
+            utoc,
+        )?);
+        for block in blocks {
+            // A block the catalog lacks has no geometry; the bake names it.
+            inputs.extend(w.upstream_of_pack(
+                pack,
+                None,
+                geometry_input(pack, block),
+                &geometry::KIND,
+                geometry::block_output(block),
+            ));
+        }
+    }
+    Wired::inputs(inputs)
+}
+
+fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+    let file = label(step, LEVEL);
+    let text_of_level = text(inputs, LEVEL, &file)?;
+    let level = forge_map::parse_level(&file, text_of_level)?;
+    let manifests = manifests(step, &level, inputs)?;
+    let releases: Vec<PackRelease> = manifests
+        .iter()
+        .filter_map(|m| {
+            Some(PackRelease {
+                version: m.version.clone(),
+                catalog: m.catalog()?,
+            })
+        })
+        .collect();
+    let crates = crates(&level, inputs, &file)?;
+    let palette = forge_map::bake(&file, text_of_level, &level, &releases, &crates)?;
+    let layout = match inputs.get(LAYOUT) {
+        Some(_) => {
+            let layout_file = label(step, level.layout.as_deref().unwrap_or(LAYOUT));
+            forge_map::check_layout(
+                &layout_file,
+                text(inputs, LAYOUT, &layout_file)?,
+                &level,
+                &palette,
+            )?
+        }
+        None => Layout {
+            format: forge_map::layout::FORMAT.to_string(),
+            objects: Vec::new(),
+        },
+    };
+    let blocks = block_geometry(&level, inputs)?;
+    let circuit = if level.circuit {
+        Some(circuit(step, &layout, &blocks)?)
+    } else {
+        None
+    };
+    let footprints: BTreeMap<String, Footprint> = blocks
+        .iter()
+        .map(|(name, g)| {
+            let hulls = g.hulls.iter().map(|h| {
+                let top = h.points.iter().map(|p| p[2]).fold(f64::MIN, f64::max);
+                (h.points.iter().map(|p| [p[0], p[1]]).collect(), top)
+            });
+            (name.clone(), hulls.collect())
+        })
+        .collect();
+    let checks = json!({
+        "format": "mjolnir-map-checks",
+        "map": level.name,
+        "objects": layout.objects.len(),
+        "object_budget": level.object_budget,
+        "palette": {"standard": palette.standard.len(), "custom": palette.custom.len()},
+        "circuit": circuit,
+    });
+    Ok(vec![
+        (
+            PALETTE.to_string(),
+            pretty(&serde_json::to_value(&palette).expect("serializes")),
+        ),
+        (CHECKS.to_string(), pretty(&checks)),
+        (
+            OVERVIEW.to_string(),
+            forge_map::overview::render(&level, &layout, &footprints, OVERVIEW_SIZE),
+        ),
+    ])
+}
+
+fn manifests(
+    step: &Step,
+    level: &Level,
+    inputs: &Inputs,
+) -> Result<Vec<forge_contract::Manifest>, Vec<Diagnostic>> {
+    level
+        .blam
+        .forge_packs
+        .iter()
+        .filter(|p| inputs.contains_key(&catalog_input(&p.slug)))
+        .map(|p| {
+            let file = label(step, &catalog_input(&p.slug));
+            parse_manifest(&file, text(inputs, &catalog_input(&p.slug), &file)?).map(|(m, _)| m)
+        })
+        .collect()
+}
+
+/// The listed crates the packs' containers hold, found by chunk id.
+fn crates(level: &Level, inputs: &Inputs, file: &str) -> Result<BTreeSet<String>, Vec<Diagnostic>> {
+    let mut held = BTreeSet::new();
+    for pack in &level.blam.forge_packs {
+        let Some(utoc) = inputs.get(&container_input(&pack.slug)) else {
+            continue;
+        };
+        let toc =
+            forge_iostore::Toc::parse(utoc).map_err(|e| vec![finding(e.code, file, e.message)])?;
+        for block in &pack.blocks {
+            let package = forge_map::crate_package(&pack.slug, &block.id);
+            if toc
+                .chunks
+                .contains(&ChunkId::new(ids::name_hash(&package), 0, ids::BULK_DATA))
+            {
+                held.insert(package);
+            }
+        }
+    }
+    Ok(held)
+}
+
+/// Each listed block's geometry, by palette name (`<pack>/<block>`).
+fn block_geometry(
+    level: &Level,
+    inputs: &Inputs,
+) -> Result<BTreeMap<String, forge_contract::BlockGeometry>, Vec<Diagnostic>> {
+    let mut out = BTreeMap::new();
+    for pack in &level.blam.forge_packs {
+        for block in &pack.blocks {
+            let name = geometry_input(&pack.slug, &block.id);
+            if let Some(bytes) = inputs.get(&name) {
+                let text = std::str::from_utf8(bytes)
+                    .map_err(|_| vec![finding("not_utf8", &name, "not UTF-8")])?;
+                out.insert(
+                    format!("{}/{}", pack.slug, block.id),
+                    forge_contract::geometry::parse_block(&name, text)?,
+                );
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The layout's road pieces, in order, must dock and close.
+fn circuit(
+    step: &Step,
+    layout: &Layout,
+    blocks: &BTreeMap<String, forge_contract::BlockGeometry>,
+) -> Result<Value, Vec<Diagnostic>> {
+    let file = label(step, LAYOUT);
+    let pieces: Vec<(usize, PlacedPiece)> = layout
+        .objects
+        .iter()
+        .enumerate()
+        .filter_map(|(i, o)| {
+            let c = blocks.get(&o.palette)?.connectors.clone()?;
+            Some((
+                i,
+                PlacedPiece {
+                    entry: c.entry,
+                    exit: c.exit,
+                    position_m: o.position_m,
+                    yaw_deg: o.yaw_deg,
+                },
+            ))
+        })
+        .collect();
+    let (indices, pieces): (Vec<usize>, Vec<PlacedPiece>) = pieces.into_iter().unzip();
+    let walked = walk(&pieces);
+    if let Some(i) = walked.undocked {
+        return Err(vec![finding(
+            "circuit_undocked",
+            &file,
+            format!(
+                "object {} does not sit on the previous road piece's exit (within 1 cm and 0.01°)",
+                indices[i]
+            ),
+        )]);
+    }
+    if pieces.is_empty() || walked.closure_m > 0.01 || walked.closure_deg > 0.01 {
+        return Err(vec![finding(
+            "circuit_open",
+            &file,
+            format!(
+                "the course does not close: it ends {:.3} m and {:.3}° from its start",
+                walked.closure_m, walked.closure_deg
+            ),
+        )]);
+    }
+    Ok(
+        json!({"pieces": pieces.len(), "length_m": (walked.length_m * 1000.0).round() / 1000.0, "closure_m": walked.closure_m}),
+    )
+}
