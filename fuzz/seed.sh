@@ -5,8 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 c=fuzz/corpus
 mkdir -p $c/manifest $c/geometry $c/gltf $c/utoc $c/tag $c/archive $c/collision
-for p in forge-packs/*; do cp "$p/mjolnir.json" "$c/manifest/$(basename "$p").json"; done
-for p in forge-packs/*; do cp "$p/source/geometry.json" "$c/geometry/$(basename "$p").json"; done
+# The stock packs (historical releases are catalogs only, in forge-packs/historical/).
+for p in forge-packs/foundry forge-packs/foundry-wide forge-packs/roadworks; do
+  cp "$p/mjolnir.json" "$c/manifest/$(basename "$p").json"
+  cp "$p/source/geometry.json" "$c/geometry/$(basename "$p").json"
+done
 cp forge-packs/foundry/source/models/floor_2x2.gltf forge-packs/roadworks/source/models/road_curve_45_left.glb $c/gltf/
 cp build/game/foundry/all/content/foundry_P.utoc $c/utoc/
 # The container bomb: every block at one 16 MiB zlib stream (tests/bad-inputs/).

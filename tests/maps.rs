@@ -243,3 +243,38 @@ fn a_piece_off_the_course_fails_the_cook_with_its_code() {
     let out = ws.mjolnir(&["forge", "cook", "--keep-going"]);
     assert!(stderr(&out).contains("out_of_bounds"), "{}", stderr(&out));
 }
+
+#[test]
+fn compat_says_why_historical_layouts_need_a_rebuild() {
+    let ws = Workspace::without_donors(&[]);
+    let compat = |old: &str, new: &str| {
+        let out = ws.mjolnir(&[
+            "forge",
+            "compat",
+            repo().join(old).to_str().unwrap(),
+            repo().join(new).to_str().unwrap(),
+        ]);
+        (out.status.code(), stderr(&out))
+    };
+    let (code, text) = compat(
+        "forge-packs/historical/roadworks-0.1",
+        "forge-packs/roadworks",
+    );
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("warning[new_line]") && text.contains("need an explicit rebuild"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "\"road_straight_10\" changed dimensions from [10.0, 9.0, 0.8] to [10.0, 13.0, 0.8]"
+        ),
+        "{text}"
+    );
+    let (code, text) = compat(
+        "forge-packs/historical/foundry-wide-0.1",
+        "forge-packs/foundry-wide",
+    );
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("warning[new_line]"), "{text}");
+}

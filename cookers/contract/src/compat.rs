@@ -70,20 +70,27 @@ pub fn compare(old: &Release, new: &Release) -> Vec<Diagnostic> {
         );
         return out;
     }
-    if !same_line(old_v, new_v) {
+    // A new line may change anything; what changed is then said as warnings, since it is
+    // why maps and layouts built with the old line need an explicit rebuild.
+    let new_line = !same_line(old_v, new_v);
+    let breaking = if new_line {
+        Severity::Warning
+    } else {
+        Severity::Error
+    };
+    if new_line {
         finding(
             "new_line",
             Severity::Warning,
             "/version".into(),
             format!("{new_v} starts a new line after {old_v}: maps and layouts built with ^{old_v} need an explicit rebuild to use it"),
         );
-        return out;
     }
     for old_entry in &old_pack.blocks {
         let Some(index) = new_pack.blocks.iter().position(|e| e.id == old_entry.id) else {
             finding(
                 "entry_dropped",
-                Severity::Error,
+                breaking,
                 "/forge_pack/blocks".into(),
                 format!("{:?} was in {old_v}; a release in the ^{old_v} line must keep every entry (start a new line or a new pack instead)", old_entry.id),
             );
@@ -94,7 +101,7 @@ pub fn compare(old: &Release, new: &Release) -> Vec<Diagnostic> {
         if new_entry.kind != old_entry.kind {
             finding(
                 "kind_changed",
-                Severity::Error,
+                breaking,
                 format!("{at}/kind"),
                 format!(
                     "{:?} changed kind from {:?} to {:?}",
@@ -105,7 +112,7 @@ pub fn compare(old: &Release, new: &Release) -> Vec<Diagnostic> {
         if new_entry.dimensions_m != old_entry.dimensions_m {
             finding(
                 "dimensions_changed",
-                Severity::Error,
+                breaking,
                 format!("{at}/dimensions_m"),
                 format!("{:?} changed dimensions from {:?} to {:?} m; that would resize existing builds", old_entry.id, old_entry.dimensions_m, new_entry.dimensions_m),
             );
@@ -113,7 +120,7 @@ pub fn compare(old: &Release, new: &Release) -> Vec<Diagnostic> {
         if new_entry.snap_m != old_entry.snap_m {
             finding(
                 "snap_changed",
-                Severity::Error,
+                breaking,
                 format!("{at}/snap_m"),
                 format!(
                     "{:?} changed snap from {} to {}",

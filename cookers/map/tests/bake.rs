@@ -370,3 +370,45 @@ fn the_circuit_is_a_closed_docked_chain_of_about_731_m_within_its_deck() {
     assert_eq!(walk(&nudged).undocked, Some(5));
     assert!(walk(&pieces[1..]).closure_m > 1.0);
 }
+
+#[test]
+fn crossline_0_2_needs_an_explicit_rebuild_to_use_wide_0_2() {
+    let text = repo("forge-maps/historical/crossline-0.2/level.json");
+    let level = parse_level("level.json", &text).unwrap();
+    let [min, max] = level.bounds_m;
+    assert_eq!([max[0] - min[0], max[1] - min[1]], [48.0, 80.0]);
+    let value: Value = serde_json::from_str(&text).unwrap();
+    let crates = all_crates(&value);
+    let bake_with = |m: &Manifest| {
+        let releases = [PackRelease {
+            version: m.version.clone(),
+            catalog: m.catalog().unwrap(),
+        }];
+        bake("level.json", &text, &level, &releases, &crates)
+            .map_err(|f| f.iter().map(|d| d.code).collect::<Vec<_>>())
+    };
+    let wide_0_1 = parse_manifest(
+        "mjolnir.json",
+        &repo("forge-packs/historical/foundry-wide-0.1/mjolnir.json"),
+    )
+    .unwrap()
+    .0;
+    assert_eq!(
+        wide_0_1.catalog().unwrap().blocks.len(),
+        18,
+        "the 18-piece kit"
+    );
+    let palette = bake_with(&wide_0_1).unwrap();
+    let layout = check_layout(
+        "layout.json",
+        &repo("forge-maps/historical/crossline-0.2/layout.json"),
+        &level,
+        &palette,
+    )
+    .unwrap();
+    assert!(!layout.objects.is_empty());
+    assert_eq!(
+        bake_with(&manifest("foundry-wide")).unwrap_err(),
+        ["pack_version_mismatch"]
+    );
+}

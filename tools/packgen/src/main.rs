@@ -6,6 +6,7 @@
 mod donor_paks;
 mod fixture_packages;
 mod gltf_out;
+mod historical;
 mod kit;
 mod maps;
 mod packs;
@@ -49,8 +50,14 @@ fn main() -> Result<()> {
     }
     if args.first().map(String::as_str) == Some("maps") {
         let out = args.get(1).map_or("forge-maps", String::as_str);
-        for map in [maps::canvas(), maps::crossline(), maps::circuit()] {
-            let dir = Path::new(out).join(map.slug);
+        let historical = historical::crossline_0_2();
+        for (map, under) in [
+            (maps::canvas(), ""),
+            (maps::crossline(), ""),
+            (maps::circuit(), ""),
+            (historical, "historical"),
+        ] {
+            let dir = Path::new(out).join(under).join(map.slug);
             write(&dir.join("level.json"), &pretty(&map.level))?;
             write(&dir.join("layout.json"), &pretty(&map.layout))?;
         }
@@ -69,6 +76,15 @@ fn main() -> Result<()> {
     for pack in [packs::foundry(), packs::foundry_wide(), packs::roadworks()] {
         write_pack(Path::new(&out), &pack).with_context(|| format!("writing pack {}", pack.id))?;
     }
+    let historical = Path::new(&out).join("historical");
+    write(
+        &historical.join("roadworks-0.1/mjolnir.json"),
+        &pretty(&historical::roadworks_0_1()),
+    )?;
+    write(
+        &historical.join("foundry-wide-0.1/mjolnir.json"),
+        &pretty(&historical::foundry_wide_0_1()),
+    )?;
     Ok(())
 }
 

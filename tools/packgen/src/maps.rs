@@ -36,7 +36,7 @@ fn forge_packs(packs: &[PackDesign]) -> Value {
     )
 }
 
-fn level(
+pub fn level(
     name: &str,
     slug: &str,
     version: &str,
@@ -58,15 +58,15 @@ fn level(
     })
 }
 
-fn object(palette: &str, at: [f64; 3], yaw: f64) -> Value {
+pub fn object(palette: &str, at: [f64; 3], yaw: f64) -> Value {
     json!({"palette": palette, "position_m": at, "yaw_deg": yaw})
 }
 
-fn start(team: &str, at: [f64; 3]) -> Value {
+pub fn start(team: &str, at: [f64; 3]) -> Value {
     json!({"palette": "spawn_point", "position_m": at, "yaw_deg": 0.0, "team": team})
 }
 
-fn layout(objects: Vec<Value>) -> Value {
+pub fn layout(objects: Vec<Value>) -> Value {
     json!({"format": "mjolnir-layout", "objects": objects})
 }
 
