@@ -28,6 +28,9 @@ pub struct Level {
     /// The layout's road pieces, in order, must form a closed course.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub circuit: bool,
+    /// What the layout is stated to hold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<crate::expect::Expect>,
     pub blam: Blam,
 }
 

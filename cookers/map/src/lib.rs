@@ -14,6 +14,7 @@
 
 mod bake;
 pub mod circuit;
+pub mod expect;
 pub mod layout;
 mod level;
 pub mod overview;

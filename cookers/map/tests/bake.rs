@@ -412,3 +412,38 @@ fn crossline_0_2_needs_an_explicit_rebuild_to_use_wide_0_2() {
         ["pack_version_mismatch"]
     );
 }
+
+#[test]
+fn crosslines_stated_facts_hold_and_a_change_to_them_is_named() {
+    let text = repo("forge-maps/crossline/level.json");
+    let level = parse_level("level.json", &text).unwrap();
+    let expect = level.expect.clone().expect("Crossline states its facts");
+    let manifests = [manifest("foundry"), manifest("foundry-wide")];
+    let catalogs: Vec<&forge_contract::Catalog> =
+        manifests.iter().map(|m| m.catalog().unwrap()).collect();
+    let layout: forge_map::Layout =
+        serde_json::from_str(&repo("forge-maps/crossline/layout.json")).unwrap();
+    assert!(forge_map::expect::check("level.json", &text, &expect, &layout, &catalogs).is_empty());
+    let codes = |layout: &forge_map::Layout| {
+        forge_map::expect::check("level.json", &text, &expect, layout, &catalogs)
+            .iter()
+            .map(|d| d.code)
+            .collect::<Vec<_>>()
+    };
+    let mut raised = layout.clone();
+    let deck = raised
+        .objects
+        .iter()
+        .position(|o| o.palette.contains("deck"))
+        .unwrap();
+    raised.objects[deck].position_m[2] = 1.0;
+    assert_eq!(codes(&raised), ["deck_height"]);
+    let mut fewer = layout.clone();
+    let warthog = fewer
+        .objects
+        .iter()
+        .position(|o| o.palette == "warthog")
+        .unwrap();
+    fewer.objects.remove(warthog);
+    assert_eq!(codes(&fewer), ["expect_objects", "expect_count"]);
+}

@@ -150,6 +150,13 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
             objects: Vec::new(),
         },
     };
+    if let Some(expect) = &level.expect {
+        let catalogs: Vec<&forge_contract::Catalog> = releases.iter().map(|r| r.catalog).collect();
+        let stated = forge_map::expect::check(&file, text_of_level, expect, &layout, &catalogs);
+        if !stated.is_empty() {
+            return Err(stated);
+        }
+    }
     let blocks = block_geometry(&level, inputs)?;
     let circuit = if level.circuit {
         Some(circuit(step, &layout, &blocks)?)

@@ -167,16 +167,22 @@ pub fn crossline() -> StockMap {
     for x in [-30.0, -10.0, 10.0, 30.0] {
         objects.push(start("neutral", [x, 0.0, 0.5]));
     }
+    let mut level = level(
+        "Crossline",
+        "crossline",
+        "0.3.0",
+        [[-48.0, -80.0, -2.0], [48.0, 80.0, 40.0]],
+        300 + 351,
+        &[packs::foundry(), packs::foundry_wide()],
+    );
+    level["expect"] = json!({
+        "objects": 300,
+        "counts": {"warthog": 2, "spawn_point/red": 4, "spawn_point/blue": 4, "spawn_point/neutral": 4},
+        "deck_height_m": 4.5,
+    });
     StockMap {
         slug: "crossline",
-        level: level(
-            "Crossline",
-            "crossline",
-            "0.3.0",
-            [[-48.0, -80.0, -2.0], [48.0, 80.0, 40.0]],
-            300 + 351,
-            &[packs::foundry(), packs::foundry_wide()],
-        ),
+        level,
         layout: layout(objects),
     }
 }
