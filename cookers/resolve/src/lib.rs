@@ -69,12 +69,15 @@ pub struct Resolution {
     pub missing: Vec<(String, String)>,
 }
 
+/// A release's own dependencies: `(slug, version)` of each pack it needs.
+pub type Dependencies<'a> = &'a dyn Fn(&str, &Version) -> Vec<(String, Version)>;
+
 /// What the launcher knows: the installed release of each pack, the releases the Hub
 /// offers, and each release's own dependencies.
 pub struct World<'a> {
     pub installed: &'a BTreeMap<String, Version>,
     pub available: &'a BTreeMap<String, Vec<Version>>,
-    pub dependencies: &'a dyn Fn(&str, &Version) -> Vec<(String, Version)>,
+    pub dependencies: Dependencies<'a>,
 }
 
 pub fn resolve(needs: &[Need], world: &World) -> Resolution {
@@ -231,7 +234,7 @@ mod tests {
     fn world<'a>(
         installed: &'a BTreeMap<String, Version>,
         available: &'a BTreeMap<String, Vec<Version>>,
-        deps: &'a dyn Fn(&str, &Version) -> Vec<(String, Version)>,
+        deps: Dependencies<'a>,
     ) -> World<'a> {
         World {
             installed,
