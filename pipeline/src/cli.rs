@@ -38,6 +38,49 @@ enum Command {
     /// Maps that use Forge packs.
     #[command(subcommand)]
     Map(Map),
+    /// A Hub of published releases, for any static web server.
+    #[command(subcommand)]
+    Hub(Hub),
+    /// The launcher's side: which releases a profile enables, installed from a Hub.
+    #[command(subcommand)]
+    Launcher(Launcher),
+    /// Saved layouts.
+    #[command(subcommand)]
+    Layout(Layout),
+}
+
+#[derive(Subcommand)]
+enum Hub {
+    /// Lay out the .mjolnir releases in DIR as the Hub's read API under --out.
+    Index {
+        dir: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum Launcher {
+    /// Resolve a profile's maps and layouts against a Hub, install what they need (verified),
+    /// and write the installed catalogs and launcher_report.txt.
+    Sync {
+        #[arg(long)]
+        hub: String,
+        #[arg(long)]
+        profile: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum Layout {
+    /// The native checks a saved layout must pass before its objects are recreated.
+    Check {
+        layout: PathBuf,
+        #[arg(long)]
+        profile: PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -254,6 +297,13 @@ fn dispatch(cli: Cli) -> Result<i32> {
         Command::Forge(forge) => forge,
         Command::Key(Key::New { force }) => return crate::release::key_new(force),
         Command::Key(Key::Show) => return crate::release::key_show(),
+        Command::Hub(Hub::Index { dir, out }) => return crate::hub::index(&dir, &out),
+        Command::Launcher(Launcher::Sync { hub, profile, json }) => {
+            return crate::launcher::sync(&crate::launcher::SyncArgs { hub, profile, json })
+        }
+        Command::Layout(Layout::Check { layout, profile }) => {
+            return crate::launcher::check_layout(&layout, &profile)
+        }
         Command::Map(Map::Bake {
             level,
             paks,

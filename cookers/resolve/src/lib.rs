@@ -11,6 +11,8 @@ use std::collections::BTreeMap;
 use semver::{Version, VersionReq};
 use serde::Serialize;
 
+pub mod layout;
+
 /// Something that needs a pack: a map, a layout, or another pack.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Need {
