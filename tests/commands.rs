@@ -333,3 +333,72 @@ fn cooked_containers_resolve_and_verify_through_inspect() {
         "{text}"
     );
 }
+
+#[test]
+fn a_cook_is_quiet_off_a_terminal_unless_asked() {
+    let ws = Workspace::without_donors(&["roadworks"]);
+    let out = ws.cook(&[]);
+    let err = stderr(&out);
+    assert!(!err.contains("steps,") && !err.contains("step,"), "{err}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
+    let out = ws.cook(&["--no-cache", "-v"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("roadworks: catalog 1 step, 0 cached, 1 run"),
+        "{err}"
+    );
+    assert!(
+        err.contains("roadworks: import 12 steps, 0 cached, 12 run"),
+        "{err}"
+    );
+}
+
+#[test]
+fn pack_prints_json_and_runs_the_update_rules_against_the_previous_release() {
+    let ws = Workspace::with_packs(&["roadworks"]);
+    ws.cook(&[]);
+    let pack = |manifest: &str, out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "forge",
+            "pack",
+            manifest,
+            "--content",
+            "build/game/roadworks/all/content",
+            "--out",
+            out,
+        ];
+        args.extend_from_slice(extra);
+        ws.mjolnir(&args)
+    };
+    let first = pack(
+        "build/game/roadworks/all/mjolnir.json",
+        "first.mjolnir",
+        &["--json"],
+    );
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let v: Value = serde_json::from_slice(&first.stdout).unwrap();
+    assert_eq!(v["sha256"].as_str().unwrap().len(), 64);
+    assert_eq!(v["archive"], "first.mjolnir");
+
+    let text = std::fs::read_to_string(ws.path("build/game/roadworks/all/mjolnir.json")).unwrap();
+    let mut manifest: Value = serde_json::from_str(&text).unwrap();
+    manifest["version"] = json!("0.2.1");
+    manifest["forge_pack"]["blocks"][0]["dimensions_m"] = json!([5.0, 14.0, 0.8]);
+    std::fs::write(
+        ws.path("patch.json"),
+        serde_json::to_vec_pretty(&manifest).unwrap(),
+    )
+    .unwrap();
+    let out = pack(
+        "patch.json",
+        "patch.mjolnir",
+        &["--previous", "first.mjolnir"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("dimensions_changed") && stderr(&out).contains("new block id"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!ws.path("patch.mjolnir").exists());
+}

@@ -190,6 +190,13 @@ enum Forge {
         /// Sign with this 32-byte seed (raw or hex).
         #[arg(long, value_name = "FILE")]
         sign_seed: Option<PathBuf>,
+        /// The release this one follows: the update rules run before signing, and a
+        /// breaking change within its line is refused.
+        #[arg(long, value_name = "OLD.mjolnir")]
+        previous: Option<PathBuf>,
+        /// Print the result as JSON on stdout.
+        #[arg(long)]
+        json: bool,
     },
     /// Run the Hub scanner's checks on an archive.
     Verify {
@@ -278,6 +285,9 @@ struct CookArgs {
     /// The donor actor Blueprint's package path (overrides `[donors] actor`).
     #[arg(long, value_name = "PACKAGE")]
     donor_actor: Option<String>,
+    /// Off a terminal, a line per finished stage (step kind and pack) as well.
+    #[arg(long, short = 'v')]
+    verbose: bool,
 }
 
 /// Runs the command line; returns the process exit code.
@@ -363,6 +373,7 @@ fn dispatch(cli: Cli) -> Result<i32> {
                 keep_going: args.keep_going,
                 explain: args.explain,
                 json: args.json,
+                verbose: args.verbose,
             };
             Ok(match cook::cook(&options)? {
                 Ending::Cooked => 0,
@@ -416,6 +427,7 @@ fn dispatch(cli: Cli) -> Result<i32> {
                 keep_going: false,
                 explain: false,
                 json: false,
+                verbose: false,
             };
             Ok(match cook::cook(&options)? {
                 Ending::Cooked => 0,
@@ -430,6 +442,8 @@ fn dispatch(cli: Cli) -> Result<i32> {
             out,
             sign,
             sign_seed,
+            previous,
+            json,
         } => crate::release::pack(&crate::release::PackArgs {
             manifest,
             content,
@@ -438,6 +452,8 @@ fn dispatch(cli: Cli) -> Result<i32> {
             out,
             sign,
             sign_seed,
+            previous,
+            json,
         }),
         Forge::Verify {
             archive,

@@ -32,6 +32,8 @@ pub struct Options {
     pub keep_going: bool,
     pub explain: bool,
     pub json: bool,
+    /// A line per finished stage off a terminal.
+    pub verbose: bool,
 }
 
 /// How a cook ended, for the exit code.
@@ -309,7 +311,7 @@ pub fn cook(options: &Options) -> Result<Ending> {
         cancel: &CANCELLED,
     };
     let pack_ids: Vec<String> = config.packs.iter().map(|p| p.id.clone()).collect();
-    let progress = Progress::new(&pack_ids);
+    let progress = Progress::new(&pack_ids, options.verbose);
     let mut run = Cook {
         options,
         settings: &settings,

@@ -170,5 +170,5 @@ pub fn pack(args: &PackArgs) -> Result<i32> {
     let prepared =
         forge_release::prepare_map(&manifest, text.as_bytes(), layout.as_deref(), &content);
     let key = crate::release::signing_key(args.sign_seed.as_deref(), args.sign)?;
-    crate::release::write_release(prepared, key.as_ref(), &args.out)
+    crate::release::write_release(prepared, key.as_ref(), &args.out, false)
 }

@@ -1,7 +1,8 @@
 //! Progress on stderr: indicatif bars on a terminal, plain lines in CI logs.
 //!
 //! Bars show the whole cook and each pack: steps done of total, and cache hits. Plain
-//! output prints one line per finished stage (a step kind within a pack).
+//! output stays quiet (the cook's one summary line says it all) unless asked to be
+//! verbose, when it prints one line per finished stage (a step kind within a pack).
 
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
@@ -26,7 +27,9 @@ enum Display {
         overall: ProgressBar,
         packs: BTreeMap<String, ProgressBar>,
     },
-    Lines,
+    Lines {
+        verbose: bool,
+    },
 }
 
 pub struct Progress {
@@ -42,8 +45,9 @@ fn style() -> ProgressStyle {
 }
 
 impl Progress {
-    /// Bars when stderr is a terminal, lines otherwise.
-    pub fn new(graph_packs: &[String]) -> Progress {
+    /// Bars when stderr is a terminal; otherwise nothing, or with `verbose` a line per
+    /// finished stage.
+    pub fn new(graph_packs: &[String], verbose: bool) -> Progress {
         let display = if std::io::stderr().is_terminal() {
             let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
             let overall = multi.add(
@@ -70,7 +74,7 @@ impl Progress {
                 packs,
             }
         } else {
-            Display::Lines
+            Display::Lines { verbose }
         };
         Progress {
             display,
@@ -148,18 +152,19 @@ impl Observer for Progress {
                     ));
                 }
             }
-            Display::Lines => {
-                if tally.done == tally.total {
+            Display::Lines { verbose } => {
+                if *verbose && tally.done == tally.total {
                     let failed = if tally.failed > 0 {
                         format!(", {} failed", tally.failed)
                     } else {
                         String::new()
                     };
                     let line = format!(
-                        "{}: {} {} steps, {} cached, {} run{failed}\n",
+                        "{}: {} {} step{}, {} cached, {} run{failed}\n",
                         step.pack,
                         step.kind.name(),
                         tally.total,
+                        if tally.total == 1 { "" } else { "s" },
                         tally.hits,
                         tally.done - tally.hits - tally.failed
                     );

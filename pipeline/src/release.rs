@@ -117,6 +117,9 @@ pub struct PackArgs {
     pub out: PathBuf,
     pub sign: bool,
     pub sign_seed: Option<PathBuf>,
+    /// The release this one follows, for the update rules.
+    pub previous: Option<PathBuf>,
+    pub json: bool,
 }
 
 fn read(path: &Path) -> Result<Vec<u8>> {
@@ -159,10 +162,59 @@ pub fn pack(args: &PackArgs) -> Result<i32> {
     let content = read_content(&args.content)?;
     let readme = args.readme.as_deref().map(read).transpose()?;
     let changes = args.changes.as_deref().map(read).transpose()?;
+    if let Some(previous) = &args.previous {
+        if let Some(code) = breaking(previous, &args.manifest, &manifest)? {
+            return Ok(code);
+        }
+    }
     let prepared =
         forge_release::prepare(&manifest, &content, readme.as_deref(), changes.as_deref());
     let key = signing_key(args.sign_seed.as_deref(), args.sign)?;
-    write_release(prepared, key.as_ref(), &args.out)
+    write_release(prepared, key.as_ref(), &args.out, args.json)
+}
+
+/// The update rules from `previous` to this manifest; `Some(1)` when they refuse it (a
+/// breaking change within a line), after printing why and what to do instead.
+fn breaking(previous: &Path, path: &Path, manifest: &[u8]) -> Result<Option<i32>> {
+    let old = crate::cli::load_release(previous)?;
+    let label = path.display().to_string();
+    let new = forge_contract::parse_manifest(&label, &String::from_utf8_lossy(manifest)).map_err(
+        |d| {
+            anyhow::anyhow!(
+                "{}",
+                d.iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+        },
+    )?;
+    let old_manifest = old
+        .manifest
+        .ok_or_else(|| anyhow::anyhow!("{} is not a valid release", old.label))?;
+    let findings = forge_contract::compat::compare(
+        &forge_contract::compat::Release {
+            label: &old.label,
+            manifest: &old_manifest,
+            geometry: None,
+        },
+        &forge_contract::compat::Release {
+            label: &label,
+            manifest: &new.0,
+            geometry: None,
+        },
+    );
+    for f in &findings {
+        eprintln!("{f}");
+    }
+    if findings.iter().any(|f| f.is_error()) {
+        eprintln!(
+            "the update rules refuse this release after {}; nothing was written",
+            old_manifest.version
+        );
+        return Ok(Some(1));
+    }
+    Ok(None)
 }
 
 /// The files of a content folder, by name.
@@ -207,6 +259,7 @@ pub fn write_release(
     prepared: Result<forge_release::Prepared, Vec<Finding>>,
     key: Option<&signature::SigningKey>,
     out: &Path,
+    as_json: bool,
 ) -> Result<i32> {
     let prepared = match prepared {
         Ok(p) => p,
@@ -244,13 +297,22 @@ pub fn write_release(
     atomic::write(out, &bytes).with_context(|| format!("cannot write {}", out.display()))?;
     atomic::write(&catalog_path, &catalog_bytes)
         .with_context(|| format!("cannot write {}", catalog_path.display()))?;
-    print_findings(&report.findings, false);
-    println!("wrote {} ({} bytes)", out.display(), bytes.len());
-    println!(
-        "wrote {}, what the Hub publishes for it",
-        catalog_path.display()
-    );
-    println!("sha256 {sha256}");
+    if as_json {
+        let value = json!({"archive": out.display().to_string(), "bytes": bytes.len(), "sha256": sha256,
+            "signer": report.signer, "hub_catalog": catalog_path.display().to_string(), "warnings": report.findings});
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&value).expect("serializes")
+        );
+    } else {
+        print_findings(&report.findings, false);
+        println!("wrote {} ({} bytes)", out.display(), bytes.len());
+        println!(
+            "wrote {}, what the Hub publishes for it",
+            catalog_path.display()
+        );
+        println!("sha256 {sha256}");
+    }
     Ok(0)
 }
 

@@ -114,7 +114,7 @@ pub fn compare(old: &Release, new: &Release) -> Vec<Diagnostic> {
                 "dimensions_changed",
                 breaking,
                 format!("{at}/dimensions_m"),
-                format!("{:?} changed dimensions from {:?} to {:?} m; that would resize existing builds", old_entry.id, old_entry.dimensions_m, new_entry.dimensions_m),
+                format!("{:?} changed dimensions from {:?} to {:?} m; that would resize existing builds (keep it and add the new size under a new block id, or start a new line)", old_entry.id, old_entry.dimensions_m, new_entry.dimensions_m),
             );
         }
         if new_entry.snap_m != old_entry.snap_m {
