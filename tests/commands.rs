@@ -402,3 +402,29 @@ fn pack_prints_json_and_runs_the_update_rules_against_the_previous_release() {
     );
     assert!(!ws.path("patch.mjolnir").exists());
 }
+
+#[test]
+fn missing_models_and_buffers_are_named_where_they_are() {
+    let ws = Workspace::without_donors(&["foundry"]);
+    std::fs::remove_file(ws.path("packs/foundry/source/models/floor_1x1.bin")).unwrap();
+    std::fs::remove_file(ws.path("packs/foundry/source/models/wall_2.gltf")).unwrap();
+    let out = ws.mjolnir(&["forge", "validate", "packs/foundry"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stderr(&out);
+    assert!(
+        text.contains("error[missing_buffer]: packs/foundry/source/models/floor_1x1.bin: packs/foundry/source/models/floor_1x1.gltf names it"),
+        "{text}"
+    );
+    assert!(
+        text.contains("error[missing_model]: packs/foundry/source/models/wall_2.gltf"),
+        "{text}"
+    );
+    let out = ws.mjolnir(&["forge", "cook", "--keep-going"]);
+    let text = stderr(&out);
+    assert!(
+        text.contains(
+            "error[missing_source]: packs/foundry/source/models/floor_1x1.bin: cannot read it"
+        ) && text.contains("packs/foundry/source/models/floor_1x1.gltf names it as a buffer"),
+        "every error path is a real path: {text}"
+    );
+}

@@ -615,6 +615,9 @@ fn validate(dirs: &[PathBuf], slug: Option<&str>, as_json: bool) -> Result<i32> 
                 ));
             }
         }
+        if let Some(catalog) = pack.manifest.as_ref().and_then(Manifest::catalog) {
+            findings.extend(model_findings(dir, catalog));
+        }
         if pack
             .manifest
             .as_ref()
@@ -639,6 +642,40 @@ fn validate(dirs: &[PathBuf], slug: Option<&str>, as_json: bool) -> Result<i32> 
         );
     }
     Ok(code)
+}
+
+/// Every block has a model (`source/models/<block>.gltf` or `.glb`), and every buffer a
+/// `.gltf` names is there.
+fn model_findings(dir: &Path, catalog: &forge_contract::Catalog) -> Vec<Diagnostic> {
+    let models = dir.join("source/models");
+    let mut findings = Vec::new();
+    for block in &catalog.blocks {
+        let gltf = models.join(format!("{}.gltf", block.id));
+        let glb = models.join(format!("{}.glb", block.id));
+        if glb.is_file() && !gltf.is_file() {
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(&gltf) else {
+            findings.push(crate::steps::finding(
+                "missing_model",
+                &gltf.display().to_string(),
+                format!("block {:?} has no model: export source/models/{0}.gltf (with its .bin) or {0}.glb", block.id),
+            ));
+            continue;
+        };
+        let rel = format!("source/models/{}.gltf", block.id);
+        for uri in forge_gltf::external_uris(&rel, &bytes).unwrap_or_default() {
+            let buffer = models.join(&uri);
+            if !buffer.is_file() {
+                findings.push(crate::steps::finding(
+                    "missing_buffer",
+                    &buffer.display().to_string(),
+                    format!("{} names it as a buffer, and it is missing: export the .bin beside it, or export a .glb", gltf.display()),
+                ));
+            }
+        }
+    }
+    findings
 }
 
 fn compare(old: &Path, new: &Path, as_json: bool) -> Result<i32> {

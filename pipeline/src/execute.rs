@@ -546,13 +546,24 @@ fn linked_folder(
 }
 
 fn unreadable_source(step: &Step, name: &str, e: std::io::Error) -> Diagnostic {
-    let file = format!("{}/{name}", step.pack);
+    let file = crate::steps::label(step, name);
     if e.kind() == std::io::ErrorKind::InvalidInput {
         let message = format!("sources must be regular files inside the pack folder ({e})");
-        finding("symlinked_source", &file, message)
-    } else {
-        finding("missing_source", &file, format!("cannot read it: {e}"))
+        return finding("symlinked_source", &file, message);
     }
+    // A buffer is read because a .gltf names it: say which, and how to fix the export.
+    let named_by = step.inputs.iter().find_map(|i| match i {
+        Input::Source { name: n, .. } if n.ends_with(".gltf") && n != name => Some(n),
+        _ => None,
+    });
+    let message = match named_by {
+        Some(gltf) => format!(
+            "cannot read it ({e}); {} names it as a buffer: export the .bin beside it, or export a .glb",
+            crate::steps::label(step, gltf)
+        ),
+        None => format!("cannot read it: {e}"),
+    };
+    finding("missing_source", &file, message)
 }
 
 /// The cached outputs of `key`, or why the step must run.

@@ -36,6 +36,9 @@ pub struct Step {
     /// Canonical parameter text, part of the key.
     pub params: String,
     pub inputs: Vec<Input>,
+    /// The pack's (or map's) folder as configured, for findings to name real paths. Not
+    /// part of the key: a key never holds a path of this machine's.
+    pub source_dir: PathBuf,
 }
 
 impl Step {

@@ -217,6 +217,7 @@ fn add(graph: &mut Graph, kind: &'static StepKind, w: &Wiring, id: String) -> Op
         block: w.block.map(str::to_string),
         params: wired.params,
         inputs: wired.inputs,
+        source_dir: w.sources.pack.dir.clone(),
     }))
 }
 

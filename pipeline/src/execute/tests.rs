@@ -85,6 +85,7 @@ fn step(id: &str, inputs: Vec<Input>) -> Step {
         // must be a parameter too.
         params: id.into(),
         inputs,
+        source_dir: "p".into(),
     }
 }
 

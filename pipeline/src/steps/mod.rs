@@ -253,9 +253,12 @@ pub fn params<T: serde::de::DeserializeOwned>(
     serde_json::from_str(&step.params).map_err(|e| vec![finding("bad_params", file, e.to_string())])
 }
 
-/// The label every finding of a step names its file by: `<pack>/<path in the pack>`.
+/// The path every finding of a step names its file by: the file's real path, under the
+/// pack's folder as configured (`forge-packs/foundry/source/geometry.json`).
 pub fn label(step: &Step, rel: &str) -> String {
-    format!("{}/{rel}", step.pack)
+    let path = step.source_dir.join(rel);
+    let path = path.strip_prefix(".").unwrap_or(&path);
+    path.display().to_string()
 }
 
 pub fn compact(value: &Value) -> Vec<u8> {
