@@ -428,3 +428,36 @@ fn missing_models_and_buffers_are_named_where_they_are() {
         "every error path is a real path: {text}"
     );
 }
+
+#[test]
+fn export_mistakes_are_named_at_the_model_with_the_setting_to_change() {
+    let ws = Workspace::without_donors(&["foundry"]);
+    let model = "packs/foundry/source/models/floor_2x2.gltf";
+    ws.edit_json(model, |g| g["nodes"][0]["scale"] = json!([100, 100, 100]));
+    let out = ws.mjolnir(&["forge", "cook"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stderr(&out);
+    assert!(
+        text.contains("error[model_in_centimetres]: packs/foundry/source/models/floor_2x2: ")
+            && text.contains(
+                "400.000 x 400.000 x 50.000 m, 100 times the declared 4.000 x 4.000 x 0.500 m"
+            )
+            && text.contains("Unit Scale to 1.0"),
+        "{text}"
+    );
+    ws.edit_json(model, |g| {
+        g["nodes"][0].as_object_mut().unwrap().remove("scale");
+        g["nodes"][0]["rotation"] = json!([
+            std::f64::consts::FRAC_1_SQRT_2,
+            0,
+            0,
+            std::f64::consts::FRAC_1_SQRT_2
+        ]);
+    });
+    let text = stderr(&ws.mjolnir(&["forge", "cook"]));
+    assert!(
+        text.contains("error[model_z_up]: packs/foundry/source/models/floor_2x2: ")
+            && text.contains("+Y Up"),
+        "{text}"
+    );
+}

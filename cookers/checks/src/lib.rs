@@ -8,7 +8,7 @@
 //! |---|---|---|
 //! | `apertures` | a grid of rays through each opening passes; rays just outside its frame hit | `aperture_blocked`, `aperture_misplaced` |
 //! | `supports` | downward rays over each walkable area hit at the expected height (1 cm), no steeper than 45°, and a player capsule stands there clear of other hulls | `support_missing`, `support_height`, `support_too_steep`, `support_blocked` |
-//! | `size` | the visual and the collision bounds equal `dimensions_m` (1 mm), at the origin convention | `size_mismatch`, `origin_mismatch` |
+//! | `size` | the visual and the collision bounds equal `dimensions_m` (1 mm), at the origin convention | `size_mismatch`, `origin_mismatch`, `model_in_centimetres`, `model_z_up` |
 //! | `joins` | the walkable top along each declared edge is at the declared height (1 mm) | `join_height` |
 //! | `connectors` | each connector frame sits on the road surface (1 cm step), at the deck's end (1 mm), facing along it (0.01°) | `connector_step`, `connector_position`, `connector_heading` |
 //!
@@ -449,6 +449,11 @@ fn size(inputs: &Inputs, lo: [f64; 3], hi: [f64; 3]) -> Result<(), Box<Failure>>
     ] {
         let got = [h[0] - l[0], h[1] - l[1], h[2] - l[2]];
         if (0..3).any(|a| (got[a] - declared[a]).abs() > SIZE_TOLERANCE_M) {
+            if what == "visual mesh" {
+                if let Some(failure) = export_mistake(got, declared) {
+                    return Err(Box::new(failure));
+                }
+            }
             return Err(Box::new(Failure {
                 code: "size_mismatch",
                 message: format!(
@@ -476,6 +481,37 @@ fn size(inputs: &Inputs, lo: [f64; 3], hi: [f64; 3]) -> Result<(), Box<Failure>>
         }
     }
     Ok(())
+}
+
+/// The two export mistakes that size a model wrong, named with the setting that fixes
+/// them: centimetres for metres (everything 100 times too large), and a Z-up export
+/// (height and depth swapped).
+fn export_mistake(got: [f64; 3], declared: [f64; 3]) -> Option<Failure> {
+    let near = |a: f64, b: f64| (a - b).abs() <= SIZE_TOLERANCE_M.max(b.abs() * 0.01);
+    let fmt = |d: [f64; 3]| format!("{:.3} x {:.3} x {:.3} m", d[0], d[1], d[2]);
+    let (code, message) = if (0..3).all(|a| near(got[a], declared[a] * 100.0)) {
+        ("model_in_centimetres", format!(
+            "the visual mesh is {}, 100 times the declared {}: the model was exported in centimetres; in Blender set Scene Properties > Units > Unit Scale to 1.0 with Length in Meters, apply the scale (Ctrl+A > Scale), and export again",
+            fmt(got), fmt(declared)
+        ))
+    } else if near(got[0], declared[0])
+        && near(got[1], declared[2])
+        && near(got[2], declared[1])
+        && !near(got[1], declared[1])
+    {
+        ("model_z_up", format!(
+            "the visual mesh is {}, the declared {} with height and depth swapped: the model was exported Z-up; in Blender's glTF exporter keep Include > Transform > +Y Up checked",
+            fmt(got), fmt(declared)
+        ))
+    } else {
+        return None;
+    };
+    Some(Failure {
+        code,
+        message,
+        ray: None,
+        hit: None,
+    })
 }
 
 fn join(

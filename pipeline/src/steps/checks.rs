@@ -87,6 +87,11 @@ fn unbuildable_hull(file: &str, block: &forge_contract::BlockGeometry, i: usize)
     )
 }
 
+/// A point or direction to the millimetre: `(-0.550, 2.000, 0.100)`.
+fn millimetres(p: [f64; 3]) -> String {
+    format!("({:.3}, {:.3}, {:.3})", p[0], p[1], p[2])
+}
+
 /// A failed check as a finding: which check, why, and the first ray that showed it.
 fn blocking_finding(step: &Step, file: &str, c: &forge_checks::CheckResult) -> Diagnostic {
     let failure = c.failure.as_ref().expect("a failed check has a failure");
@@ -95,8 +100,9 @@ fn blocking_finding(step: &Step, file: &str, c: &forge_checks::CheckResult) -> D
         .as_ref()
         .map(|r| {
             format!(
-                "; first failing ray from {:?} along {:?}",
-                r.origin_m, r.direction
+                "; first failing ray from {} along {}",
+                millimetres(r.origin_m),
+                millimetres(r.direction)
             )
         })
         .unwrap_or_default();
@@ -110,6 +116,14 @@ fn blocking_finding(step: &Step, file: &str, c: &forge_checks::CheckResult) -> D
             )
         })
         .unwrap_or_default();
+    // A model's export mistake is the model's, not the declaration's.
+    let model;
+    let file = if failure.code.starts_with("model_") {
+        model = label(step, &format!("source/models/{}", block(step)));
+        &model
+    } else {
+        file
+    };
     finding(
         failure.code,
         file,
