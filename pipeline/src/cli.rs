@@ -132,6 +132,15 @@ enum Key {
 enum Forge {
     /// Cook the configured packs: validate, import and assemble, with caching.
     Cook(CookArgs),
+    /// Start a new pack that cooks the first time, and add it to pipeline.toml.
+    New {
+        id: String,
+        #[arg(long, value_enum, default_value = "foundry")]
+        style: crate::scaffold::Style,
+        /// Where the pack folder and pipeline.toml go.
+        #[arg(long, default_value = ".")]
+        dir: PathBuf,
+    },
     /// Check pack folders against the Forge pack contract without cooking anything.
     Validate {
         /// Pack folders (holding mjolnir.json and source/geometry.json).
@@ -381,6 +390,7 @@ fn dispatch(cli: Cli) -> Result<i32> {
             })
         }
         Forge::Validate { packs, slug, json } => validate(&packs, slug.as_deref(), json),
+        Forge::New { id, style, dir } => crate::scaffold::new_pack(&id, style, &dir),
         Forge::Compat { old, new, json } => compare(&old, &new, json),
         Forge::Inspect { file, json, global } => {
             crate::inspect::inspect(&file, json, global.as_deref())

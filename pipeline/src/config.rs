@@ -155,8 +155,14 @@ pub struct Overrides {
 
 impl Config {
     pub fn load(path: &Path, overrides: &Overrides) -> Result<Config> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read the configuration {}", path.display()))?;
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
+                "error[no_config]: there is no {} here; `mjolnir forge new <id>` starts a pack and writes one, or pass --config FILE (README.md shows the settings)",
+                path.display()
+            ),
+            Err(e) => bail!("cannot read the configuration {}: {e}", path.display()),
+        };
         let file: File = toml::from_str(&text)
             .with_context(|| format!("{} is not a valid pipeline configuration", path.display()))?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();

@@ -23,6 +23,7 @@ mod probe;
 mod progress;
 mod release;
 mod report;
+mod scaffold;
 mod seal;
 mod stat_cache;
 mod steps;
