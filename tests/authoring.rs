@@ -73,3 +73,70 @@ fn a_cook_without_a_configuration_says_how_to_make_one() {
         "{text}"
     );
 }
+
+#[test]
+fn a_block_added_by_dropping_in_a_model_with_ucx_hulls_cooks_and_signs() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_mjolnir"))
+            .args(args)
+            .current_dir(dir.path())
+            .env("MJOLNIR_CONFIG_DIR", dir.path().join("config"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}:\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    run(&["forge", "new", "kit"]);
+    // The artist's model: a slab with its visual mesh and a UCX_ hull, no geometry typed.
+    let models = dir.path().join("kit/source/models");
+    let mut model: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(models.join("floor_2x2.gltf")).unwrap()).unwrap();
+    model["nodes"] =
+        serde_json::json!([{"mesh": 0, "name": "slab"}, {"mesh": 0, "name": "UCX_Slab.001"}]);
+    std::fs::write(
+        models.join("slab.gltf"),
+        serde_json::to_vec(&model).unwrap(),
+    )
+    .unwrap();
+    let printed = run(&["forge", "suggest", "kit", "slab", "--write"]);
+    let entry: serde_json::Value = serde_json::from_slice(&printed.stdout).unwrap();
+    assert_eq!(entry["hulls"][0]["name"], "slab_001");
+    assert_eq!(entry["hulls"][0]["points"].as_array().unwrap().len(), 8);
+    assert_eq!(entry["supports"][0]["height_m"], 0.5);
+    assert_eq!(entry["joins"].as_array().unwrap().len(), 4);
+    let paks = donor_paks();
+    run(&[
+        "forge",
+        "cook",
+        "--paks",
+        paks.to_str().unwrap(),
+        "--donor-mesh",
+        DONOR_MESH,
+        "--donor-actor",
+        DONOR_ACTOR,
+    ]);
+    assert!(dir
+        .path()
+        .join("build/game/kit/all/cooked/slab/collision.fcol")
+        .is_file());
+    run(&["key", "new"]);
+    run(&[
+        "forge",
+        "pack",
+        "build/game/kit/all/mjolnir.json",
+        "--content",
+        "build/game/kit/all/content",
+        "--changes",
+        "build/game/kit/all/changes.json",
+        "--out",
+        "kit.mjolnir",
+        "--sign",
+    ]);
+    run(&["forge", "verify", "kit.mjolnir"]);
+}

@@ -132,6 +132,14 @@ enum Key {
 enum Forge {
     /// Cook the configured packs: validate, import and assemble, with caching.
     Cook(CookArgs),
+    /// Print (or --write) a block's geometry entry from its model's UCX_ hulls.
+    Suggest {
+        pack: PathBuf,
+        block: String,
+        /// Write it into source/geometry.json, and add the block to the catalog if new.
+        #[arg(long)]
+        write: bool,
+    },
     /// Start a new pack that cooks the first time, and add it to pipeline.toml.
     New {
         id: String,
@@ -391,6 +399,7 @@ fn dispatch(cli: Cli) -> Result<i32> {
         }
         Forge::Validate { packs, slug, json } => validate(&packs, slug.as_deref(), json),
         Forge::New { id, style, dir } => crate::scaffold::new_pack(&id, style, &dir),
+        Forge::Suggest { pack, block, write } => crate::suggest::suggest(&pack, &block, write),
         Forge::Compat { old, new, json } => compare(&old, &new, json),
         Forge::Inspect { file, json, global } => {
             crate::inspect::inspect(&file, json, global.as_deref())

@@ -28,6 +28,7 @@ mod seal;
 mod stat_cache;
 mod steps;
 mod store;
+mod suggest;
 mod wiring;
 
 fn main() {

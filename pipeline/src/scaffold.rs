@@ -143,7 +143,8 @@ fn box_points(lo: [f64; 3], hi: [f64; 3]) -> Vec<[f64; 3]> {
 }
 
 /// A box as glTF (Y up, metres): pack `(x, y, z)` is glTF `(x, z, -y)`. Four corners and
-/// one normal per face, wound counter-clockwise from outside; the buffer embedded.
+/// one normal per face, wound counter-clockwise from outside; the buffer embedded. The box
+/// is also the block's collision hull, a `UCX_` node (`mjolnir forge suggest` reads it).
 fn box_gltf(name: &str, lo: [f64; 3], hi: [f64; 3]) -> Value {
     let (min, max) = ([lo[0], lo[2], -hi[1]], [hi[0], hi[2], -lo[1]]);
     let centre = [0, 1, 2].map(|k| (min[k] + max[k]) / 2.0);
@@ -186,8 +187,9 @@ fn box_gltf(name: &str, lo: [f64; 3], hi: [f64; 3]) -> Value {
     let n = positions.len();
     json!({
         "asset": {"version": "2.0", "generator": "mjolnir forge new"},
-        "scene": 0, "scenes": [{"nodes": [0]}],
-        "nodes": [{"mesh": 0, "name": name}],
+        "scene": 0, "scenes": [{"nodes": [0, 1]}],
+        // The same box is the visual mesh and, as a UCX_ node, its collision hull.
+        "nodes": [{"mesh": 0, "name": name}, {"mesh": 0, "name": "UCX_body"}],
         "materials": [{"name": "steel"}],
         "meshes": [{"name": name, "primitives": [{"attributes": {"POSITION": 0, "NORMAL": 1}, "indices": 2, "material": 0}]}],
         "buffers": [{"byteLength": bytes.len(), "uri": format!("data:application/octet-stream;base64,{}", base64::engine::general_purpose::STANDARD.encode(&bytes))}],

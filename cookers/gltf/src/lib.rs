@@ -30,7 +30,7 @@ pub use error::ImportError;
 pub use imported::{ImportedMesh, Section, FORMAT_VERSION};
 
 /// Version of this cooker; part of every import step's cache key.
-pub const VERSION: u32 = 3; // 2: non-finite normals and UVs are refused; 3: vertex and triangle budgets
+pub const VERSION: u32 = 4; // 2: non-finite normals and UVs are refused; 3: vertex and triangle budgets; 4: UCX_ hull nodes are not visual
 
 /// The most vertices a block's model may have once every node's primitives are placed:
 /// a Forge piece is a building block, and a model past this is an export mistake (an
@@ -230,15 +230,17 @@ fn local_matrix(node: &gltf::Node) -> Matrix4<f64> {
     }
 }
 
-/// Imports the default scene (or every root when the document names none).
-pub fn import(
+/// Nodes whose name starts with this are collision hulls (Unreal's convention), not part
+/// of the visual mesh: [`collision_hulls`] reads them and [`import`] leaves them out.
+pub const HULL_PREFIX: &str = "UCX_";
+
+/// Visits every node of the default scene (or every root when the document names none)
+/// with its world matrix, parents first.
+fn walk(
     file: &str,
-    bytes: &[u8],
-    external: &BTreeMap<String, Vec<u8>>,
-) -> Result<ImportedMesh, ImportError> {
-    let doc = parse(file, bytes)?;
-    let buffers = load_buffers(file, &doc, external)?;
-    let mut mesh = ImportedMesh::default();
+    doc: &gltf::Gltf,
+    mut visit: impl FnMut(&gltf::Node, &Matrix4<f64>) -> Result<(), ImportError>,
+) -> Result<(), ImportError> {
     let roots: Vec<gltf::Node> = match doc
         .document
         .default_scene()
@@ -260,15 +262,93 @@ pub fn import(
             ));
         }
         let world = parent * local_matrix(&node);
-        if let Some(m) = node.mesh() {
-            add_mesh(file, &m, &world, &buffers, &doc, &mut mesh)?;
-        }
+        visit(&node, &world)?;
         let mut children: Vec<_> = node.children().map(|c| (c, world, depth + 1)).collect();
         children.reverse();
         stack.extend(children);
     }
+    Ok(())
+}
+
+fn is_hull(node: &gltf::Node) -> bool {
+    node.name().is_some_and(|n| n.starts_with(HULL_PREFIX))
+}
+
+/// Imports the visual mesh: every mesh node but the collision hulls.
+pub fn import(
+    file: &str,
+    bytes: &[u8],
+    external: &BTreeMap<String, Vec<u8>>,
+) -> Result<ImportedMesh, ImportError> {
+    let doc = parse(file, bytes)?;
+    let buffers = load_buffers(file, &doc, external)?;
+    let mut mesh = ImportedMesh::default();
+    walk(file, &doc, |node, world| match node.mesh() {
+        Some(m) if !is_hull(node) => add_mesh(file, &m, world, &buffers, &doc, &mut mesh),
+        _ => Ok(()),
+    })?;
     mesh.finish(file)?;
     Ok(mesh)
+}
+
+/// A collision hull a model carries: a `UCX_` node's points in pack space.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelHull {
+    /// The node's name without the prefix (`UCX_slab` is `slab`).
+    pub name: String,
+    /// The first primitive's material name, or `default`.
+    pub material: String,
+    pub points: Vec<[f64; 3]>,
+}
+
+/// The model's `UCX_` nodes as hulls, in document order of the walk.
+pub fn collision_hulls(
+    file: &str,
+    bytes: &[u8],
+    external: &BTreeMap<String, Vec<u8>>,
+) -> Result<Vec<ModelHull>, ImportError> {
+    let doc = parse(file, bytes)?;
+    let buffers = load_buffers(file, &doc, external)?;
+    let mut hulls = Vec::new();
+    walk(file, &doc, |node, world| {
+        let (Some(m), true) = (node.mesh(), is_hull(node)) else {
+            return Ok(());
+        };
+        let name = node
+            .name()
+            .unwrap_or_default()
+            .trim_start_matches(HULL_PREFIX)
+            .to_string();
+        let mut points = Vec::new();
+        let mut material = None;
+        for prim in m.primitives() {
+            material = material.or_else(|| prim.material().name().map(str::to_string));
+            let Some(acc) = prim.get(&gltf::Semantic::Positions) else {
+                continue;
+            };
+            let positions = accessor::read_vec3(&acc, &buffers).map_err(|e| {
+                ImportError::new(
+                    "gltf_bad_accessor",
+                    file,
+                    format!("hull node {name:?}: POSITION: {e}"),
+                )
+            })?;
+            for p in positions {
+                let w = world * Vector4::new(p[0], p[1], p[2], 1.0);
+                let q = forge_units::gltf_to_pack([w.x, w.y, w.z]);
+                points.push(q.map(|c| (c * 1e6).round() / 1e6));
+            }
+        }
+        points.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+        points.dedup();
+        hulls.push(ModelHull {
+            name,
+            material: material.unwrap_or_else(|| "default".into()),
+            points,
+        });
+        Ok(())
+    })?;
+    Ok(hulls)
 }
 
 fn add_mesh(

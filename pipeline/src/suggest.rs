@@ -1,0 +1,232 @@
+//! `mjolnir forge suggest PACK_DIR BLOCK [--write]`: a block's geometry entry from its
+//! model, so no hull is typed by hand. The hulls are the model's `UCX_` nodes (convex
+//! meshes, Unreal's naming convention); supports are the hulls' flat tops; joins are
+//! suggested where a top reaches an edge of the piece. With `--write`, the entry goes into
+//! `source/geometry.json` (replacing the block's), and a block the catalog lacks gets its
+//! catalog entry (sized from the model) and its `bloc` row in `changes.json`.
+//! `geometry.json` stays the override: edit what was written as you like.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{anyhow, bail, Context, Result};
+use serde_json::{json, Value};
+
+/// A flat top narrower than this on either side is no place to stand.
+const MIN_SUPPORT_M: f64 = 0.3;
+/// Supports stop this far inside their top's edges, off the rim.
+const SUPPORT_INSET_M: f64 = 0.1;
+/// A top this close to the piece's edge meets a neighbour there.
+const JOIN_REACH_M: f64 = 0.15;
+
+pub fn suggest(pack: &Path, block: &str, write: bool) -> Result<i32> {
+    let (hulls, bounds) = read_model(pack, block)?;
+    let origin = existing_origin(pack).unwrap_or_else(|| "bottom_centre".into());
+    let supports = supports(&hulls);
+    let joins = if origin == "bottom_centre" {
+        joins(&supports, bounds)
+    } else {
+        Vec::new()
+    };
+    let hull_entries: Vec<Value> = hulls
+        .iter()
+        .map(|h| json!({"name": id_like(&h.name, "hull"), "material": id_like(&h.material, "default"), "points": h.points}))
+        .collect();
+    let entry = json!({"id": block, "origin": origin, "hulls": hull_entries, "supports": supports, "joins": joins});
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&entry).expect("serializes")
+    );
+    if write {
+        write_geometry(pack, block, &entry)?;
+        add_to_catalog(pack, block, bounds)?;
+        eprintln!(
+            "wrote {block}'s geometry entry into {}",
+            pack.join("source/geometry.json").display()
+        );
+    }
+    Ok(0)
+}
+
+/// The model's hulls and the visual mesh's bounds, pack space.
+fn read_model(pack: &Path, block: &str) -> Result<(Vec<forge_gltf::ModelHull>, [[f64; 3]; 2])> {
+    let models = pack.join("source/models");
+    let (file, bytes) = ["glb", "gltf"]
+        .iter()
+        .map(|x| models.join(format!("{block}.{x}")))
+        .find_map(|p| std::fs::read(&p).ok().map(|b| (p, b)))
+        .ok_or_else(|| {
+            anyhow!(
+                "error[missing_model]: {} has no {block}.gltf or {block}.glb",
+                models.display()
+            )
+        })?;
+    let label = file.display().to_string();
+    let mut external = BTreeMap::new();
+    for uri in forge_gltf::external_uris(&label, &bytes).map_err(|e| anyhow!("{e}"))? {
+        let path = models.join(&uri);
+        external.insert(
+            uri,
+            std::fs::read(&path).with_context(|| {
+                format!("{label} names {}, which cannot be read", path.display())
+            })?,
+        );
+    }
+    let hulls =
+        forge_gltf::collision_hulls(&label, &bytes, &external).map_err(|e| anyhow!("{e}"))?;
+    if hulls.is_empty() {
+        bail!("error[no_model_hulls]: {label} has no collision hulls: in Blender, add a convex mesh per hull named UCX_<name> (UCX_slab, UCX_rail) beside the visual mesh, and export again");
+    }
+    let mesh = forge_gltf::import(&label, &bytes, &external).map_err(|e| anyhow!("{e}"))?;
+    let bounds = mesh.bounds().ok_or_else(|| {
+        anyhow!("error[mesh_empty]: {label} has no visual mesh besides its hulls")
+    })?;
+    Ok((hulls, [bounds.0, bounds.1]))
+}
+
+/// The origin convention of the pack's blocks so far.
+fn existing_origin(pack: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(pack.join("source/geometry.json")).ok()?;
+    let value: Value = serde_json::from_str(&text).ok()?;
+    value["blocks"][0]["origin"].as_str().map(str::to_string)
+}
+
+/// A name the contract takes as an id: lower case, digits and `_`.
+fn id_like(name: &str, fallback: &str) -> String {
+    let id: String = name
+        .to_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let id = id.trim_matches('_').to_string();
+    if id.is_empty() || !id.starts_with(|c: char| c.is_ascii_lowercase()) {
+        fallback.to_string()
+    } else {
+        id
+    }
+}
+
+fn mm(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// Each hull's flat top, inset off its rim, where it is wide enough to stand on.
+fn supports(hulls: &[forge_gltf::ModelHull]) -> Vec<Value> {
+    let mut out = Vec::new();
+    for hull in hulls {
+        let top = hull.points.iter().map(|p| p[2]).fold(f64::MIN, f64::max);
+        let on_top: Vec<&[f64; 3]> = hull
+            .points
+            .iter()
+            .filter(|p| (p[2] - top).abs() < 0.001)
+            .collect();
+        if on_top.len() < 3 {
+            continue;
+        }
+        let lo = |k: usize| on_top.iter().map(|p| p[k]).fold(f64::MAX, f64::min) + SUPPORT_INSET_M;
+        let hi = |k: usize| on_top.iter().map(|p| p[k]).fold(f64::MIN, f64::max) - SUPPORT_INSET_M;
+        if hi(0) - lo(0) >= MIN_SUPPORT_M && hi(1) - lo(1) >= MIN_SUPPORT_M {
+            out.push(json!({"name": format!("{}_top", id_like(&hull.name, "hull")), "min_m": [mm(lo(0)), mm(lo(1))],
+                "max_m": [mm(hi(0)), mm(hi(1))], "height_m": mm(top)}));
+        }
+    }
+    out
+}
+
+/// A join on each edge of the piece a support reaches, at the highest such support.
+fn joins(supports: &[Value], bounds: [[f64; 3]; 2]) -> Vec<Value> {
+    let [lo, hi] = bounds;
+    let edges = [
+        ("east", "+x", 0, hi[0], 1),
+        ("west", "-x", 0, lo[0], 0),
+        ("north", "+y", 1, hi[1], 1),
+        ("south", "-y", 1, lo[1], 0),
+    ];
+    edges
+        .iter()
+        .filter_map(|&(name, edge, axis, at, side)| {
+            let height = supports
+                .iter()
+                .filter(|s| {
+                    let reach = if side == 1 {
+                        s["max_m"][axis].as_f64()
+                    } else {
+                        s["min_m"][axis].as_f64()
+                    };
+                    reach.is_some_and(|r| (r - at).abs() <= SUPPORT_INSET_M + JOIN_REACH_M)
+                })
+                .filter_map(|s| s["height_m"].as_f64())
+                .fold(None, |best: Option<f64>, h| {
+                    Some(best.map_or(h, |b| b.max(h)))
+                })?;
+            Some(json!({"name": name, "edge": edge, "height_m": height}))
+        })
+        .collect()
+}
+
+fn read_json(path: &Path) -> Result<Value> {
+    serde_json::from_str(
+        &std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?,
+    )
+    .with_context(|| format!("{} is not JSON", path.display()))
+}
+
+fn write_json(path: &Path, value: &Value) -> Result<()> {
+    let mut bytes = serde_json::to_vec_pretty(value).expect("serializes");
+    bytes.push(b'\n');
+    crate::atomic::write(path, &bytes).with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn write_geometry(pack: &Path, block: &str, entry: &Value) -> Result<()> {
+    let path = pack.join("source/geometry.json");
+    let mut geometry = read_json(&path)?;
+    let blocks = geometry["blocks"]
+        .as_array_mut()
+        .ok_or_else(|| anyhow!("{} has no blocks list", path.display()))?;
+    match blocks.iter_mut().find(|b| b["id"] == block) {
+        Some(existing) => *existing = entry.clone(),
+        None => blocks.push(entry.clone()),
+    }
+    write_json(&path, &geometry)
+}
+
+/// A block the catalog lacks: its entry, sized from the model, and its change row.
+fn add_to_catalog(pack: &Path, block: &str, bounds: [[f64; 3]; 2]) -> Result<()> {
+    let path = pack.join("mjolnir.json");
+    let mut manifest = read_json(&path)?;
+    let id = manifest["forge_pack"]["id"]
+        .as_str()
+        .ok_or_else(|| anyhow!("{} has no forge_pack id", path.display()))?
+        .to_string();
+    let blocks = manifest["forge_pack"]["blocks"]
+        .as_array_mut()
+        .ok_or_else(|| anyhow!("{} has no blocks", path.display()))?;
+    if blocks.iter().any(|b| b["id"] == block) {
+        return Ok(());
+    }
+    let snap = blocks
+        .first()
+        .and_then(|b| b["snap_m"].as_f64())
+        .unwrap_or(0.5);
+    let [lo, hi] = bounds;
+    let tag = forge_contract::ids::entry_tag(&id, block);
+    let name: String = block
+        .split('_')
+        .map(|w| w[..1].to_uppercase() + &w[1..])
+        .collect::<Vec<_>>()
+        .join(" ");
+    blocks.push(
+        json!({"id": block, "name": name, "tag": tag, "category": "pieces",
+        "dimensions_m": [mm(hi[0] - lo[0]), mm(hi[1] - lo[1]), mm(hi[2] - lo[2])], "snap_m": snap}),
+    );
+    write_json(&path, &manifest)?;
+    let changes_path = pack.join("changes.json");
+    if let Ok(mut changes) = read_json(&changes_path) {
+        if let Some(tags) = changes["tags"].as_array_mut() {
+            tags.push(json!({"group": "bloc", "tag": tag, "fields": []}));
+            write_json(&changes_path, &changes)?;
+        }
+    }
+    Ok(())
+}
