@@ -461,3 +461,21 @@ fn export_mistakes_are_named_at_the_model_with_the_setting_to_change() {
         "{text}"
     );
 }
+
+#[test]
+fn a_doorway_the_model_closes_fails_naming_both_files() {
+    let ws = Workspace::without_donors(&["foundry"]);
+    let models = ws.path("packs/foundry/source/models");
+    // wall_door's collision keeps its doorway; its model becomes the solid wall_2.
+    std::fs::copy(models.join("wall_2.gltf"), models.join("wall_door.gltf")).unwrap();
+    let out = ws.mjolnir(&["forge", "cook"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stderr(&out);
+    assert!(
+        text.contains(
+            "error[aperture_blocked_visual]: packs/foundry/source/geometry.json: foundry/wall_door"
+        ) && text.contains("is open in the collision but not in the visual mesh")
+            && text.contains("(the model: packs/foundry/source/models/wall_door)"),
+        "{text}"
+    );
+}

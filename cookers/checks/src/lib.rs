@@ -25,7 +25,7 @@ use forge_contract::Origin;
 use serde::Serialize;
 
 /// Version of this cooker; part of every checks step's key.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2; // 2: apertures must be open in the visual mesh; export mistakes named
 
 pub const APERTURE_SPACING_M: f64 = 0.25;
 pub const APERTURE_INSET_M: f64 = 0.05;
@@ -52,6 +52,9 @@ pub struct Inputs<'a> {
     pub index: &'a MoppIndex,
     /// The visual mesh's bounds as the actor places it, in pack space.
     pub visual_bounds_m: ([f64; 3], [f64; 3]),
+    /// The visual mesh's triangles as the actor places them, in pack space: an opening
+    /// must be open in what players see too.
+    pub visual_triangles_m: &'a [[[f64; 3]; 3]],
     pub source: &'a SourceShapes,
 }
 
@@ -384,6 +387,20 @@ fn aperture(
             }
         }
     }
+    for ray in aperture_rays(a, lo, hi) {
+        if let Some((t, at)) = visual_hit(c.inputs.visual_triangles_m, ray.origin, dir, length) {
+            return Err(fail(
+                "aperture_blocked_visual",
+                format!(
+                    "{:?} is open in the collision but not in the visual mesh: a ray through the opening hits the model at ({:.3}, {:.3}, {:.3}), {t:.3} m along; open it in the model as well, or move the aperture in geometry.json",
+                    a.name, at[0], at[1], at[2]
+                ),
+                ray.origin,
+                dir,
+                None,
+            ));
+        }
+    }
     let mut frame = vec![
         ("left", -hw - FRAME_OFFSET_M, 0.0),
         ("right", hw + FRAME_OFFSET_M, 0.0),
@@ -481,6 +498,48 @@ fn size(inputs: &Inputs, lo: [f64; 3], hi: [f64; 3]) -> Result<(), Box<Failure>>
         }
     }
     Ok(())
+}
+
+/// The nearest visual triangle a ray meets within `length` (Möller-Trumbore), and where.
+fn visual_hit(
+    triangles: &[[[f64; 3]; 3]],
+    o: [f64; 3],
+    d: [f64; 3],
+    length: f64,
+) -> Option<(f64, [f64; 3])> {
+    let sub = |a: [f64; 3], b: [f64; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+    let cross = |a: [f64; 3], b: [f64; 3]| {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    };
+    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let mut best: Option<f64> = None;
+    for [a, b, c] in triangles {
+        let (e1, e2) = (sub(*b, *a), sub(*c, *a));
+        let p = cross(d, e2);
+        let det = dot(e1, p);
+        if det.abs() < 1e-12 {
+            continue;
+        }
+        let s = sub(o, *a);
+        let u = dot(s, p) / det;
+        let q = cross(s, e1);
+        let v = dot(d, q) / det;
+        let t = dot(e2, q) / det;
+        if (0.0..=1.0).contains(&u)
+            && v >= 0.0
+            && u + v <= 1.0
+            && t > 0.0
+            && t <= length
+            && best.is_none_or(|b| t < b)
+        {
+            best = Some(t);
+        }
+    }
+    best.map(|t| (t, [o[0] + d[0] * t, o[1] + d[1] * t, o[2] + d[2] * t]))
 }
 
 /// The two export mistakes that size a model wrong, named with the setting that fixes

@@ -44,12 +44,26 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
         block.hulls.iter().map(|h| h.points.as_slice()),
     )
     .map_err(|i| vec![unbuildable_hull(&file, &block, i)])?;
+    // Glass and portal surfaces are meant to fill an opening: only the solid rest counts.
+    let see_through: Vec<&str> = entry.surfaces.iter().map(|s| s.slot.as_str()).collect();
+    let triangles: Vec<[[f64; 3]; 3]> = mesh
+        .sections
+        .iter()
+        .filter(|s| !see_through.contains(&s.material.as_str()))
+        .flat_map(|s| {
+            let range =
+                s.first_triangle as usize..s.first_triangle as usize + s.triangle_count as usize;
+            mesh.triangles.get(range).unwrap_or_default()
+        })
+        .map(|t| t.map(|i| mesh.placed_m(mesh.positions[i as usize])))
+        .collect();
     let report = forge_checks::run(&forge_checks::Inputs {
         block: &block,
         dimensions_m: entry.dimensions_m,
         model: &model,
         index: &index,
         visual_bounds_m: mesh.placed_bounds_m(),
+        visual_triangles_m: &triangles,
         source: &source,
     });
     let blocking: Vec<Diagnostic> = report
@@ -116,6 +130,15 @@ fn blocking_finding(step: &Step, file: &str, c: &forge_checks::CheckResult) -> D
             )
         })
         .unwrap_or_default();
+    // An opening the model closes is both files' business: name the model too.
+    let also = if failure.code == "aperture_blocked_visual" {
+        format!(
+            " (the model: {})",
+            label(step, &format!("source/models/{}", block(step)))
+        )
+    } else {
+        String::new()
+    };
     // A model's export mistake is the model's, not the declaration's.
     let model;
     let file = if failure.code.starts_with("model_") {
@@ -128,7 +151,7 @@ fn blocking_finding(step: &Step, file: &str, c: &forge_checks::CheckResult) -> D
         failure.code,
         file,
         format!(
-            "{}/{}: check {} {:?}: {}{ray}{hit}",
+            "{}/{}: check {} {:?}: {}{also}{ray}{hit}",
             step.pack,
             block(step),
             c.check,
