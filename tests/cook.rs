@@ -702,3 +702,46 @@ fn an_output_folder_whose_name_is_not_utf8_cooks() {
     }
     assert!(out.join("game/foundry/all/mjolnir.json").is_file());
 }
+
+#[test]
+fn watch_rebuilds_once_for_a_burst_of_saves() {
+    use std::io::BufRead;
+    let ws = Workspace::with_packs(&["roadworks"]);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mjolnir"))
+        .args(["forge", "cook", "--watch"])
+        .current_dir(ws.dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = tx.send(line);
+        }
+    });
+    let next = |rx: &std::sync::mpsc::Receiver<String>, secs| {
+        rx.recv_timeout(std::time::Duration::from_secs(secs)).ok()
+    };
+    let first = next(&rx, 120).expect("the first cook");
+    assert!(first.starts_with("cooked 1 pack"), "{first}");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let model = "packs/roadworks/source/geometry.json";
+    for spaces in 1..=3 {
+        ws.edit(model, |t| {
+            t.replacen('\n', &format!("\n{}", " ".repeat(spaces)), 1)
+        });
+    }
+    let second = next(&rx, 60).expect("one rebuild");
+    assert!(
+        second.contains(" run") && !second.contains(" 0 run"),
+        "{second}"
+    );
+    assert_eq!(next(&rx, 2), None, "a burst of saves is one rebuild");
+    let _ = child.kill();
+    let _ = child.wait();
+}

@@ -251,6 +251,9 @@ enum Forge {
         config: PathBuf,
         #[arg(long, short = 'j')]
         jobs: Option<usize>,
+        /// Render again whenever a source or the configuration is saved (Ctrl-C stops).
+        #[arg(long)]
+        watch: bool,
     },
     /// Print what a cooked file holds.
     Inspect {
@@ -305,6 +308,9 @@ struct CookArgs {
     /// Off a terminal, a line per finished stage (step kind and pack) as well.
     #[arg(long, short = 'v')]
     verbose: bool,
+    /// Cook again whenever a source or the configuration is saved (Ctrl-C stops).
+    #[arg(long)]
+    watch: bool,
 }
 
 /// Runs the command line; returns the process exit code.
@@ -364,38 +370,11 @@ fn dispatch(cli: Cli) -> Result<i32> {
     };
     match forge {
         Forge::Cook(args) => {
-            let overrides = Overrides {
-                packs: args.packs,
-                jobs: args.jobs,
-                out: args.out,
-                paks: args.paks,
-                donor_mesh: args.donor_mesh,
-                donor_actor: args.donor_actor,
-            };
-            let config = Config::load(&args.config, &overrides)?;
-            let options = cook::Options {
-                plan: PlanOptions {
-                    render: config.render.enabled.then(|| RenderParams {
-                        size: config.render.size.unwrap_or(512),
-                        overlays: config.render.overlays.clone(),
-                        turntable: config.render.turntable,
-                        transparent: config.render.transparent,
-                    }),
-                    archive: args.archive,
-                    donors: None,
-                },
-                config,
-                only: args.only,
-                use_cache: !args.no_cache,
-                keep_going: args.keep_going,
-                explain: args.explain,
-                json: args.json,
-                verbose: args.verbose,
-            };
-            Ok(match cook::cook(&options)? {
-                Ending::Cooked => 0,
-                Ending::Failed => 1,
-            })
+            if args.watch {
+                let (dirs, files) = watched(&args.config, &overrides_of(&args))?;
+                return crate::watch::watch(&dirs, &files, || cook_once(&args));
+            }
+            cook_once(&args)
         }
         Forge::Validate { packs, slug, json } => validate(&packs, slug.as_deref(), json),
         Forge::New { id, style, dir } => crate::scaffold::new_pack(&id, style, &dir),
@@ -413,6 +392,7 @@ fn dispatch(cli: Cli) -> Result<i32> {
             transparent,
             config,
             jobs,
+            watch,
         } => {
             if !crate::config::RENDER_SIZES.contains(&size) {
                 bail!("--size must be within 16..=4096 pixels");
@@ -428,30 +408,36 @@ fn dispatch(cli: Cli) -> Result<i32> {
                 jobs,
                 ..Overrides::default()
             };
-            let config = Config::load(&config, &overrides)?;
-            let options = cook::Options {
-                plan: PlanOptions {
-                    render: Some(RenderParams {
-                        size,
-                        overlays,
-                        turntable,
-                        transparent,
-                    }),
-                    archive: false,
-                    donors: None,
-                },
-                config,
-                only,
-                use_cache: true,
-                keep_going: false,
-                explain: false,
-                json: false,
-                verbose: false,
+            let render = || -> Result<i32> {
+                let options = cook::Options {
+                    plan: PlanOptions {
+                        render: Some(RenderParams {
+                            size,
+                            overlays: overlays.clone(),
+                            turntable,
+                            transparent,
+                        }),
+                        archive: false,
+                        donors: None,
+                    },
+                    config: Config::load(&config, &overrides)?,
+                    only: only.clone(),
+                    use_cache: true,
+                    keep_going: false,
+                    explain: false,
+                    json: false,
+                    verbose: false,
+                };
+                Ok(match cook::cook(&options)? {
+                    Ending::Cooked => 0,
+                    Ending::Failed => 1,
+                })
             };
-            Ok(match cook::cook(&options)? {
-                Ending::Cooked => 0,
-                Ending::Failed => 1,
-            })
+            if watch {
+                let (dirs, files) = watched(&config, &overrides)?;
+                return crate::watch::watch(&dirs, &files, render);
+            }
+            render()
         }
         Forge::Pack {
             manifest,
@@ -532,6 +518,57 @@ pub(crate) fn print_findings(findings: &[Diagnostic], as_json: bool) {
             eprintln!("{d}");
         }
     }
+}
+
+fn overrides_of(args: &CookArgs) -> Overrides {
+    Overrides {
+        packs: args.packs.clone(),
+        jobs: args.jobs,
+        out: args.out.clone(),
+        paks: args.paks.clone(),
+        donor_mesh: args.donor_mesh.clone(),
+        donor_actor: args.donor_actor.clone(),
+    }
+}
+
+/// One cook, with the configuration read afresh (so `--watch` sees it edited).
+fn cook_once(args: &CookArgs) -> Result<i32> {
+    let config = Config::load(&args.config, &overrides_of(args))?;
+    let options = cook::Options {
+        plan: PlanOptions {
+            render: config.render.enabled.then(|| RenderParams {
+                size: config.render.size.unwrap_or(512),
+                overlays: config.render.overlays.clone(),
+                turntable: config.render.turntable,
+                transparent: config.render.transparent,
+            }),
+            archive: args.archive,
+            donors: None,
+        },
+        config,
+        only: args.only.clone(),
+        use_cache: !args.no_cache,
+        keep_going: args.keep_going,
+        explain: args.explain,
+        json: args.json,
+        verbose: args.verbose,
+    };
+    Ok(match cook::cook(&options)? {
+        Ending::Cooked => 0,
+        Ending::Failed => 1,
+    })
+}
+
+/// What `--watch` watches: every configured pack's and map's folder, and the file itself.
+fn watched(config: &Path, overrides: &Overrides) -> Result<(Vec<PathBuf>, Vec<PathBuf>)> {
+    let loaded = Config::load(config, overrides)?;
+    let dirs = loaded
+        .packs
+        .iter()
+        .chain(&loaded.maps)
+        .map(|p| p.dir.clone())
+        .collect();
+    Ok((dirs, vec![config.to_path_buf()]))
 }
 
 fn exit_code(findings: &[Diagnostic]) -> i32 {

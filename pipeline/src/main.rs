@@ -29,6 +29,7 @@ mod stat_cache;
 mod steps;
 mod store;
 mod suggest;
+mod watch;
 mod wiring;
 
 fn main() {
