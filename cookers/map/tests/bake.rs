@@ -24,6 +24,17 @@ fn crossline() -> Value {
     serde_json::from_str(&repo("forge-maps/crossline/level.json")).unwrap()
 }
 
+/// Each manifest as a release the bake was given.
+fn releases(manifests: &[Manifest]) -> Vec<PackRelease<'_>> {
+    manifests
+        .iter()
+        .map(|m| PackRelease {
+            version: m.version.clone(),
+            catalog: m.catalog().unwrap(),
+        })
+        .collect()
+}
+
 /// Every crate of every listed block, as if the Paks held them all.
 fn all_crates(level: &Value) -> BTreeSet<String> {
     let mut crates = BTreeSet::new();
@@ -46,13 +57,7 @@ fn codes(level: &Value, crates: &BTreeSet<String>) -> Vec<&'static str> {
         Err(findings) => return findings.iter().map(|d| d.code).collect(),
     };
     let manifests = [manifest("foundry"), manifest("foundry-wide")];
-    let releases: Vec<PackRelease> = manifests
-        .iter()
-        .map(|m| PackRelease {
-            version: m.version.clone(),
-            catalog: m.catalog().unwrap(),
-        })
-        .collect();
+    let releases = releases(&manifests);
     match bake("level.json", &text, &parsed, &releases, crates) {
         Ok(_) => Vec::new(),
         Err(findings) => findings.iter().map(|d| d.code).collect(),
@@ -66,13 +71,7 @@ fn crossline_bakes_in_authored_order_with_flat_indices() {
     let text = repo("forge-maps/crossline/level.json");
     let parsed = parse_level("level.json", &text).unwrap();
     let manifests = [manifest("foundry"), manifest("foundry-wide")];
-    let releases: Vec<PackRelease> = manifests
-        .iter()
-        .map(|m| PackRelease {
-            version: m.version.clone(),
-            catalog: m.catalog().unwrap(),
-        })
-        .collect();
+    let releases = releases(&manifests);
     let palette = bake("level.json", &text, &parsed, &releases, &all_crates(&level)).unwrap();
     assert_eq!(palette.custom[0].index, palette.standard.len());
     assert_eq!(palette.custom[0].block, "floor_1x1");
@@ -169,13 +168,7 @@ fn crossline_holds_what_the_seed_says() {
     let level = parse_level("level.json", &text).unwrap();
     let layout_text = repo("forge-maps/crossline/layout.json");
     let manifests = [manifest("foundry"), manifest("foundry-wide")];
-    let releases: Vec<PackRelease> = manifests
-        .iter()
-        .map(|m| PackRelease {
-            version: m.version.clone(),
-            catalog: m.catalog().unwrap(),
-        })
-        .collect();
+    let releases = releases(&manifests);
     let palette = bake(
         "level.json",
         &text,
@@ -251,13 +244,7 @@ fn layout_refusals_get_their_codes() {
     let text = repo("forge-maps/forge-canvas/level.json");
     let level = parse_level("level.json", &text).unwrap();
     let manifests = [manifest("foundry")];
-    let releases: Vec<PackRelease> = manifests
-        .iter()
-        .map(|m| PackRelease {
-            version: m.version.clone(),
-            catalog: m.catalog().unwrap(),
-        })
-        .collect();
+    let releases = releases(&manifests);
     let value: Value = serde_json::from_str(&text).unwrap();
     let palette = bake("level.json", &text, &level, &releases, &all_crates(&value)).unwrap();
     let layout: Value = serde_json::from_str(&repo("forge-maps/forge-canvas/layout.json")).unwrap();

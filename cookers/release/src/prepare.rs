@@ -17,6 +17,18 @@ pub struct Prepared {
     pub catalog: Value,
 }
 
+/// The release's manifest, or its errors as the Hub's `bad_manifest` findings.
+fn parse(text: &str) -> Result<forge_contract::Manifest, Vec<Finding>> {
+    forge_contract::parse_manifest("mjolnir.json", text)
+        .map(|(m, _)| m)
+        .map_err(|d| {
+            d.iter()
+                .filter(|d| d.is_error())
+                .map(|d| error("bad_manifest", Some("mjolnir.json"), d.to_string()))
+                .collect()
+        })
+}
+
 /// Checks a release before packing: the catalog (every contract rule), a publishable
 /// version (no `+build`, not a reduced `--only` build at the full set's version), each
 /// container paired and well-formed, and every package inside the pack's namespace.
@@ -29,12 +41,7 @@ pub fn prepare(
     changes: Option<&[u8]>,
 ) -> Result<Prepared, Vec<Finding>> {
     let text = String::from_utf8_lossy(manifest);
-    let (m, _) = forge_contract::parse_manifest("mjolnir.json", &text).map_err(|d| {
-        d.iter()
-            .filter(|d| d.is_error())
-            .map(|d| error("bad_manifest", Some("mjolnir.json"), d.to_string()))
-            .collect::<Vec<_>>()
-    })?;
+    let m = parse(&text)?;
     let mut findings = Vec::new();
     let Some(catalog) = m.catalog() else {
         return Err(vec![error(
@@ -146,12 +153,7 @@ pub fn prepare_map(
     content: &BTreeMap<String, Vec<u8>>,
 ) -> Result<Prepared, Vec<Finding>> {
     let text = String::from_utf8_lossy(manifest);
-    let (m, _) = forge_contract::parse_manifest("mjolnir.json", &text).map_err(|d| {
-        d.iter()
-            .filter(|d| d.is_error())
-            .map(|d| error("bad_manifest", Some("mjolnir.json"), d.to_string()))
-            .collect::<Vec<_>>()
-    })?;
+    let m = parse(&text)?;
     let mut findings = rules::publishable(&m, &text);
     if m.catalog().is_some() {
         findings.push(error(
