@@ -473,7 +473,7 @@ fn a_doorway_the_model_closes_fails_naming_both_files() {
     let text = stderr(&out);
     assert!(
         text.contains(
-            "error[aperture_blocked_visual]: packs/foundry/source/geometry.json: foundry/wall_door"
+            "error[aperture_blocked_visual]: packs/foundry/source/geometry.json:658:9 at /blocks/7/apertures/0: foundry/wall_door"
         ) && text.contains("is open in the collision but not in the visual mesh")
             && text.contains("(the model: packs/foundry/source/models/wall_door)"),
         "{text}"

@@ -7,6 +7,8 @@ use std::time::Instant;
 use anyhow::{bail, Result};
 use forge_contract::Diagnostic;
 use rayon::prelude::*;
+use std::collections::BTreeMap;
+
 use serde_json::{json, Value};
 
 use crate::config::Config;
@@ -233,6 +235,49 @@ fn corrupt_detail(results: &[Finished]) -> Option<String> {
     })
 }
 
+/// A finding about a block's declaration points at it by the block's id
+/// (`/blocks/wall_door/apertures/0`): the step sees only its block. Here, with the source
+/// at hand, it becomes the declaration's RFC 6901 pointer and line in `geometry.json`.
+fn locate_declarations(results: &mut [Finished]) {
+    let mut sources: BTreeMap<String, Option<(String, Value)>> = BTreeMap::new();
+    for r in results.iter_mut() {
+        let Outcome::Failed(diagnostics) = &mut r.outcome else {
+            continue;
+        };
+        for d in diagnostics.iter_mut() {
+            let Some(rest) = d.pointer.strip_prefix("/blocks/") else {
+                continue;
+            };
+            let (id, tail) = rest.split_once('/').unwrap_or((rest, ""));
+            if id.parse::<usize>().is_ok() {
+                continue;
+            }
+            let source = sources.entry(d.file.clone()).or_insert_with(|| {
+                let text = std::fs::read_to_string(&d.file).ok()?;
+                let value = serde_json::from_str(&text).ok()?;
+                Some((text, value))
+            });
+            let Some((text, value)) = source else {
+                continue;
+            };
+            let Some(index) = value["blocks"]
+                .as_array()
+                .and_then(|b| b.iter().position(|b| b["id"] == id))
+            else {
+                continue;
+            };
+            d.pointer = if tail.is_empty() {
+                format!("/blocks/{index}")
+            } else {
+                format!("/blocks/{index}/{tail}")
+            };
+            if let Some((line, column)) = forge_contract::json_position::locate(text, &d.pointer) {
+                (d.line, d.column) = (Some(line), Some(column));
+            }
+        }
+    }
+}
+
 fn print_failures(graph: &Graph, results: &[Finished]) {
     for (step, r) in graph.steps.iter().zip(results) {
         if let Outcome::Failed(diagnostics) = &r.outcome {
@@ -444,13 +489,14 @@ fn finish(
     let config = &options.config;
     let Attempt {
         graph,
-        results,
+        mut results,
         sets,
         maps,
         materialized,
         step_records,
         ..
     } = run;
+    locate_declarations(&mut results);
     let counts = report::count(&results);
     let ok = counts.failed == 0 && counts.skipped == 0;
     if !ok {

@@ -68,7 +68,7 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     });
     let blocking: Vec<Diagnostic> = report
         .blocking()
-        .map(|c| blocking_finding(step, &file, c))
+        .map(|c| blocking_finding(step, &file, &block, c))
         .collect();
     if !blocking.is_empty() {
         return Err(blocking);
@@ -107,7 +107,12 @@ fn millimetres(p: [f64; 3]) -> String {
 }
 
 /// A failed check as a finding: which check, why, and the first ray that showed it.
-fn blocking_finding(step: &Step, file: &str, c: &forge_checks::CheckResult) -> Diagnostic {
+fn blocking_finding(
+    step: &Step,
+    file: &str,
+    geometry: &forge_contract::BlockGeometry,
+    c: &forge_checks::CheckResult,
+) -> Diagnostic {
     let failure = c.failure.as_ref().expect("a failed check has a failure");
     let ray = failure
         .ray
@@ -147,7 +152,7 @@ fn blocking_finding(step: &Step, file: &str, c: &forge_checks::CheckResult) -> D
     } else {
         file
     };
-    finding(
+    let mut found = finding(
         failure.code,
         file,
         format!(
@@ -158,7 +163,30 @@ fn blocking_finding(step: &Step, file: &str, c: &forge_checks::CheckResult) -> D
             c.name,
             failure.message
         ),
-    )
+    );
+    if !failure.code.starts_with("model_") {
+        found.pointer = declaration(geometry, c);
+    }
+    found
+}
+
+/// Where the failed check's declaration is, by the block's id (the cook turns the id into
+/// the block's index and a line once it has the whole `geometry.json`).
+fn declaration(g: &forge_contract::BlockGeometry, c: &forge_checks::CheckResult) -> String {
+    let at = format!("/blocks/{}", g.id);
+    let index = match c.check {
+        "apertures" => g.apertures.iter().position(|a| a.name == c.name),
+        "supports" => g.supports.iter().position(|s| s.name == c.name),
+        "joins" => g.joins.iter().position(|j| j.name == c.name),
+        "connectors" => {
+            return match c.name.strip_prefix("branch_") {
+                Some(k) => format!("{at}/connectors/branches/{k}"),
+                None => format!("{at}/connectors/{}", c.name),
+            }
+        }
+        _ => return at,
+    };
+    index.map_or(at.clone(), |i| format!("{at}/{}/{i}", c.check))
 }
 
 #[cfg(test)]
