@@ -479,3 +479,20 @@ fn a_doorway_the_model_closes_fails_naming_both_files() {
         "{text}"
     );
 }
+
+#[test]
+fn validate_warns_that_a_models_textures_are_not_carried() {
+    let ws = Workspace::without_donors(&["foundry"]);
+    ws.edit_json("packs/foundry/source/models/floor_2x2.gltf", |g| {
+        g["images"] = json!([{"uri": "steel.png"}]);
+        g["textures"] = json!([{"source": 0}]);
+        g["materials"][0]["pbrMetallicRoughness"] = json!({"baseColorTexture": {"index": 0}});
+    });
+    let out = ws.mjolnir(&["forge", "validate", "packs/foundry"]);
+    assert_eq!(out.status.code(), Some(0), "a warning, not an error");
+    let text = stderr(&out);
+    assert!(
+        text.contains("warning[texture_dropped]: packs/foundry/source/models/floor_2x2.gltf: 1 image(s) and textured materials [\"steel\"]"),
+        "{text}"
+    );
+}

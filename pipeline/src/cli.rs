@@ -720,6 +720,7 @@ fn model_findings(dir: &Path, catalog: &forge_contract::Catalog) -> Vec<Diagnost
             continue;
         };
         let rel = format!("source/models/{}.gltf", block.id);
+        findings.extend(dropped_textures(&gltf, &bytes));
         for uri in forge_gltf::external_uris(&rel, &bytes).unwrap_or_default() {
             let buffer = models.join(&uri);
             if !buffer.is_file() {
@@ -732,6 +733,34 @@ fn model_findings(dir: &Path, catalog: &forge_contract::Catalog) -> Vec<Diagnost
         }
     }
     findings
+}
+
+/// A warning for a model's textures: the cook keeps geometry, normals, UVs and material
+/// slot names, and the game draws the donor's materials, so textures are not carried.
+fn dropped_textures(model: &Path, bytes: &[u8]) -> Option<Diagnostic> {
+    let value: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+    let images = value["images"].as_array().map_or(0, Vec::len);
+    let textured: Vec<&str> = value["materials"]
+        .as_array()?
+        .iter()
+        .filter(|m| {
+            m["pbrMetallicRoughness"]["baseColorTexture"].is_object()
+                || m["normalTexture"].is_object()
+        })
+        .filter_map(|m| m["name"].as_str())
+        .collect();
+    if images == 0 && textured.is_empty() {
+        return None;
+    }
+    let mut warning = crate::steps::finding(
+        "texture_dropped",
+        &model.display().to_string(),
+        format!(
+            "{images} image(s) and textured materials {textured:?}: the cook keeps the geometry, normals, UVs and material slot names; the game draws the donor's materials, so these textures are not carried (docs/donors.md)"
+        ),
+    );
+    warning.severity = forge_contract::Severity::Warning;
+    Some(warning)
 }
 
 fn compare(old: &Path, new: &Path, as_json: bool) -> Result<i32> {
