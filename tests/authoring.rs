@@ -140,3 +140,65 @@ fn a_block_added_by_dropping_in_a_model_with_ucx_hulls_cooks_and_signs() {
     ]);
     run(&["forge", "verify", "kit.mjolnir"]);
 }
+
+#[test]
+fn a_blend_source_is_exported_by_blender_and_cooks() {
+    let python = std::env::var("BLENDER_PYTHON").unwrap_or_else(|_| "python3".into());
+    let has_bpy = Command::new(&python)
+        .args(["-c", "import bpy"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_bpy && std::env::var_os("BLENDER").is_none() {
+        println!("skipped: no Blender (set BLENDER, or install bpy for {python}: pip install 'bpy>=4.2,<5')");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mjolnir = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_mjolnir"))
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    assert!(mjolnir(&["forge", "new", "kit"]).status.success());
+    let models = dir.path().join("kit/source/models");
+    std::fs::remove_file(models.join("floor_2x2.gltf")).unwrap();
+    // The artist's .blend: a 4 x 4 x 0.5 m slab standing on the origin, made by bpy.
+    let make = format!(
+        "import bpy\nbpy.ops.wm.read_factory_settings(use_empty=True)\nbpy.ops.mesh.primitive_cube_add(location=(0, 0, 0.25))\n\
+         cube = bpy.context.active_object\ncube.scale = (2, 2, 0.25)\ncube.name = 'floor_2x2'\n\
+         mat = bpy.data.materials.new('steel')\ncube.data.materials.append(mat)\n\
+         bpy.ops.wm.save_as_mainfile(filepath={:?})\n",
+        models.join("floor_2x2.blend").display().to_string()
+    );
+    let made = Command::new(&python).args(["-c", &make]).output().unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let out = mjolnir(&["forge", "cook"]);
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("build/report.json")).unwrap())
+            .unwrap();
+    let ran: Vec<&str> = report["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["id"].as_str())
+        .collect();
+    assert!(ran.contains(&"kit/blend/floor_2x2"), "{ran:?}");
+    let blend_step = report["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "kit/blend/floor_2x2")
+        .unwrap();
+    assert!(blend_step["key"].is_string());
+}

@@ -1,6 +1,7 @@
 //! `mjolnir`: the Forge pack pipeline's command line. See `cli` for the commands.
 
 mod atomic;
+mod blender;
 mod cli;
 mod config;
 mod cook;

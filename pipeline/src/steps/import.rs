@@ -24,6 +24,14 @@ const MODELS: &str = "source/models";
 /// the adapter knows which input is the model.
 fn wire(w: &Wiring) -> Option<Wired> {
     let block = w.block();
+    if super::blend::source(w).is_some() {
+        // Made from a .blend: the model is the blend step's export.
+        let model = format!("{MODELS}/{block}.glb");
+        return Some(Wired {
+            inputs: vec![w.upstream(model.clone(), &super::blend::KIND, super::blend::OUTPUT)],
+            params: model,
+        });
+    }
     let glb = format!("{block}.glb");
     let gltf = format!("{block}.gltf");
     let models = w.models();

@@ -19,6 +19,7 @@ use crate::wiring::Wiring;
 pub mod actor;
 pub mod archive;
 pub mod assemble;
+pub mod blend;
 pub mod catalog;
 pub mod checks;
 mod coded;
@@ -43,6 +44,7 @@ pub static REGISTRY: &[&StepKind] = &[
     &catalog::KIND,
     &geometry::KIND,
     &donors::KIND,
+    &blend::KIND,
     &import::KIND,
     &mesh::KIND,
     &actor::KIND,
