@@ -344,16 +344,7 @@ fn the_block_bound_and_a_download_cut_short_leave_the_profile_as_it_was() {
         r#"[{"id": "huge-0.1.0", "version": "0.1.0"}]"#,
     )
     .unwrap();
-    let blocks: Vec<serde_json::Value> = (0..4097)
-        .map(|i| serde_json::json!({"id": format!("b{i}"), "tag": format!("t{i}")}))
-        .collect();
-    let payload = serde_json::json!({"catalog": {"id": "huge", "blocks": blocks}, "release_version": "0.1.0",
-        "archive_sha256": "00", "dependencies": [], "archive": "/files/huge-0.1.0.mjolnir"});
-    std::fs::write(
-        hub.join("api/v1/releases/huge-0.1.0/forge-pack"),
-        payload.to_string(),
-    )
-    .unwrap();
+    huge_payload(&hub, 4097);
     write_map_needing(&p, "huge", "0.1.0");
     let Some(server) = serve(&hub, None) else {
         return;
@@ -365,16 +356,7 @@ fn the_block_bound_and_a_download_cut_short_leave_the_profile_as_it_was() {
     drop(server);
 
     // A server that promises the whole archive and closes halfway.
-    let blocks: Vec<serde_json::Value> = (0..3)
-        .map(|i| serde_json::json!({"id": format!("b{i}"), "tag": format!("t{i}")}))
-        .collect();
-    let payload = serde_json::json!({"catalog": {"id": "huge", "blocks": blocks}, "release_version": "0.1.0",
-        "archive_sha256": "00", "dependencies": [], "archive": "/files/huge-0.1.0.mjolnir"});
-    std::fs::write(
-        hub.join("api/v1/releases/huge-0.1.0/forge-pack"),
-        payload.to_string(),
-    )
-    .unwrap();
+    huge_payload(&hub, 3);
     let cut_short = r#"
 import http.server, os, sys
 class H(http.server.SimpleHTTPRequestHandler):
@@ -404,6 +386,20 @@ http.server.ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_foreve
         after.keys().collect::<Vec<_>>(),
         "the profile is as it was"
     );
+}
+
+/// The Hub's payload for `huge` 0.1.0, a pack of `blocks` catalog blocks.
+fn huge_payload(hub: &Path, blocks: usize) {
+    let list: Vec<serde_json::Value> = (0..blocks)
+        .map(|i| serde_json::json!({"id": format!("b{i}"), "tag": format!("t{i}")}))
+        .collect();
+    let payload = serde_json::json!({"catalog": {"id": "huge", "blocks": list}, "release_version": "0.1.0",
+        "archive_sha256": "00", "dependencies": [], "archive": "/files/huge-0.1.0.mjolnir"});
+    std::fs::write(
+        hub.join("api/v1/releases/huge-0.1.0/forge-pack"),
+        payload.to_string(),
+    )
+    .unwrap();
 }
 
 /// An enabled map whose manifest needs `slug` at `^version`.

@@ -57,10 +57,10 @@ fn a_crate_missing_from_the_paks_fails_the_bake() {
     let ws = Workspace::without_donors(&["foundry"]);
     ws.cook(&[]);
     let level = canvas(&ws);
-    std::fs::create_dir_all(ws.path("empty-paks")).unwrap();
+    std::fs::create_dir_all(ws.path("renamed-paks")).unwrap();
     std::fs::copy(
         ws.path("build/game/foundry/all/content/foundry_P.utoc"),
-        ws.path("empty-paks/other.utoc"),
+        ws.path("renamed-paks/other.utoc"),
     )
     .unwrap();
     let out = ws.mjolnir(&[
@@ -68,7 +68,7 @@ fn a_crate_missing_from_the_paks_fails_the_bake() {
         "bake",
         level,
         "--paks",
-        "empty-paks",
+        "renamed-paks",
         "--pack",
         "build/game/foundry/all",
     ]);

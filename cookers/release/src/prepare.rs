@@ -17,6 +17,14 @@ pub struct Prepared {
     pub catalog: Value,
 }
 
+/// The dependencies as the Hub publishes them: `[{slug, range}]`.
+fn dependencies(m: &forge_contract::Manifest) -> Vec<Value> {
+    m.deps
+        .iter()
+        .map(|d| json!({"slug": d.slug, "range": d.range_text}))
+        .collect()
+}
+
 /// The release's manifest, or its errors as the Hub's `bad_manifest` findings.
 fn parse(text: &str) -> Result<forge_contract::Manifest, Vec<Finding>> {
     forge_contract::parse_manifest("mjolnir.json", text)
@@ -73,11 +81,7 @@ pub fn prepare(
         members.insert("changes.json".into(), c.to_vec());
     }
     let value: Value = serde_json::from_str(&text).unwrap_or_default();
-    let deps: Vec<Value> = m
-        .deps
-        .iter()
-        .map(|d| json!({"slug": d.slug, "range": d.range_text}))
-        .collect();
+    let deps = dependencies(&m);
     Ok(Prepared {
         slug: catalog.id.clone(),
         version: m.version.to_string(),
@@ -185,11 +189,7 @@ pub fn prepare_map(
     if let Some(layout) = layout {
         members.insert(LAYOUT_MEMBER.into(), layout.to_vec());
     }
-    let deps: Vec<Value> = m
-        .deps
-        .iter()
-        .map(|d| json!({"slug": d.slug, "range": d.range_text}))
-        .collect();
+    let deps = dependencies(&m);
     Ok(Prepared {
         slug,
         version: m.version.to_string(),
