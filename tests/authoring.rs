@@ -93,6 +93,7 @@ fn a_block_added_by_dropping_in_a_model_with_ucx_hulls_cooks_and_signs() {
         out
     };
     run(&["forge", "new", "kit"]);
+    run(&["forge", "cook"]);
     // The artist's model: a slab with its visual mesh and a UCX_ hull, no geometry typed.
     let models = dir.path().join("kit/source/models");
     let mut model: serde_json::Value =
@@ -104,12 +105,33 @@ fn a_block_added_by_dropping_in_a_model_with_ucx_hulls_cooks_and_signs() {
         serde_json::to_vec(&model).unwrap(),
     )
     .unwrap();
-    let printed = run(&["forge", "suggest", "kit", "slab", "--write"]);
+    let printed = run(&["forge", "suggest", "kit", "slab"]);
     let entry: serde_json::Value = serde_json::from_slice(&printed.stdout).unwrap();
     assert_eq!(entry["hulls"][0]["name"], "slab_001");
     assert_eq!(entry["hulls"][0]["points"].as_array().unwrap().len(), 8);
     assert_eq!(entry["supports"][0]["height_m"], 0.5);
     assert_eq!(entry["joins"].as_array().unwrap().len(), 4);
+    // The block's catalog entry and change row: no geometry entry, no hull typed.
+    let catalog = dir.path().join("kit/mjolnir.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&catalog).unwrap()).unwrap();
+    let tag = "objects\\mjolnir\\forge\\kit\\slab";
+    manifest["forge_pack"]["blocks"].as_array_mut().unwrap().push(serde_json::json!(
+        {"id": "slab", "name": "Slab", "tag": tag, "category": "floors", "dimensions_m": [4.0, 4.0, 0.5], "snap_m": 0.5}));
+    std::fs::write(&catalog, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
+    let changes = dir.path().join("kit/changes.json");
+    let mut list: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&changes).unwrap()).unwrap();
+    list["tags"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"group": "bloc", "tag": tag, "fields": []}));
+    std::fs::write(&changes, serde_json::to_vec_pretty(&list).unwrap()).unwrap();
+    let geometry = std::fs::read_to_string(dir.path().join("kit/source/geometry.json")).unwrap();
+    assert!(
+        !geometry.contains("slab"),
+        "geometry.json does not list the new block"
+    );
     let paks = donor_paks();
     run(&[
         "forge",
@@ -125,6 +147,15 @@ fn a_block_added_by_dropping_in_a_model_with_ucx_hulls_cooks_and_signs() {
         .path()
         .join("build/game/kit/all/cooked/slab/collision.fcol")
         .is_file());
+    let shipped = std::fs::read_to_string(
+        dir.path()
+            .join("build/game/kit/all/cooked/slab/geometry.json"),
+    )
+    .unwrap();
+    assert!(
+        shipped.contains("\"slab_001\"") && shipped.contains("slab_001_top"),
+        "{shipped}"
+    );
     run(&["key", "new"]);
     run(&[
         "forge",

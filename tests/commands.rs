@@ -475,7 +475,8 @@ fn a_doorway_the_model_closes_fails_naming_both_files() {
         text.contains(
             "error[aperture_blocked_visual]: packs/foundry/source/geometry.json:658:9 at /blocks/7/apertures/0: foundry/wall_door"
         ) && text.contains("is open in the collision but not in the visual mesh")
-            && text.contains("(the model: packs/foundry/source/models/wall_door)"),
+            && text.contains("(the model: packs/foundry/source/models/wall_door)")
+            && text.contains("first failing ray from (-0.950, -1.250, 0.050) along (0.000, 1.000, 0.000)"),
         "{text}"
     );
 }
@@ -495,4 +496,30 @@ fn validate_warns_that_a_models_textures_are_not_carried() {
         text.contains("warning[texture_dropped]: packs/foundry/source/models/floor_2x2.gltf: 1 image(s) and textured materials [\"steel\"]"),
         "{text}"
     );
+}
+
+#[test]
+fn validate_warns_about_a_textured_glb_too() {
+    let ws = Workspace::without_donors(&["roadworks"]);
+    let path = ws.path("packs/roadworks/source/models/road_curve_45_left.glb");
+    let bytes = std::fs::read(&path).unwrap();
+    let length = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let mut json: Value = serde_json::from_slice(&bytes[20..20 + length]).unwrap();
+    json["images"] = serde_json::json!([{"uri": "asphalt.png"}]);
+    let mut text = serde_json::to_vec(&json).unwrap();
+    while text.len() % 4 != 0 {
+        text.push(b' ');
+    }
+    let rest = &bytes[20 + length..];
+    let mut glb = b"glTF".to_vec();
+    glb.extend(2u32.to_le_bytes());
+    glb.extend(((12 + 8 + text.len() + rest.len()) as u32).to_le_bytes());
+    glb.extend((text.len() as u32).to_le_bytes());
+    glb.extend(b"JSON");
+    glb.extend(&text);
+    glb.extend(rest);
+    std::fs::write(&path, glb).unwrap();
+    let out = ws.mjolnir(&["forge", "validate", "packs/roadworks"]);
+    let text = stderr(&out);
+    assert!(text.contains("warning[texture_dropped]: packs/roadworks/source/models/road_curve_45_left.glb: 1 image(s)"), "{text}");
 }

@@ -709,6 +709,11 @@ fn model_findings(dir: &Path, catalog: &forge_contract::Catalog) -> Vec<Diagnost
         let gltf = models.join(format!("{}.gltf", block.id));
         let glb = models.join(format!("{}.glb", block.id));
         if glb.is_file() && !gltf.is_file() {
+            findings.extend(
+                std::fs::read(&glb)
+                    .ok()
+                    .and_then(|b| dropped_textures(&glb, &b)),
+            );
             continue;
         }
         let Ok(bytes) = std::fs::read(&gltf) else {
@@ -738,7 +743,14 @@ fn model_findings(dir: &Path, catalog: &forge_contract::Catalog) -> Vec<Diagnost
 /// A warning for a model's textures: the cook keeps geometry, normals, UVs and material
 /// slot names, and the game draws the donor's materials, so textures are not carried.
 fn dropped_textures(model: &Path, bytes: &[u8]) -> Option<Diagnostic> {
-    let value: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+    // A .glb's JSON is its first chunk: 12 bytes of header, then length, type, data.
+    let json = if bytes.starts_with(b"glTF") {
+        let length = u32::from_le_bytes(bytes.get(12..16)?.try_into().ok()?) as usize;
+        bytes.get(20..20usize.checked_add(length)?)?
+    } else {
+        bytes
+    };
+    let value: serde_json::Value = serde_json::from_slice(json).ok()?;
     let images = value["images"].as_array().map_or(0, Vec::len);
     let textured: Vec<&str> = value["materials"]
         .as_array()?

@@ -12,27 +12,18 @@ use std::path::Path;
 use anyhow::{anyhow, bail, Context, Result};
 use serde_json::{json, Value};
 
-/// A flat top narrower than this on either side is no place to stand.
-const MIN_SUPPORT_M: f64 = 0.3;
-/// Supports stop this far inside their top's edges, off the rim.
-const SUPPORT_INSET_M: f64 = 0.1;
-/// A top this close to the piece's edge meets a neighbour there.
-const JOIN_REACH_M: f64 = 0.15;
-
 pub fn suggest(pack: &Path, block: &str, write: bool) -> Result<i32> {
     let (hulls, bounds) = read_model(pack, block)?;
     let origin = existing_origin(pack).unwrap_or_else(|| "bottom_centre".into());
-    let supports = supports(&hulls);
-    let joins = if origin == "bottom_centre" {
-        joins(&supports, bounds)
-    } else {
-        Vec::new()
-    };
-    let hull_entries: Vec<Value> = hulls
+    let parts: Vec<forge_contract::derive::Hull> = hulls
         .iter()
-        .map(|h| json!({"name": id_like(&h.name, "hull"), "material": id_like(&h.material, "default"), "points": h.points}))
+        .map(|h| forge_contract::derive::Hull {
+            name: &h.name,
+            material: &h.material,
+            points: &h.points,
+        })
         .collect();
-    let entry = json!({"id": block, "origin": origin, "hulls": hull_entries, "supports": supports, "joins": joins});
+    let entry = forge_contract::derive::entry(block, &origin, &parts, bounds);
     println!(
         "{}",
         serde_json::to_string_pretty(&entry).expect("serializes")
@@ -91,77 +82,8 @@ fn existing_origin(pack: &Path) -> Option<String> {
     value["blocks"][0]["origin"].as_str().map(str::to_string)
 }
 
-/// A name the contract takes as an id: lower case, digits and `_`.
-fn id_like(name: &str, fallback: &str) -> String {
-    let id: String = name
-        .to_lowercase()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    let id = id.trim_matches('_').to_string();
-    if id.is_empty() || !id.starts_with(|c: char| c.is_ascii_lowercase()) {
-        fallback.to_string()
-    } else {
-        id
-    }
-}
-
 fn mm(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
-}
-
-/// Each hull's flat top, inset off its rim, where it is wide enough to stand on.
-fn supports(hulls: &[forge_gltf::ModelHull]) -> Vec<Value> {
-    let mut out = Vec::new();
-    for hull in hulls {
-        let top = hull.points.iter().map(|p| p[2]).fold(f64::MIN, f64::max);
-        let on_top: Vec<&[f64; 3]> = hull
-            .points
-            .iter()
-            .filter(|p| (p[2] - top).abs() < 0.001)
-            .collect();
-        if on_top.len() < 3 {
-            continue;
-        }
-        let lo = |k: usize| on_top.iter().map(|p| p[k]).fold(f64::MAX, f64::min) + SUPPORT_INSET_M;
-        let hi = |k: usize| on_top.iter().map(|p| p[k]).fold(f64::MIN, f64::max) - SUPPORT_INSET_M;
-        if hi(0) - lo(0) >= MIN_SUPPORT_M && hi(1) - lo(1) >= MIN_SUPPORT_M {
-            out.push(json!({"name": format!("{}_top", id_like(&hull.name, "hull")), "min_m": [mm(lo(0)), mm(lo(1))],
-                "max_m": [mm(hi(0)), mm(hi(1))], "height_m": mm(top)}));
-        }
-    }
-    out
-}
-
-/// A join on each edge of the piece a support reaches, at the highest such support.
-fn joins(supports: &[Value], bounds: [[f64; 3]; 2]) -> Vec<Value> {
-    let [lo, hi] = bounds;
-    let edges = [
-        ("east", "+x", 0, hi[0], 1),
-        ("west", "-x", 0, lo[0], 0),
-        ("north", "+y", 1, hi[1], 1),
-        ("south", "-y", 1, lo[1], 0),
-    ];
-    edges
-        .iter()
-        .filter_map(|&(name, edge, axis, at, side)| {
-            let height = supports
-                .iter()
-                .filter(|s| {
-                    let reach = if side == 1 {
-                        s["max_m"][axis].as_f64()
-                    } else {
-                        s["min_m"][axis].as_f64()
-                    };
-                    reach.is_some_and(|r| (r - at).abs() <= SUPPORT_INSET_M + JOIN_REACH_M)
-                })
-                .filter_map(|s| s["height_m"].as_f64())
-                .fold(None, |best: Option<f64>, h| {
-                    Some(best.map_or(h, |b| b.max(h)))
-                })?;
-            Some(json!({"name": name, "edge": edge, "height_m": height}))
-        })
-        .collect()
 }
 
 fn read_json(path: &Path) -> Result<Value> {

@@ -158,13 +158,24 @@ impl GeometrySource {
 
 /// Parses and validates `geometry.json` against the pack's catalog.
 pub fn parse_geometry(file: &str, text: &str, catalog: &Catalog) -> Checked<GeometrySource> {
+    parse_geometry_lacking(file, text, catalog, &[])
+}
+
+/// As [`parse_geometry`], but the blocks in `from_models` may be missing: their models
+/// carry their hulls (`derive`), and an entry here, when there is one, overrides them.
+pub fn parse_geometry_lacking(
+    file: &str,
+    text: &str,
+    catalog: &Catalog,
+    from_models: &[String],
+) -> Checked<GeometrySource> {
     let value: Value = match serde_json::from_str(text) {
         Ok(v) => v,
         Err(e) => return Err(vec![syntax_error(file, &e)]),
     };
     let mut f = Findings::new(file, text);
     f.refuse_duplicate_keys(text);
-    let source = read_source(&mut f, &value, catalog);
+    let source = read_source(&mut f, &value, catalog, from_models);
     match source {
         Some(s) if !f.has_errors() => Ok((s, f.into_vec())),
         _ => Err(f.into_vec()),
@@ -181,7 +192,12 @@ pub fn parse_block(file: &str, text: &str) -> Result<BlockGeometry, Vec<crate::D
     }
 }
 
-fn read_source(f: &mut Findings, value: &Value, catalog: &Catalog) -> Option<GeometrySource> {
+fn read_source(
+    f: &mut Findings,
+    value: &Value,
+    catalog: &Catalog,
+    from_models: &[String],
+) -> Option<GeometrySource> {
     let map = fields::object(f, value, "")?;
     fields::refuse_unknown(f, map, "", &["$schema", "schema_version", "pack", "blocks"]);
     let schema_version = fields::required(f, map, "", "schema_version").and_then(|v| {
@@ -255,7 +271,8 @@ fn read_source(f: &mut Findings, value: &Value, catalog: &Catalog) -> Option<Geo
         }
     }
     for entry in &catalog.blocks {
-        if complete && !blocks.iter().any(|b| b.id == entry.id) {
+        if complete && !blocks.iter().any(|b| b.id == entry.id) && !from_models.contains(&entry.id)
+        {
             f.error(
                 "missing_geometry",
                 "/blocks",

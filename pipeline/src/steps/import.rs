@@ -53,7 +53,7 @@ fn wire(w: &Wiring) -> Option<Wired> {
 
 /// The external buffers a `.gltf` names, relative to the pack. The list is a fact of the
 /// file's content, remembered by the stat cache under this importer's version.
-fn buffers(w: &Wiring, model: &str) -> Vec<String> {
+pub fn buffers(w: &Wiring, model: &str) -> Vec<String> {
     let path = w.sources.pack.dir.join(model);
     w.stat_cache()
         .derived(&path, KIND.name, KIND.version, |bytes| {
@@ -71,9 +71,23 @@ fn buffers(w: &Wiring, model: &str) -> Vec<String> {
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     let model_name = step.params.as_str();
     let file = label(step, model_name);
+    let (model, external) = model_and_buffers(inputs, model_name, &file)?;
+    let mesh = forge_gltf::import(&file, model, &external).map_err(|e| diagnostic(&file, &e))?;
+    Ok(vec![(OUTPUT.to_string(), mesh.to_bytes())])
+}
+
+/// A model's bytes and the buffers it names, by URI.
+pub type Model<'a> = (&'a [u8], BTreeMap<String, Vec<u8>>);
+
+/// A model input and the buffers it names, from the inputs beside it.
+pub fn model_and_buffers<'a>(
+    inputs: &'a Inputs,
+    model_name: &str,
+    file: &str,
+) -> Result<Model<'a>, Vec<forge_contract::Diagnostic>> {
     let model = inputs
         .get(model_name)
-        .ok_or_else(|| vec![finding("missing_input", &file, "the model is missing")])?;
+        .ok_or_else(|| vec![finding("missing_input", file, "the model is missing")])?;
     let prefix = model_name
         .rsplit_once('/')
         .map_or(String::new(), |(dir, _)| format!("{dir}/"));
@@ -82,14 +96,13 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
         .filter(|(name, _)| name.as_str() != model_name)
         .filter_map(|(name, bytes)| Some((name.strip_prefix(&prefix)?, bytes.as_slice())))
         .collect();
-    let external = forge_gltf::external_uris(&file, model)
-        .map_err(|e| diagnostic(&file, &e))?
+    let external = forge_gltf::external_uris(file, model)
+        .map_err(|e| diagnostic(file, &e))?
         .into_iter()
         .filter_map(|uri| {
             let bytes = beside.get(forge_gltf::uri_to_relative_path(&uri).as_str())?;
             Some((uri, bytes.to_vec()))
         })
         .collect();
-    let mesh = forge_gltf::import(&file, model, &external).map_err(|e| diagnostic(&file, &e))?;
-    Ok(vec![(OUTPUT.to_string(), mesh.to_bytes())])
+    Ok((model.as_slice(), external))
 }
