@@ -507,7 +507,7 @@ fn validate_warns_about_a_textured_glb_too() {
     let mut json: Value = serde_json::from_slice(&bytes[20..20 + length]).unwrap();
     json["images"] = serde_json::json!([{"uri": "asphalt.png"}]);
     let mut text = serde_json::to_vec(&json).unwrap();
-    while text.len() % 4 != 0 {
+    while !text.len().is_multiple_of(4) {
         text.push(b' ');
     }
     let rest = &bytes[20 + length..];
