@@ -219,6 +219,13 @@ fn turntables_sheets_and_caching() {
     }
     let sheet = image::open(dir.join("contact_sheet.png")).unwrap();
     assert!(sheet.width() >= 2 * 192);
+    // The overlay is its own image; the plain preview stays plain.
+    let plain = image::open(dir.join("column_1.png")).unwrap().to_rgba8();
+    let overlay = image::open(dir.join("column_1.collision.png"))
+        .unwrap()
+        .to_rgba8();
+    assert_eq!(plain.dimensions(), overlay.dimensions());
+    assert!(plain != overlay, "the overlay draws the hull wireframes");
     let again = ws.mjolnir(&[
         "forge",
         "render",

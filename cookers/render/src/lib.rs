@@ -17,7 +17,7 @@ pub use camera::Camera;
 pub use sheet::contact_sheet;
 
 /// Version of this cooker; part of every render step's key.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2; // 2: each overlay is its own image, not drawn over the plain preview
 
 pub type V3 = [f64; 3];
 

@@ -52,13 +52,15 @@ fn wire(w: &Wiring) -> Option<Wired> {
 }
 
 /// `<block>.png` from the three-quarter view, and with a turntable `<block>_tNN.png` for
-/// each angle, each with a `.json` camera sidecar.
+/// each angle, each with a `.json` camera sidecar. Each overlay asked for is its own
+/// `<block>.<overlay>.png` (`collision`, `checks`) of the main view, never drawn over the
+/// plain preview.
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     let block = block(step);
     let file = label(step, geometry::SOURCE);
     let params: RenderParams = params(step, &file)?;
     let entry = forge_contract::parse_entry(&file, &step.pack, text(inputs, "entry.json", &file)?)?;
-    let (scene, lo, hi) = scene(inputs, &params, &file)?;
+    let (plain, lo, hi) = scene(inputs, &[], &file)?;
     // Frame the declared dimensions around the placed mesh's centre.
     let centre = [0, 1, 2].map(|a| (lo[a] + hi[a]) / 2.0);
     let half = entry.dimensions_m.map(|d| d / 2.0);
@@ -74,7 +76,7 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     let mut out = Vec::new();
     let mut view = |name: String, turn: f64| {
         let camera = Camera::framing(box_lo, box_hi, turn, params.size);
-        let image = forge_render::render(&scene, &camera, &options);
+        let image = forge_render::render(&plain, &camera, &options);
         out.push((format!("{name}.png"), forge_render::png(&image)));
         let sidecar = json!({"camera": camera, "units": "pack-space metres, Z up"});
         out.push((format!("{name}.json"), pretty(&sidecar)));
@@ -86,13 +88,19 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
             360.0 * f64::from(k) / f64::from(params.turntable),
         );
     }
+    for overlay in &params.overlays {
+        let (with, _, _) = scene(inputs, std::slice::from_ref(overlay), &file)?;
+        let camera = Camera::framing(box_lo, box_hi, 0.0, params.size);
+        let image = forge_render::render(&with, &camera, &options);
+        out.push((format!("{block}.{overlay}.png"), forge_render::png(&image)));
+    }
     Ok(out)
 }
 
 /// The scene and the placed mesh's bounds.
 fn scene(
     inputs: &Inputs,
-    params: &RenderParams,
+    overlays: &[String],
     file: &str,
 ) -> Result<(Scene, [f64; 3], [f64; 3]), Vec<Diagnostic>> {
     let mesh = mesh::read(inputs, file)?;
@@ -107,10 +115,10 @@ fn scene(
         }
     }
     let (lo, hi) = triangle_bounds(&scene.triangles);
-    if params.overlays.iter().any(|o| o == "collision") {
+    if overlays.iter().any(|o| o == "collision") {
         wireframes(&mut scene, &collision::read(inputs, file)?);
     }
-    if params.overlays.iter().any(|o| o == "checks") {
+    if overlays.iter().any(|o| o == "checks") {
         check_rays(&mut scene, inputs, file, lo, hi)?;
     }
     Ok((scene, lo, hi))
