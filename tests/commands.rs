@@ -523,3 +523,45 @@ fn validate_warns_about_a_textured_glb_too() {
     let text = stderr(&out);
     assert!(text.contains("warning[texture_dropped]: packs/roadworks/source/models/road_curve_45_left.glb: 1 image(s)"), "{text}");
 }
+
+#[test]
+fn a_failed_cooks_report_lists_each_error_with_its_file_and_location() {
+    let ws = Workspace::without_donors(&["foundry"]);
+    let models = ws.path("packs/foundry/source/models");
+    std::fs::copy(models.join("wall_2.gltf"), models.join("wall_door.gltf")).unwrap();
+    assert_eq!(ws.mjolnir(&["forge", "cook"]).status.code(), Some(1));
+    let html = std::fs::read_to_string(ws.path("build/report.html")).unwrap();
+    assert!(html.contains("<h2 class=\"fail\">Errors</h2>"), "{html}");
+    assert!(
+        html.contains("error[aperture_blocked_visual]: packs/foundry/source/geometry.json:658:9 at /blocks/7/apertures/0"),
+        "the finding with its file, line and pointer"
+    );
+    // In a real browser, the page shows it.
+    let Some(chromium) = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists())
+    else {
+        println!("skipped: Chromium is not installed (Debian package `chromium`), so the page is not opened in a browser");
+        return;
+    };
+    let dom = std::process::Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--dump-dom",
+        ])
+        .arg(format!(
+            "--user-data-dir={}",
+            ws.path("chromium-profile").display()
+        ))
+        .arg(format!("file://{}", ws.path("build/report.html").display()))
+        .output()
+        .unwrap();
+    let page = String::from_utf8_lossy(&dom.stdout);
+    assert!(
+        page.contains("aperture_blocked_visual") && page.contains("wall_door"),
+        "{page}"
+    );
+}

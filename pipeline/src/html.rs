@@ -47,6 +47,32 @@ pub fn write(
         "<p>Cache hit rate: <b>{rate:.1}%</b> ({} of {} steps cached, {} run, {} failed).</p>",
         summary["cached"], summary["steps"], summary["run"], summary["failed"]
     );
+    let failures: Vec<(&str, &forge_contract::Diagnostic)> = graph
+        .steps
+        .iter()
+        .zip(results)
+        .flat_map(|(step, r)| match &r.outcome {
+            crate::execute::Outcome::Failed(found) => {
+                found.iter().map(|d| (step.id.as_str(), d)).collect()
+            }
+            _ => Vec::new(),
+        })
+        .collect();
+    if !failures.is_empty() {
+        let _ = write!(
+            h,
+            "<h2 class=\"fail\">Errors</h2><table><tr><th>step</th><th>finding</th></tr>"
+        );
+        for (id, d) in failures {
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td class=\"fail\">{}</td></tr>",
+                escape(id),
+                escape(&d.to_string())
+            );
+        }
+        let _ = write!(h, "</table>");
+    }
     for (pack, set) in sets {
         let _ = write!(
             h,
