@@ -17,7 +17,7 @@ pub use camera::Camera;
 pub use sheet::contact_sheet;
 
 /// Version of this cooker; part of every render step's key.
-pub const VERSION: u32 = 2; // 2: each overlay is its own image, not drawn over the plain preview
+pub const VERSION: u32 = 3; // 3: the ground grid never shows through the piece
 
 pub type V3 = [f64; 3];
 
@@ -122,47 +122,6 @@ pub fn render(scene: &Scene, camera: &Camera, options: &Options) -> RgbaImage {
     } else {
         GRID
     };
-    if let Some(step) = options.grid_m.filter(|s| *s > 0.0) {
-        // The grid spans the scene's footprint and one step around it.
-        let (mut lo, mut hi) = ([f64::MAX; 2], [f64::MIN; 2]);
-        for t in &scene.triangles {
-            for p in &t.points {
-                for a in 0..2 {
-                    lo[a] = lo[a].min(p[a]);
-                    hi[a] = hi[a].max(p[a]);
-                }
-            }
-        }
-        if lo[0] <= hi[0] {
-            let start = [(lo[0] / step).floor() - 1.0, (lo[1] / step).floor() - 1.0];
-            let end = [(hi[0] / step).ceil() + 1.0, (hi[1] / step).ceil() + 1.0];
-            let lines = ((end[0] - start[0]) + (end[1] - start[1])) as usize;
-            if lines < 400 {
-                for i in start[0] as i64..=end[0] as i64 {
-                    let x = i as f64 * step;
-                    line(
-                        &mut canvas,
-                        &big,
-                        [x, start[1] * step, 0.0],
-                        [x, end[1] * step, 0.0],
-                        grid,
-                        true,
-                    );
-                }
-                for j in start[1] as i64..=end[1] as i64 {
-                    let y = j as f64 * step;
-                    line(
-                        &mut canvas,
-                        &big,
-                        [start[0] * step, y, 0.0],
-                        [end[0] * step, y, 0.0],
-                        grid,
-                        true,
-                    );
-                }
-            }
-        }
-    }
     for t in &scene.triangles {
         let [a, b, c] = t.points;
         let mut n = cross(sub(b, a), sub(c, a));
@@ -181,10 +140,81 @@ pub fn render(scene: &Scene, camera: &Camera, options: &Options) -> RgbaImage {
             canvas.triangle([pa, pb, pc], rgba);
         }
     }
+    // The ground grid goes in after the piece, depth-tested without a bias, so it never
+    // shows through the piece where the piece stands on the ground.
+    if let Some(step) = options.grid_m.filter(|s| *s > 0.0) {
+        draw_grid(&mut canvas, &big, scene, step, grid);
+    }
     for l in &scene.lines {
-        line(&mut canvas, &big, l.from, l.to, l.colour, !l.on_top);
+        line(
+            &mut canvas,
+            &big,
+            l.from,
+            l.to,
+            l.colour,
+            !l.on_top,
+            LINE_BIAS,
+        );
     }
     canvas.downsample(s)
+}
+
+/// Lines drawn on a surface are pulled this much toward the camera, so they do not fight it.
+const LINE_BIAS: f64 = 0.999;
+
+/// The ground grid is pushed a little away from the camera, so where the piece stands on
+/// the ground (the same depth) the piece wins.
+const GRID_BIAS: f64 = 1.02;
+
+/// The ground grid at `step` spacing over the scene's footprint and one step around it.
+fn draw_grid(
+    canvas: &mut raster::Canvas,
+    camera: &Camera,
+    scene: &Scene,
+    step: f64,
+    colour: [f32; 4],
+) {
+    let (mut lo, mut hi) = ([f64::MAX; 2], [f64::MIN; 2]);
+    for t in &scene.triangles {
+        for p in &t.points {
+            for a in 0..2 {
+                lo[a] = lo[a].min(p[a]);
+                hi[a] = hi[a].max(p[a]);
+            }
+        }
+    }
+    if lo[0] > hi[0] {
+        return;
+    }
+    let start = [(lo[0] / step).floor() - 1.0, (lo[1] / step).floor() - 1.0];
+    let end = [(hi[0] / step).ceil() + 1.0, (hi[1] / step).ceil() + 1.0];
+    if ((end[0] - start[0]) + (end[1] - start[1])) as usize >= 400 {
+        return;
+    }
+    for i in start[0] as i64..=end[0] as i64 {
+        let x = i as f64 * step;
+        line(
+            canvas,
+            camera,
+            [x, start[1] * step, 0.0],
+            [x, end[1] * step, 0.0],
+            colour,
+            true,
+            GRID_BIAS,
+        );
+    }
+    for j in start[1] as i64..=end[1] as i64 {
+        let y = j as f64 * step;
+        line(
+            canvas,
+            camera,
+            [start[0] * step, y, 0.0],
+            [end[0] * step, y, 0.0],
+            colour,
+            true,
+            GRID_BIAS,
+        );
+    }
 }
 
 fn line(
@@ -194,9 +224,10 @@ fn line(
     b: V3,
     colour: [f32; 4],
     depth_test: bool,
+    bias: f64,
 ) {
     if let (Some(pa), Some(pb)) = (raster::project(camera, a), raster::project(camera, b)) {
-        canvas.line(pa, pb, colour, 2, depth_test);
+        canvas.line(pa, pb, colour, 2, depth_test, bias);
     }
 }
 

@@ -104,8 +104,17 @@ impl Canvas {
         }
     }
 
-    /// A line between two projected points, `width` pixels wide.
-    pub fn line(&mut self, a: [f64; 3], b: [f64; 3], rgba: [f32; 4], width: i64, depth_test: bool) {
+    /// A line `width` samples wide. Its depth is scaled by `bias` (below 1 pulls it toward
+    /// the camera, so a line drawn on a surface does not fight with it).
+    pub fn line(
+        &mut self,
+        a: [f64; 3],
+        b: [f64; 3],
+        rgba: [f32; 4],
+        width: i64,
+        depth_test: bool,
+        bias: f64,
+    ) {
         let steps = ((b[0] - a[0]).abs().max((b[1] - a[1]).abs()).ceil() as i64).clamp(1, 1 << 16);
         for s in 0..=steps {
             let t = s as f64 / steps as f64;
@@ -116,11 +125,10 @@ impl Canvas {
             );
             for dy in 0..width {
                 for dx in 0..width {
-                    // A small bias keeps lines on a surface from fighting with it.
                     self.plot(
                         x as i64 + dx - width / 2,
                         y as i64 + dy - width / 2,
-                        z * 0.999,
+                        z * bias,
                         rgba,
                         depth_test,
                     );
