@@ -211,14 +211,20 @@ fn turntables_sheets_and_caching() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let dir = ws.path("build/render/foundry/column_1+floor_2x2");
-    for k in 0..4 {
-        assert!(
-            dir.join(format!("column_1_t{k:02}.png")).is_file()
-                && dir.join(format!("column_1_t{k:02}.json")).is_file()
-        );
-    }
+    // The turntable is one looping animation of four views, with their cameras beside it.
+    let gif = std::fs::File::open(dir.join("column_1.turntable.gif")).unwrap();
+    let decoder = image::codecs::gif::GifDecoder::new(std::io::BufReader::new(gif)).unwrap();
+    let frames = image::AnimationDecoder::into_frames(decoder)
+        .collect_frames()
+        .unwrap();
+    assert_eq!(frames.len(), 4);
+    assert!(frames[0].buffer() != frames[1].buffer(), "each view turns");
+    let sidecar: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("column_1.json")).unwrap()).unwrap();
+    assert_eq!(sidecar["turntable"].as_array().unwrap().len(), 4);
+    // Thumbnails are readable by default: 256 pixels.
     let sheet = image::open(dir.join("contact_sheet.png")).unwrap();
-    assert!(sheet.width() >= 2 * 192);
+    assert!(sheet.width() >= 2 * 256, "{}", sheet.width());
     // The overlay is its own image; the plain preview stays plain.
     let plain = image::open(dir.join("column_1.png")).unwrap().to_rgba8();
     let overlay = image::open(dir.join("column_1.collision.png"))

@@ -247,6 +247,12 @@ enum Forge {
         /// A transparent background instead of the neutral one.
         #[arg(long)]
         transparent: bool,
+        /// Leave out the dark outlines on silhouettes and folds.
+        #[arg(long)]
+        no_outline: bool,
+        /// The contact sheet's thumbnail size in pixels (64 to 1024).
+        #[arg(long, default_value_t = crate::config::DEFAULT_SHEET_SIZE)]
+        sheet_size: u32,
         #[arg(long, default_value = "pipeline.toml")]
         config: PathBuf,
         #[arg(long, short = 'j')]
@@ -390,10 +396,15 @@ fn dispatch(cli: Cli) -> Result<i32> {
             overlays,
             turntable,
             transparent,
+            no_outline,
+            sheet_size,
             config,
             jobs,
             watch,
         } => {
+            if !crate::config::SHEET_SIZES.contains(&sheet_size) {
+                bail!("--sheet-size must be within 64..=1024 pixels");
+            }
             if !crate::config::RENDER_SIZES.contains(&size) {
                 bail!("--size must be within 16..=4096 pixels");
             }
@@ -416,6 +427,8 @@ fn dispatch(cli: Cli) -> Result<i32> {
                             overlays: overlays.clone(),
                             turntable,
                             transparent,
+                            outline: !no_outline,
+                            sheet_tile: sheet_size,
                         }),
                         archive: false,
                         donors: None,
@@ -541,6 +554,11 @@ fn cook_once(args: &CookArgs) -> Result<i32> {
                 overlays: config.render.overlays.clone(),
                 turntable: config.render.turntable,
                 transparent: config.render.transparent,
+                outline: config.render.outline.unwrap_or(true),
+                sheet_tile: config
+                    .render
+                    .sheet_size
+                    .unwrap_or(crate::config::DEFAULT_SHEET_SIZE),
             }),
             archive: args.archive,
             donors: None,

@@ -72,6 +72,12 @@ pub struct RenderSettings {
     pub turntable: u32,
     #[serde(default)]
     pub transparent: bool,
+    /// Dark outlines on silhouettes and folds (on unless set to false).
+    #[serde(default)]
+    pub outline: Option<bool>,
+    /// The contact sheet's thumbnail size, in pixels.
+    #[serde(default)]
+    pub sheet_size: Option<u32>,
 }
 
 /// `--jobs` is bounded by this many per core: each job holds a block's data in memory.
@@ -79,6 +85,9 @@ pub const MAX_JOBS_PER_CORE: usize = 4;
 
 /// The preview size range, in pixels, whether set by flag or in `pipeline.toml`.
 pub const RENDER_SIZES: std::ops::RangeInclusive<u32> = 16..=4096;
+/// The contact sheet's thumbnail sizes, in pixels; thumbnails below 256 are hard to read.
+pub const SHEET_SIZES: std::ops::RangeInclusive<u32> = 64..=1024;
+pub const DEFAULT_SHEET_SIZE: u32 = 256;
 /// The most turntable views.
 pub const MAX_TURNTABLE: u32 = 72;
 
@@ -91,6 +100,13 @@ impl RenderSettings {
                 "error[bad_render_size]: size = {size}; it must be within {}..={} pixels",
                 RENDER_SIZES.start(),
                 RENDER_SIZES.end()
+            );
+        }
+        if let Some(size) = self.sheet_size.filter(|s| !SHEET_SIZES.contains(s)) {
+            bail!(
+                "error[bad_sheet_size]: sheet_size = {size}; it must be within {}..={} pixels",
+                SHEET_SIZES.start(),
+                SHEET_SIZES.end()
             );
         }
         if self.turntable > MAX_TURNTABLE {

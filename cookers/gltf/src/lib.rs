@@ -19,6 +19,7 @@
 mod accessor;
 mod error;
 mod imported;
+mod looks;
 
 use std::collections::BTreeMap;
 
@@ -28,6 +29,7 @@ use nalgebra::{Matrix3, Matrix4, Quaternion, UnitQuaternion, Vector3, Vector4};
 
 pub use error::ImportError;
 pub use imported::{ImportedMesh, Section, FORMAT_VERSION};
+pub use looks::{image_uris, looks, BaseColourTexture, MaterialLook, WrappingMode};
 
 /// Version of this cooker; part of every import step's cache key.
 pub const VERSION: u32 = 4; // 2: non-finite normals and UVs are refused; 3: vertex and triangle budgets; 4: UCX_ hull nodes are not visual

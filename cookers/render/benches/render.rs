@@ -1,4 +1,4 @@
-//! A 512² preview of every stock Foundry block (one core), and the whole Foundry contact
+//! A 512² lit, smooth-shaded preview of every stock Foundry block (one core), and the whole Foundry contact
 //! sheet. Run: `cargo bench -p forge-render`.
 
 use std::collections::BTreeMap;
@@ -40,6 +40,8 @@ fn foundry_scenes() -> Vec<(String, Scene, [f64; 3], [f64; 3])> {
                     scene.triangles.push(Triangle {
                         points: t.map(|i| mesh.positions[i as usize]),
                         material: s.material.clone(),
+                        normals: Some(t.map(|i| mesh.normals[i as usize])),
+                        uvs: Some(t.map(|i| mesh.uvs[i as usize])),
                     });
                 }
             }
@@ -55,6 +57,7 @@ fn bench(c: &mut Criterion) {
         size: 512,
         transparent: false,
         grid_m: Some(0.5),
+        outline: true,
     };
     let mut group = c.benchmark_group("render_512");
     group.sample_size(10);
@@ -78,7 +81,7 @@ fn bench(c: &mut Criterion) {
                     )
                 })
                 .collect();
-            forge_render::png(&contact_sheet(&tiles, 192))
+            forge_render::png(&contact_sheet(&tiles, 256))
         })
     });
     sheet.finish();

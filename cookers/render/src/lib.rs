@@ -1,40 +1,70 @@
 //! Previews of cooked pieces without a GPU or a display.
 //!
-//! [`render`] draws a [`Scene`] (the placed visual mesh, optional collision wireframes and
-//! check rays) from a fixed three-quarter [`Camera`] that frames the declared dimensions:
-//! flat shading from one directional light plus ambient, a ground grid at the pack's snap,
-//! a neutral or transparent background, and edges anti-aliased by 2×2 supersampling.
-//! [`contact_sheet`] lays renders out in a labelled grid with an embedded 8×8 bitmap font.
-//! Everything is a pure function of its inputs: the same scene gives the same PNG bytes.
+//! [`render`] draws a [`Scene`] (the placed visual mesh with its materials' looks,
+//! optional collision wireframes and check rays, and caption lines) from a three-quarter
+//! [`Camera`] fitted to the piece. Shading is a studio setup after Blender Workbench's
+//! default ([`shading`]): a key light, a fill and a sky ambient, in linear light, with
+//! optional outlines. The ground grid at the pack's snap is depth-tested against the
+//! piece; edges are anti-aliased by 2×2 supersampling. [`contact_sheet`] lays renders out
+//! in a labelled grid, and [`turntable_gif`] makes one animated image of several views.
+//! Everything is a pure function of its inputs: the same scene gives the same bytes.
 
 pub mod camera;
+mod colour;
+mod font;
+mod look;
 mod raster;
+pub mod shading;
 mod sheet;
+mod turntable;
+
+use std::collections::BTreeMap;
 
 use image::RgbaImage;
 
 pub use camera::Camera;
+pub use colour::{linear_to_srgb, srgb_to_linear};
+pub use look::{Look, Texture, Wrap};
 pub use sheet::contact_sheet;
+pub use turntable::turntable_gif;
 
 /// Version of this cooker; part of every render step's key.
-pub const VERSION: u32 = 3; // 3: the ground grid never shows through the piece
+pub const VERSION: u32 = 4; // 3: the grid never shows through the piece; 4: materials' own colours and textures, studio lighting, fitted framing, sRGB output
 
 pub type V3 = [f64; 3];
 
+/// Named colours, as sRGB values.
 pub const BACKGROUND: [f32; 4] = [0.92, 0.92, 0.93, 1.0];
 pub const GRID: [f32; 4] = [0.76, 0.76, 0.78, 1.0];
 pub const WIREFRAME: [f32; 4] = [0.1, 0.55, 1.0, 1.0];
 pub const PASS: [f32; 4] = [0.15, 0.75, 0.25, 1.0];
 pub const FAIL: [f32; 4] = [0.9, 0.15, 0.15, 1.0];
-/// Light from above the camera's left shoulder.
-const LIGHT: V3 = [-0.35, -0.55, 0.76];
-const AMBIENT: f32 = 0.35;
+const OUTLINE: [f32; 4] = [0.05, 0.05, 0.06, 0.85];
+/// How much farther (as a fraction of depth) a neighbour must be to draw an outline.
+const OUTLINE_STEP: f32 = 0.02;
 
-/// A triangle in pack space with its material slot.
+/// A triangle in pack space with its material slot, and the corners' normals and texture
+/// coordinates where the mesh has them.
 #[derive(Debug, Clone)]
 pub struct Triangle {
     pub points: [V3; 3],
     pub material: String,
+    /// Smooth-shading normals; without them the face is flat.
+    pub normals: Option<[V3; 3]>,
+    /// Texture coordinates (glTF's: origin at the image's top-left).
+    pub uvs: Option<[[f64; 2]; 3]>,
+}
+
+impl Triangle {
+    /// A flat, untextured triangle.
+    pub fn flat(points: [V3; 3], material: impl Into<String>) -> Triangle {
+        Triangle {
+            points,
+            material: material.into(),
+            normals: None,
+            uvs: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -50,6 +80,11 @@ pub struct Line {
 pub struct Scene {
     pub triangles: Vec<Triangle>,
     pub lines: Vec<Line>,
+    /// Each material slot's look; a slot without one gets [`material_colour`].
+    pub looks: BTreeMap<String, Look>,
+    /// Lines of text written over the bottom of the image in red: a failing check's
+    /// finding, so the preview says what is wrong.
+    pub caption: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -58,9 +93,12 @@ pub struct Options {
     pub transparent: bool,
     /// Ground grid spacing (the pack's snap), drawn on z = 0 around the piece.
     pub grid_m: Option<f64>,
+    /// Dark lines on the silhouette and where one part stands in front of another.
+    pub outline: bool,
 }
 
-/// A stable colour per material slot: known stock materials by name, others by hash.
+/// A stable colour per material slot without a look of its own: known stock materials by
+/// name, others by hash (sRGB).
 pub fn material_colour(name: &str) -> [f32; 3] {
     match name {
         "steel" => [0.55, 0.58, 0.63],
@@ -100,6 +138,11 @@ fn dot(a: V3, b: V3) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
+fn normalize(a: V3) -> Option<V3> {
+    let l = dot(a, a).sqrt();
+    (l > 0.0 && l.is_finite()).then(|| a.map(|c| c / l))
+}
+
 /// Renders `scene` from `camera` (whose resolution is the output size).
 pub fn render(scene: &Scene, camera: &Camera, options: &Options) -> RgbaImage {
     let s = raster::SUPERSAMPLE;
@@ -108,55 +151,82 @@ pub fn render(scene: &Scene, camera: &Camera, options: &Options) -> RgbaImage {
     let background = if options.transparent {
         [0.0; 4]
     } else {
-        BACKGROUND
+        colour::linear(BACKGROUND)
     };
     let mut canvas = raster::Canvas::new(big.resolution[0], big.resolution[1], background);
-    let forward = camera.forward();
-    let light = {
-        let l = dot(LIGHT, LIGHT).sqrt();
-        LIGHT.map(|c| c / l)
-    };
+    let studio = shading::Studio::facing(camera);
+    for t in &scene.triangles {
+        draw_triangle(&mut canvas, &big, &studio, scene, t);
+    }
+    if options.outline {
+        canvas.outline(colour::linear(OUTLINE), OUTLINE_STEP);
+    }
     // On a transparent background the grid is faint, so the piece's silhouette is its alpha.
     let grid = if options.transparent {
         [GRID[0], GRID[1], GRID[2], 0.4]
     } else {
         GRID
     };
-    for t in &scene.triangles {
-        let [a, b, c] = t.points;
-        let mut n = cross(sub(b, a), sub(c, a));
-        let len = dot(n, n).sqrt();
-        if len == 0.0 {
-            continue;
-        }
-        n = n.map(|x| x / len);
+    if let Some(step) = options.grid_m.filter(|s| *s > 0.0) {
+        draw_grid(&mut canvas, &big, scene, step, colour::linear(grid));
+    }
+    for l in &scene.lines {
+        let c = colour::linear(l.colour);
+        line(&mut canvas, &big, l.from, l.to, c, !l.on_top, LINE_BIAS);
+    }
+    let mut image = canvas.downsample(s);
+    font::caption(&mut image, &scene.caption, FAIL);
+    image
+}
+
+/// One mesh triangle, shaded per sample: the look's colour (times its texture) under the
+/// studio lights, with the normal turned toward the camera.
+fn draw_triangle(
+    canvas: &mut raster::Canvas,
+    camera: &Camera,
+    studio: &shading::Studio,
+    scene: &Scene,
+    t: &Triangle,
+) {
+    let [a, b, c] = t.points;
+    let Some(face) = normalize(cross(sub(b, a), sub(c, a))) else {
+        return;
+    };
+    let (Some(pa), Some(pb), Some(pc)) = (camera.project(a), camera.project(b), camera.project(c))
+    else {
+        return;
+    };
+    let look = scene.looks.get(&t.material);
+    let fallback = {
+        let [r, g, b] = material_colour(&t.material);
+        colour::linear([r, g, b, 1.0])
+    };
+    let forward = camera.forward();
+    canvas.triangle([pa, pb, pc], |w| {
+        let mut n = t
+            .normals
+            .and_then(|ns| {
+                normalize([0, 1, 2].map(|k| w[0] * ns[0][k] + w[1] * ns[1][k] + w[2] * ns[2][k]))
+            })
+            .unwrap_or(face);
         if dot(n, forward) > 0.0 {
             n = n.map(|x| -x);
         }
-        let shade = AMBIENT + (1.0 - AMBIENT) * dot(n, light).max(0.0) as f32;
-        let base = material_colour(&t.material);
-        let rgba = [base[0] * shade, base[1] * shade, base[2] * shade, 1.0];
-        if let (Some(pa), Some(pb), Some(pc)) = (big.project(a), big.project(b), big.project(c)) {
-            canvas.triangle([pa, pb, pc], rgba);
-        }
-    }
-    // The ground grid goes in after the piece, depth-tested without a bias, so it never
-    // shows through the piece where the piece stands on the ground.
-    if let Some(step) = options.grid_m.filter(|s| *s > 0.0) {
-        draw_grid(&mut canvas, &big, scene, step, grid);
-    }
-    for l in &scene.lines {
-        line(
-            &mut canvas,
-            &big,
-            l.from,
-            l.to,
-            l.colour,
-            !l.on_top,
-            LINE_BIAS,
-        );
-    }
-    canvas.downsample(s)
+        let albedo = match look {
+            Some(look) => {
+                let texel = match (&look.texture, t.uvs) {
+                    (Some(texture), Some(uv)) => texture.sample(
+                        [0, 1].map(|k| w[0] * uv[0][k] + w[1] * uv[1][k] + w[2] * uv[2][k]),
+                    ),
+                    _ => [1.0; 4],
+                };
+                std::array::from_fn(|k| look.base_colour[k] * texel[k])
+            }
+            None => fallback,
+        };
+        let light = studio.light(n);
+        [albedo[0] * light, albedo[1] * light, albedo[2] * light, 1.0]
+    });
 }
 
 /// Lines drawn on a surface are pulled this much toward the camera, so they do not fight it.

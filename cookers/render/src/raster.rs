@@ -1,9 +1,10 @@
-//! A small z-buffered rasterizer: flat-shaded triangles and lines, drawn at twice the
-//! resolution and averaged down, which anti-aliases every edge.
+//! A small z-buffered rasterizer: shaded triangles and lines in linear light, drawn at
+//! twice the resolution and averaged down (which anti-aliases every edge) to sRGB.
 
 use image::{Rgba, RgbaImage};
 
 use crate::camera::{Camera, V3};
+use crate::colour::linear_to_srgb;
 
 pub const SUPERSAMPLE: u32 = 2;
 
@@ -40,8 +41,10 @@ impl Canvas {
         self.colour[i] = rgba;
     }
 
-    /// A flat triangle from three projected points (pixels, with view depth).
-    pub fn triangle(&mut self, p: [[f64; 3]; 3], rgba: [f32; 4]) {
+    /// A triangle from three projected points (pixels, with view depth). Each sample it
+    /// covers is coloured by `shade`, given the sample's perspective-correct weights of the
+    /// three corners.
+    pub fn triangle(&mut self, p: [[f64; 3]; 3], mut shade: impl FnMut([f64; 3]) -> [f32; 4]) {
         let area =
             (p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) - (p[1][1] - p[0][1]) * (p[2][0] - p[0][0]);
         if area.abs() < 1e-12 {
@@ -94,8 +97,10 @@ impl Canvas {
                     let z = (w0 * p[0][2] + w1 * p[1][2] + w2 * p[2][2]) as f32;
                     let i = row + x as usize;
                     if z < self.depth[i] {
+                        let q = [w0 / p[0][2], w1 / p[1][2], w2 / p[2][2]];
+                        let sum = q[0] + q[1] + q[2];
                         self.depth[i] = z;
-                        self.colour[i] = rgba;
+                        self.colour[i] = shade(q.map(|c| c / sum));
                     }
                 }
                 w0 += a0;
@@ -137,7 +142,37 @@ impl Canvas {
         }
     }
 
-    /// Averages `factor`² samples into each pixel.
+    /// Darkens the samples on a silhouette or a fold: where a neighbour is empty or lies
+    /// more than `step` (a fraction of the depth) farther away. Run before the grid and
+    /// overlay lines, so only the piece's own depth is read.
+    pub fn outline(&mut self, colour: [f32; 4], step: f32) {
+        let (w, h) = (self.width as usize, self.height as usize);
+        let mut edges = Vec::new();
+        for y in 0..h {
+            for x in 0..w {
+                let z = self.depth[y * w + x];
+                if !z.is_finite() {
+                    continue;
+                }
+                let far = |nx: usize, ny: usize| self.depth[ny * w + nx] > z * (1.0 + step);
+                if (x + 1 < w && far(x + 1, y))
+                    || (x > 0 && far(x - 1, y))
+                    || (y + 1 < h && far(x, y + 1))
+                    || (y > 0 && far(x, y - 1))
+                {
+                    edges.push(y * w + x);
+                }
+            }
+        }
+        for i in edges {
+            let c = &mut self.colour[i];
+            for k in 0..3 {
+                c[k] = c[k] * (1.0 - colour[3]) + colour[k] * colour[3];
+            }
+        }
+    }
+
+    /// Averages `factor`² samples into each pixel, in linear light, then encodes sRGB.
     pub fn downsample(&self, factor: u32) -> RgbaImage {
         let (w, h) = (self.width / factor, self.height / factor);
         let mut out = RgbaImage::new(w, h);
@@ -158,7 +193,12 @@ impl Canvas {
                 }
                 let a = acc[3] / n;
                 let px = if a > 0.0 {
-                    [acc[0] / acc[3], acc[1] / acc[3], acc[2] / acc[3], a]
+                    [
+                        linear_to_srgb(acc[0] / acc[3]),
+                        linear_to_srgb(acc[1] / acc[3]),
+                        linear_to_srgb(acc[2] / acc[3]),
+                        a,
+                    ]
                 } else {
                     [0.0; 4]
                 };

@@ -1,30 +1,12 @@
 //! The contact sheet: every block's render in a grid, labelled with its name and size in
 //! an embedded 8×8 bitmap font.
 
-use font8x8::UnicodeFonts;
 use image::{imageops, Rgba, RgbaImage};
+
+use crate::font::text;
 
 const LABEL_HEIGHT: u32 = 24;
 const PAD: u32 = 6;
-
-fn text(img: &mut RgbaImage, x: u32, y: u32, s: &str, colour: Rgba<u8>) {
-    for (i, ch) in s.chars().enumerate() {
-        let glyph = font8x8::BASIC_FONTS
-            .get(ch)
-            .or_else(|| font8x8::BASIC_FONTS.get('?'))
-            .unwrap_or([0; 8]);
-        for (row, bits) in glyph.iter().enumerate() {
-            for col in 0..8 {
-                if bits & (1 << col) != 0 {
-                    let (px, py) = (x + i as u32 * 8 + col, y + row as u32);
-                    if px < img.width() && py < img.height() {
-                        img.put_pixel(px, py, colour);
-                    }
-                }
-            }
-        }
-    }
-}
 
 /// Lays `tiles` (label lines and a render) out in a grid of `tile` pixel cells.
 pub fn contact_sheet(tiles: &[(Vec<String>, RgbaImage)], tile: u32) -> RgbaImage {

@@ -23,10 +23,9 @@ fn slab(lo: [f64; 3], hi: [f64; 3]) -> Scene {
     let mut scene = Scene::default();
     for [a, b, c, d] in faces {
         for tri in [[a, b, c], [a, c, d]] {
-            scene.triangles.push(Triangle {
-                points: tri.map(corner),
-                material: "steel".into(),
-            });
+            scene
+                .triangles
+                .push(Triangle::flat(tri.map(corner), "steel"));
         }
     }
     scene
@@ -44,6 +43,7 @@ fn the_grid_never_changes_a_pixel_of_the_piece() {
             size: 256,
             transparent: true,
             grid_m: None,
+            outline: true,
         },
     );
     let gridded = render(
@@ -53,6 +53,7 @@ fn the_grid_never_changes_a_pixel_of_the_piece() {
             size: 256,
             transparent: true,
             grid_m: Some(0.5),
+            outline: true,
         },
     );
     let inside = |x: u32, y: u32| {

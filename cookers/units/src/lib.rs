@@ -55,6 +55,11 @@ pub fn pack_direction_to_unreal(d: Vec3) -> Vec3 {
     [d[0], no_negative_zero(-d[1]), d[2]]
 }
 
+/// An Unreal direction (a normal) back in pack axes: the same reflection.
+pub fn unreal_direction_to_pack(d: Vec3) -> Vec3 {
+    pack_direction_to_unreal(d)
+}
+
 /// Unreal centimetres back to pack-space metres.
 pub fn unreal_to_pack(p: Vec3) -> Vec3 {
     [

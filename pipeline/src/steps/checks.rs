@@ -24,26 +24,49 @@ pub static KIND: StepKind = StepKind {
 pub const OUTPUT: &str = "checks.json";
 
 fn wire(w: &Wiring) -> Option<Wired> {
-    Wired::inputs(vec![
+    Wired::inputs(inputs(w))
+}
+
+/// What the checks read: the block's declarations, its cooked collision and mesh.
+pub fn inputs(w: &Wiring) -> Vec<crate::graph::Input> {
+    vec![
         geometry::of_block(w),
         catalog::entry(w),
         collision::of_block(w),
         mopp::of_block(w),
         mesh::of_block(w),
-    ])
+    ]
 }
 
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     let file = label(step, geometry::SOURCE);
+    let (block, report) = run(step, inputs, &file)?;
+    let blocking = findings(step, &file, &block, &report);
+    if !blocking.is_empty() {
+        return Err(blocking);
+    }
+    Ok(vec![(
+        OUTPUT.to_string(),
+        pretty(&serde_json::to_value(&report).expect("a report serializes")),
+    )])
+}
+
+/// Runs every check of a block on its step's inputs (the ones `wire` lists): the block's
+/// declarations and its report. Previews run it too, so a failing block is still drawn.
+pub fn run(
+    step: &Step,
+    inputs: &Inputs,
+    file: &str,
+) -> Result<(forge_contract::BlockGeometry, forge_checks::BlockReport), Vec<Diagnostic>> {
     let block = collision::source_block(step, inputs)?;
-    let entry = forge_contract::parse_entry(&file, &step.pack, text(inputs, "entry.json", &file)?)?;
-    let model = collision::read(inputs, &file)?;
-    let index = mopp::read(inputs, &file)?;
-    let mesh = mesh::read(inputs, &file)?;
+    let entry = forge_contract::parse_entry(file, &step.pack, text(inputs, "entry.json", file)?)?;
+    let model = collision::read(inputs, file)?;
+    let index = mopp::read(inputs, file)?;
+    let mesh = mesh::read(inputs, file)?;
     let source = forge_collision::reference::SourceShapes::try_new(
         block.hulls.iter().map(|h| h.points.as_slice()),
     )
-    .map_err(|i| vec![unbuildable_hull(&file, &block, i)])?;
+    .map_err(|i| vec![unbuildable_hull(file, &block, i)])?;
     // Glass and portal surfaces are meant to fill an opening: only the solid rest counts.
     let see_through: Vec<&str> = entry.surfaces.iter().map(|s| s.slot.as_str()).collect();
     let triangles: Vec<[[f64; 3]; 3]> = mesh
@@ -66,17 +89,20 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
         visual_triangles_m: &triangles,
         source: &source,
     });
-    let blocking: Vec<Diagnostic> = report
+    Ok((block, report))
+}
+
+/// One finding per unwaived failed check.
+pub fn findings(
+    step: &Step,
+    file: &str,
+    block: &forge_contract::BlockGeometry,
+    report: &forge_checks::BlockReport,
+) -> Vec<Diagnostic> {
+    report
         .blocking()
-        .map(|c| blocking_finding(step, &file, &block, c))
-        .collect();
-    if !blocking.is_empty() {
-        return Err(blocking);
-    }
-    Ok(vec![(
-        OUTPUT.to_string(),
-        pretty(&serde_json::to_value(&report).expect("a report serializes")),
-    )])
+        .map(|c| blocking_finding(step, file, block, c))
+        .collect()
 }
 
 /// A hull the reference engine cannot build: an input problem, named by hull and point.

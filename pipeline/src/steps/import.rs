@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::{diagnostic, finding, label, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired};
-use crate::graph::Step;
+use crate::graph::{Input, Step};
 use crate::wiring::Wiring;
 
 pub static KIND: StepKind = StepKind {
@@ -23,46 +23,63 @@ const MODELS: &str = "source/models";
 /// The model and its buffers are sources; the model's path is the step's parameter, so
 /// the adapter knows which input is the model.
 fn wire(w: &Wiring) -> Option<Wired> {
-    let block = w.block();
-    if super::blend::source(w).is_some() {
-        // Made from a .blend: the model is the blend step's export.
-        let model = format!("{MODELS}/{block}.glb");
-        return Some(Wired {
-            inputs: vec![w.upstream(model.clone(), &super::blend::KIND, super::blend::OUTPUT)],
-            params: model,
-        });
-    }
-    let glb = format!("{block}.glb");
-    let gltf = format!("{block}.gltf");
-    let models = w.models();
-    if models.contains(&glb) && !models.contains(&gltf) {
-        let model = format!("{MODELS}/{glb}");
-        return Some(Wired {
-            inputs: vec![w.source(&model)],
-            params: model,
-        });
-    }
-    let model = format!("{MODELS}/{gltf}");
-    let mut inputs = vec![w.source(&model)];
-    inputs.extend(buffers(w, &model).iter().map(|rel| w.source(rel)));
+    let (model, inputs) = model(w);
     Some(Wired {
         inputs,
         params: model,
     })
 }
 
+/// A block's model (its path in the pack) and the inputs that carry it: the model and the
+/// buffers it names, or the blend step's export when it is made from a `.blend`.
+pub fn model(w: &Wiring) -> (String, Vec<Input>) {
+    let block = w.block();
+    if super::blend::source(w).is_some() {
+        let model = format!("{MODELS}/{block}.glb");
+        let input = w.upstream(model.clone(), &super::blend::KIND, super::blend::OUTPUT);
+        return (model, vec![input]);
+    }
+    let glb = format!("{block}.glb");
+    let gltf = format!("{block}.gltf");
+    let models = w.models();
+    if models.contains(&glb) && !models.contains(&gltf) {
+        let model = format!("{MODELS}/{glb}");
+        let input = w.source(&model);
+        return (model, vec![input]);
+    }
+    let model = format!("{MODELS}/{gltf}");
+    let mut inputs = vec![w.source(&model)];
+    inputs.extend(buffers(w, &model).iter().map(|rel| w.source(rel)));
+    (model, inputs)
+}
+
 /// The external buffers a `.gltf` names, relative to the pack. The list is a fact of the
 /// file's content, remembered by the stat cache under this importer's version.
 pub fn buffers(w: &Wiring, model: &str) -> Vec<String> {
+    named_files(w, model, KIND.name, forge_gltf::external_uris)
+}
+
+/// The external images a `.gltf` names that are there, relative to the pack: previews
+/// read them; a missing one leaves its material untextured.
+pub fn images(w: &Wiring, model: &str) -> Vec<String> {
+    named_files(w, model, "images", forge_gltf::image_uris)
+        .into_iter()
+        .filter(|rel| w.has_source(rel))
+        .collect()
+}
+
+type NamedUris = fn(&str, &[u8]) -> Result<Vec<String>, forge_gltf::ImportError>;
+
+fn named_files(w: &Wiring, model: &str, deriver: &str, uris: NamedUris) -> Vec<String> {
     let path = w.sources.pack.dir.join(model);
     w.stat_cache()
-        .derived(&path, KIND.name, KIND.version, |bytes| {
-            forge_gltf::external_uris(model, bytes).unwrap_or_default()
+        .derived(&path, deriver, KIND.version, |bytes| {
+            uris(model, bytes).unwrap_or_default()
         })
         .unwrap_or_default()
         .into_iter()
         .map(|uri| forge_gltf::uri_to_relative_path(&uri))
-        // A buffer URI may only name a file beside the model or below it.
+        // A URI may only name a file beside the model or below it.
         .filter(|rel| super::is_plain_relative(rel))
         .map(|rel| format!("{MODELS}/{rel}"))
         .collect()
@@ -79,7 +96,7 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
 /// A model's bytes and the buffers it names, by URI.
 pub type Model<'a> = (&'a [u8], BTreeMap<String, Vec<u8>>);
 
-/// A model input and the buffers it names, from the inputs beside it.
+/// A model input and the files it names (buffers, images), from the inputs beside it.
 pub fn model_and_buffers<'a>(
     inputs: &'a Inputs,
     model_name: &str,
@@ -96,8 +113,10 @@ pub fn model_and_buffers<'a>(
         .filter(|(name, _)| name.as_str() != model_name)
         .filter_map(|(name, bytes)| Some((name.strip_prefix(&prefix)?, bytes.as_slice())))
         .collect();
-    let external = forge_gltf::external_uris(file, model)
-        .map_err(|e| diagnostic(file, &e))?
+    // The buffers, and the images for previews: whichever of them the step was given.
+    let mut uris = forge_gltf::external_uris(file, model).map_err(|e| diagnostic(file, &e))?;
+    uris.extend(forge_gltf::image_uris(file, model).map_err(|e| diagnostic(file, &e))?);
+    let external = uris
         .into_iter()
         .filter_map(|uri| {
             let bytes = beside.get(forge_gltf::uri_to_relative_path(&uri).as_str())?;

@@ -1,14 +1,16 @@
 //! `render`: a block's preview (the placed mesh, collision wireframes and check rays),
 //! written to the set's render folder. The drawing itself is `forge_render`.
 
+use std::collections::BTreeMap;
+
 use forge_contract::Diagnostic;
-use forge_render::{Camera, Line, Options, Scene, Triangle};
+use forge_render::{Camera, Line, Look, Options, Scene, Triangle};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::{
-    bad_intermediate, block, catalog, checks, collision, geometry, label, mesh, params, pretty,
-    text, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired,
+    block, checks, collision, diagnostic, geometry, import, label, mesh, params, pretty, text,
+    Cooked, Inputs, Lands, Names, Scope, StepKind, Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -23,13 +25,28 @@ pub static KIND: StepKind = StepKind {
     cook,
 };
 
-/// The render settings a render step runs with; part of its key.
+/// The render settings a cook runs with.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 pub struct RenderParams {
     pub size: u32,
     pub overlays: Vec<String>,
     pub turntable: u32,
     pub transparent: bool,
+    pub outline: bool,
+    /// The contact sheet's thumbnail size, in pixels.
+    pub sheet_tile: u32,
+}
+
+/// What one block's render step is keyed on: the settings that change its pixels, and
+/// which input is the model.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+struct StepParams {
+    size: u32,
+    overlays: Vec<String>,
+    turntable: u32,
+    transparent: bool,
+    outline: bool,
+    model: String,
 }
 
 /// A block's main render, which the contact sheet tiles.
@@ -37,91 +54,182 @@ pub fn main_output(block: &str) -> String {
     format!("{block}.png")
 }
 
+/// A block's turntable, one looping animated image.
+pub fn turntable_output(block: &str) -> String {
+    format!("{block}.turntable.gif")
+}
+
+/// The render reads what the checks read (it runs them, so a failing block is still drawn
+/// with its failing rays) and the model with its images, for the materials' looks.
 fn wire(w: &Wiring) -> Option<Wired> {
     let render = w.options.render.as_ref()?;
+    let (model, mut inputs) = import::model(w);
+    if super::blend::source(w).is_none() {
+        inputs.extend(import::images(w, &model).iter().map(|rel| w.source(rel)));
+    }
+    inputs.extend(checks::inputs(w));
+    let params = StepParams {
+        size: render.size,
+        overlays: render.overlays.clone(),
+        turntable: render.turntable,
+        transparent: render.transparent,
+        outline: render.outline,
+        model,
+    };
     Some(Wired {
-        params: serde_json::to_string(render).expect("render settings serialize"),
-        inputs: vec![
-            mesh::of_block(w),
-            collision::of_block(w),
-            w.upstream(checks::OUTPUT, &checks::KIND, checks::OUTPUT),
-            catalog::entry(w),
-            geometry::of_block(w),
-        ],
+        params: serde_json::to_string(&params).expect("render settings serialize"),
+        inputs,
     })
 }
 
-/// `<block>.png` from the three-quarter view, and with a turntable `<block>_tNN.png` for
-/// each angle, each with a `.json` camera sidecar. Each overlay asked for is its own
+/// `<block>.png` from the three-quarter view, with a `.json` sidecar (the camera, the
+/// checks that fail, and notes on the model's textures). Each overlay asked for is its own
 /// `<block>.<overlay>.png` (`collision`, `checks`) of the main view, never drawn over the
-/// plain preview.
+/// plain preview. A turntable is `<block>.turntable.gif`. A block whose checks fail is
+/// drawn with its check rays (the failing ones red) and the findings written under it.
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     let block = block(step);
     let file = label(step, geometry::SOURCE);
-    let params: RenderParams = params(step, &file)?;
+    let params: StepParams = params(step, &file)?;
     let entry = forge_contract::parse_entry(&file, &step.pack, text(inputs, "entry.json", &file)?)?;
-    let (plain, lo, hi) = scene(inputs, &[], &file)?;
-    // Frame the declared dimensions around the placed mesh's centre.
-    let centre = [0, 1, 2].map(|a| (lo[a] + hi[a]) / 2.0);
-    let half = entry.dimensions_m.map(|d| d / 2.0);
-    let (box_lo, box_hi) = (
-        [0, 1, 2].map(|a| centre[a] - half[a]),
-        [0, 1, 2].map(|a| centre[a] + half[a]),
-    );
+    let (looks, notes) = looks(step, inputs, &params.model)?;
+    let plain = Scene {
+        triangles: triangles(&mesh::read(inputs, &file)?),
+        looks,
+        ..Scene::default()
+    };
+    let (geometry, report) = checks::run(step, inputs, &file)?;
+    let failing = checks::findings(step, &file, &geometry, &report);
+    let piece: Vec<[f64; 3]> = plain.triangles.iter().flat_map(|t| t.points).collect();
+    let (lo, hi) = triangle_bounds(&plain.triangles);
     let options = Options {
         size: params.size,
         transparent: params.transparent,
         grid_m: entry.snap_m,
+        outline: params.outline,
     };
+    let camera = Camera::fit(&piece, 0.0, params.size);
     let mut out = Vec::new();
-    let mut view = |name: String, turn: f64| {
-        let camera = Camera::framing(box_lo, box_hi, turn, params.size);
-        let image = forge_render::render(&plain, &camera, &options);
-        out.push((format!("{name}.png"), forge_render::png(&image)));
-        let sidecar = json!({"camera": camera, "units": "pack-space metres, Z up"});
-        out.push((format!("{name}.json"), pretty(&sidecar)));
-    };
-    view(block.to_string(), 0.0);
-    for k in 0..params.turntable {
-        view(
-            format!("{block}_t{k:02}"),
-            360.0 * f64::from(k) / f64::from(params.turntable),
-        );
+    let mut main = plain.clone();
+    if !failing.is_empty() {
+        check_rays(&mut main, &geometry, &report, lo, hi);
+        main.caption = failing
+            .iter()
+            .map(|d| format!("{}: {}", d.code, d.message))
+            .collect();
+    }
+    let image = forge_render::render(&main, &camera, &options);
+    out.push((main_output(block), forge_render::png(&image)));
+    let mut cameras = Vec::new();
+    if params.turntable > 0 {
+        let frames: Vec<_> = (0..params.turntable)
+            .map(|k| {
+                let turn = 360.0 * f64::from(k) / f64::from(params.turntable);
+                let view = Camera::fit(&piece, turn, params.size);
+                let frame = forge_render::render(&plain, &view, &options);
+                cameras.push(view);
+                frame
+            })
+            .collect();
+        out.push((
+            turntable_output(block),
+            forge_render::turntable_gif(&frames),
+        ));
     }
     for overlay in &params.overlays {
-        let (with, _, _) = scene(inputs, std::slice::from_ref(overlay), &file)?;
-        let camera = Camera::framing(box_lo, box_hi, 0.0, params.size);
+        let mut with = plain.clone();
+        match overlay.as_str() {
+            "collision" => wireframes(&mut with, &collision::read(inputs, &file)?),
+            _ => check_rays(&mut with, &geometry, &report, lo, hi),
+        }
         let image = forge_render::render(&with, &camera, &options);
         out.push((format!("{block}.{overlay}.png"), forge_render::png(&image)));
     }
+    let sidecar = json!({
+        "camera": camera,
+        "turntable": cameras,
+        "units": "pack-space metres, Z up",
+        "failing": failing,
+        "notes": notes,
+    });
+    out.push((format!("{block}.json"), pretty(&sidecar)));
     Ok(out)
 }
 
-/// The scene and the placed mesh's bounds.
-fn scene(
-    inputs: &Inputs,
-    overlays: &[String],
-    file: &str,
-) -> Result<(Scene, [f64; 3], [f64; 3]), Vec<Diagnostic>> {
-    let mesh = mesh::read(inputs, file)?;
-    let mut scene = Scene::default();
+/// The mesh as the game places it, with its smooth normals and texture coordinates.
+fn triangles(mesh: &forge_mesh::StaticMesh) -> Vec<Triangle> {
+    let mut out = Vec::with_capacity(mesh.triangles.len());
     for s in &mesh.sections {
         let first = s.first_triangle as usize;
-        for t in &mesh.triangles[first..first + s.triangle_count as usize] {
-            scene.triangles.push(Triangle {
-                points: t.map(|i| mesh.placed_m(mesh.positions[i as usize])),
+        let range = first..first + s.triangle_count as usize;
+        for t in mesh.triangles.get(range).unwrap_or_default() {
+            let corner = |k: usize| t[k] as usize;
+            let normal = |k: usize| {
+                let n = mesh.normals.get(corner(k)).copied().unwrap_or_default();
+                forge_units::unreal_direction_to_pack(n.map(f64::from))
+            };
+            let uv = |k: usize| {
+                let uv = mesh.uvs.get(corner(k)).copied().unwrap_or_default();
+                uv.map(f64::from)
+            };
+            let has_normals = (0..3).all(|k| normal(k) != [0.0; 3]);
+            out.push(Triangle {
+                points: [0, 1, 2].map(|k| mesh.placed_m(mesh.positions[corner(k)])),
                 material: s.material.clone(),
+                normals: has_normals.then(|| [0, 1, 2].map(normal)),
+                uvs: Some([0, 1, 2].map(uv)),
             });
         }
     }
-    let (lo, hi) = triangle_bounds(&scene.triangles);
-    if overlays.iter().any(|o| o == "collision") {
-        wireframes(&mut scene, &collision::read(inputs, file)?);
+    out
+}
+
+type Looks = BTreeMap<String, Look>;
+
+/// The looks of the model's materials (base colour and texture), by slot, and a note for
+/// each texture that cannot be shown.
+fn looks(
+    step: &Step,
+    inputs: &Inputs,
+    model_name: &str,
+) -> Result<(Looks, Vec<String>), Vec<Diagnostic>> {
+    let file = label(step, model_name);
+    let (model, external) = import::model_and_buffers(inputs, model_name, &file)?;
+    let materials =
+        forge_gltf::looks(&file, model, &external).map_err(|e| diagnostic(&file, &e))?;
+    let mut looks = BTreeMap::new();
+    let mut notes = Vec::new();
+    for m in materials {
+        if let Some(problem) = &m.texture_problem {
+            notes.push(format!("{file}: material {:?}: {problem}", m.slot));
+        }
+        let texture = m.texture.map(|t| forge_render::Texture {
+            width: t.width,
+            height: t.height,
+            texels: t
+                .rgba8
+                .chunks_exact(4)
+                .map(|c| {
+                    let srgb = |v: u8| forge_render::srgb_to_linear(f32::from(v) / 255.0);
+                    [srgb(c[0]), srgb(c[1]), srgb(c[2]), f32::from(c[3]) / 255.0]
+                })
+                .collect(),
+            wrap: t.wrap.map(wrap),
+        });
+        looks.entry(m.slot).or_insert(Look {
+            base_colour: m.base_colour,
+            texture,
+        });
     }
-    if overlays.iter().any(|o| o == "checks") {
-        check_rays(&mut scene, inputs, file, lo, hi)?;
+    Ok((looks, notes))
+}
+
+fn wrap(mode: forge_gltf::WrappingMode) -> forge_render::Wrap {
+    match mode {
+        forge_gltf::WrappingMode::ClampToEdge => forge_render::Wrap::ClampToEdge,
+        forge_gltf::WrappingMode::MirroredRepeat => forge_render::Wrap::MirroredRepeat,
+        forge_gltf::WrappingMode::Repeat => forge_render::Wrap::Repeat,
     }
-    Ok((scene, lo, hi))
 }
 
 fn triangle_bounds(triangles: &[Triangle]) -> ([f64; 3], [f64; 3]) {
@@ -155,22 +263,17 @@ fn wireframes(scene: &mut Scene, model: &forge_collision::CollisionModel) {
 /// The aperture and support rays, coloured by whether their check passed.
 fn check_rays(
     scene: &mut Scene,
-    inputs: &Inputs,
-    file: &str,
+    geometry: &forge_contract::BlockGeometry,
+    report: &forge_checks::BlockReport,
     lo: [f64; 3],
     hi: [f64; 3],
-) -> Result<(), Vec<Diagnostic>> {
-    let geometry =
-        forge_contract::geometry::parse_block(file, text(inputs, geometry::SHIPPED_AS, file)?)?;
-    let report: Value = serde_json::from_str(text(inputs, checks::OUTPUT, file)?)
-        .map_err(|e| bad_intermediate(file, "checks", e))?;
+) {
     let passed = |check: &str, name: &str| {
-        report["checks"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|c| c["check"] == check && c["name"] == name)
-            .is_none_or(|c| c["passed"] == true)
+        report
+            .checks
+            .iter()
+            .find(|c| c.check == check && c.name == name)
+            .is_none_or(|c| c.passed || c.waiver.is_some())
     };
     let colour = |ok: bool| {
         if ok {
@@ -202,5 +305,4 @@ fn check_rays(
             });
         }
     }
-    Ok(())
 }

@@ -20,12 +20,19 @@ pub static KIND: StepKind = StepKind {
 
 pub const OUTPUT: &str = "contact_sheet.png";
 
+/// The blocks in sheet order, and the thumbnail size.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SheetParams {
+    blocks: Vec<String>,
+    tile: u32,
+}
+
 fn entry_input(block: &str) -> String {
     format!("{block}.entry.json")
 }
 
 fn wire(w: &Wiring) -> Option<Wired> {
-    w.options.render.as_ref()?;
+    let render = w.options.render.as_ref()?;
     let blocks = &w.set().blocks;
     let mut inputs = Vec::new();
     for block in blocks {
@@ -33,15 +40,19 @@ fn wire(w: &Wiring) -> Option<Wired> {
         inputs.push(w.upstream_of(Some(block), png.clone(), &render::KIND, png));
         inputs.push(catalog::entry_as(w, block, entry_input(block)));
     }
+    let params = SheetParams {
+        blocks: blocks.clone(),
+        tile: render.sheet_tile,
+    };
     Some(Wired {
-        params: serde_json::to_string(blocks).expect("ids serialize"),
+        params: serde_json::to_string(&params).expect("ids serialize"),
         inputs,
     })
 }
 
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     let file = label(step, catalog::MANIFEST);
-    let blocks: Vec<String> = params(step, &file)?;
+    let SheetParams { blocks, tile } = params(step, &file)?;
     let mut tiles = Vec::new();
     for block in &blocks {
         let png = input(inputs, &render::main_output(block), &file)?;
@@ -59,6 +70,6 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
         ];
         tiles.push((caption, image));
     }
-    let sheet = forge_render::contact_sheet(&tiles, 192);
+    let sheet = forge_render::contact_sheet(&tiles, tile);
     Ok(vec![(OUTPUT.to_string(), forge_render::png(&sheet))])
 }
