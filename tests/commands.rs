@@ -537,29 +537,10 @@ fn a_failed_cooks_report_lists_each_error_with_its_file_and_location() {
         "the finding with its file, line and pointer"
     );
     // In a real browser, the page shows it.
-    let Some(chromium) = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
-        .into_iter()
-        .find(|p| std::path::Path::new(p).exists())
-    else {
-        println!("skipped: Chromium is not installed (Debian package `chromium`), so the page is not opened in a browser");
+    let Some(chromium) = support::chromium() else {
         return;
     };
-    let dom = std::process::Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--dump-dom",
-        ])
-        .arg(format!(
-            "--user-data-dir={}",
-            ws.path("chromium-profile").display()
-        ))
-        .arg(format!("file://{}", ws.path("build/report.html").display()))
-        .output()
-        .unwrap();
-    let page = String::from_utf8_lossy(&dom.stdout);
+    let page = ws.dom(chromium, "build/report.html");
     assert!(
         page.contains("aperture_blocked_visual") && page.contains("wall_door"),
         "{page}"

@@ -260,38 +260,10 @@ fn the_report_opens_in_a_real_browser() {
     assert!(
         html.contains("render/foundry/all/contact_sheet.png") && html.contains("Cache hit rate")
     );
-    let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
-        .into_iter()
-        .find(|p| std::path::Path::new(p).exists());
-    let Some(chromium) = chromium else {
-        println!("skipped: Chromium is not installed (Debian package `chromium`), so the page is not opened in a browser");
+    let Some(chromium) = support::chromium() else {
         return;
     };
-    let shot = ws.path("report.png");
-    let profile = ws.path("chromium-profile");
-    let status = std::process::Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--window-size=1024,1400",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(format!("--screenshot={}", shot.display()))
-        .arg(format!("file://{}", ws.path("build/report.html").display()))
-        .output()
-        .unwrap();
-    assert!(
-        shot.is_file(),
-        "no screenshot: {}",
-        String::from_utf8_lossy(&status.stderr)
-    );
-    let img = image::open(&shot).unwrap().to_rgba8();
+    let img = ws.screenshot(chromium, "build/report.html");
     // The page drew the contact sheet: its neutral tile background appears in the shot.
     let tiles = img
         .pixels()
@@ -301,4 +273,156 @@ fn the_report_opens_in_a_real_browser() {
         tiles > 10_000,
         "the contact sheet is not visible in the screenshot ({tiles} tile pixels)"
     );
+}
+
+/// Red in a preview: the failing rays and the finding's text.
+fn red_pixels(img: &image::RgbaImage) -> usize {
+    img.pixels()
+        .filter(|p| p[0] > 180 && p[1] < 90 && p[2] < 90)
+        .count()
+}
+
+#[test]
+fn a_failing_block_is_drawn_with_what_failed_and_old_previews_are_not_shown() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    let render = [
+        "forge",
+        "render",
+        "foundry",
+        "--only",
+        "wall_door",
+        "--size",
+        "128",
+    ];
+    assert_eq!(ws.mjolnir(&render).status.code(), Some(0));
+    let dir = ws.path("build/render/foundry/wall_door");
+    let html = std::fs::read_to_string(ws.path("build/report.html")).unwrap();
+    assert!(
+        html.contains("src=\"render/foundry/wall_door/wall_door.png\""),
+        "{html}"
+    );
+    let passing = image::open(dir.join("wall_door.png")).unwrap().to_rgba8();
+    assert_eq!(red_pixels(&passing), 0, "a passing block has no red");
+    // The doorway closed in the model: the checks fail.
+    let models = ws.path("packs/foundry/source/models");
+    std::fs::copy(models.join("wall_2.gltf"), models.join("wall_door.gltf")).unwrap();
+    // A plain cook does not render: the old preview is not shown as if it were current.
+    assert_eq!(
+        ws.mjolnir(&["forge", "cook", "--only", "wall_door"])
+            .status
+            .code(),
+        Some(1)
+    );
+    let html = std::fs::read_to_string(ws.path("build/report.html")).unwrap();
+    assert!(
+        !html.contains("wall_door.png"),
+        "a stale preview is left out"
+    );
+    // Rendering draws the failing block anyway, with its red rays and the finding.
+    assert_eq!(ws.mjolnir(&render).status.code(), Some(1));
+    let failing = image::open(dir.join("wall_door.png")).unwrap().to_rgba8();
+    assert!(
+        red_pixels(&failing) > 200,
+        "red rays and text: {}",
+        red_pixels(&failing)
+    );
+    let sidecar: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("wall_door.json")).unwrap()).unwrap();
+    assert_eq!(sidecar["failing"][0]["code"], "aperture_blocked_visual");
+    let html = std::fs::read_to_string(ws.path("build/report.html")).unwrap();
+    assert!(
+        html.contains("src=\"render/foundry/wall_door/wall_door.png\""),
+        "{html}"
+    );
+    let Some(chromium) = support::chromium() else {
+        return;
+    };
+    let page = ws.dom(chromium, "build/report.html");
+    assert!(page.contains("aperture_blocked_visual"), "{page}");
+    let shot = ws.screenshot(chromium, "build/report.html");
+    let first = *shot.get_pixel(0, 0);
+    let differing = shot.pixels().filter(|p| **p != first).count();
+    assert!(
+        differing > 5_000,
+        "the page is not blank: {differing} pixels differ"
+    );
+    assert!(
+        red_pixels(&shot) > 100,
+        "the failure shows in red on the page"
+    );
+}
+
+/// The colour a lit face shows: a linear albedo under the studio light `light`, as sRGB.
+fn lit(albedo: [f32; 3], light: f32) -> [u8; 3] {
+    albedo.map(|c| (forge_render::linear_to_srgb(c * light) * 255.0).round() as u8)
+}
+
+fn near(p: &image::Rgba<u8>, want: [u8; 3]) -> bool {
+    (0..3).all(|k| (i16::from(p[k]) - i16::from(want[k])).abs() <= 3)
+}
+
+#[test]
+fn previews_show_the_models_base_colours_and_textures_under_the_studio_light() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    // A 4×4 texture of one sRGB red, beside the model, on the inner floor (steel_dark);
+    // the rim (steel) gets a hazard-yellow factor.
+    let texture = image::RgbaImage::from_pixel(4, 4, image::Rgba([200, 40, 40, 255]));
+    texture
+        .save(ws.path("packs/foundry/source/models/panel.png"))
+        .unwrap();
+    ws.edit_json("packs/foundry/source/models/floor_2x2.gltf", |g| {
+        g["materials"][0]["pbrMetallicRoughness"]["baseColorFactor"] =
+            serde_json::json!([1.0, 0.5, 0.0, 1.0]);
+        g["materials"][1]["pbrMetallicRoughness"]["baseColorFactor"] =
+            serde_json::json!([1.0, 1.0, 1.0, 1.0]);
+        g["materials"][1]["pbrMetallicRoughness"]["baseColorTexture"] =
+            serde_json::json!({"index": 0});
+        g["images"] = serde_json::json!([{"uri": "panel.png"}]);
+        g["textures"] = serde_json::json!([{"source": 0}]);
+    });
+    let out = ws.mjolnir(&[
+        "forge",
+        "render",
+        "foundry",
+        "--only",
+        "floor_2x2",
+        "--size",
+        "128",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let dir = ws.path("build/render/foundry/floor_2x2");
+    let img = image::open(dir.join("floor_2x2.png")).unwrap().to_rgba8();
+    let sidecar: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("floor_2x2.json")).unwrap()).unwrap();
+    let camera: forge_render::Camera = serde_json::from_value(sidecar["camera"].clone()).unwrap();
+    // Both lit regions are the top faces, facing straight up.
+    let light = forge_render::shading::Studio::facing(&camera).light([0.0, 0.0, 1.0]);
+    let red = forge_render::srgb_to_linear(200.0 / 255.0);
+    let green = forge_render::srgb_to_linear(40.0 / 255.0);
+    let textured = lit([red, green, green], light);
+    let yellow = lit([1.0, 0.5, 0.0], light);
+    let centre = img.get_pixel(64, 64);
+    assert!(
+        near(centre, textured),
+        "the centre {centre:?}, want {textured:?}"
+    );
+    let rim = img.pixels().filter(|p| near(p, yellow)).count();
+    assert!(rim > 100, "{rim} rim pixels in {yellow:?}");
+    // A change to the texture alone renders again.
+    let blue = image::RgbaImage::from_pixel(4, 4, image::Rgba([40, 40, 200, 255]));
+    blue.save(ws.path("packs/foundry/source/models/panel.png"))
+        .unwrap();
+    let again = ws.mjolnir(&[
+        "forge",
+        "render",
+        "foundry",
+        "--only",
+        "floor_2x2",
+        "--size",
+        "128",
+    ]);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    let img = image::open(dir.join("floor_2x2.png")).unwrap().to_rgba8();
+    let centre = img.get_pixel(64, 64);
+    assert!(centre[2] > centre[0], "the new texture shows: {centre:?}");
 }

@@ -172,3 +172,67 @@ pub fn replace_all(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
     }
     out
 }
+
+/// Headless Chromium, when installed (Debian's `chromium`); a test without it skips and
+/// says why.
+pub fn chromium() -> Option<&'static str> {
+    let found = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .into_iter()
+        .find(|p| Path::new(p).exists());
+    if found.is_none() {
+        println!("skipped: Chromium is not installed (Debian package `chromium`), so the page is not opened in a browser");
+    }
+    found
+}
+
+impl Workspace {
+    /// Opens `page` (relative to the workspace) in headless Chromium with `mode`
+    /// (`--dump-dom`, or `--screenshot=<file>` with a window size) and returns stdout.
+    pub fn browse(&self, chromium: &str, page: &str, mode: &[String]) -> Output {
+        std::process::Command::new(chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ])
+            .args(mode)
+            .arg(format!(
+                "--user-data-dir={}",
+                self.path("chromium-profile").display()
+            ))
+            .arg(format!("file://{}", self.path(page).display()))
+            .output()
+            .unwrap()
+    }
+
+    /// The page as the browser built it.
+    pub fn dom(&self, chromium: &str, page: &str) -> String {
+        let out = self.browse(chromium, page, &["--dump-dom".to_string()]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// A screenshot of the page, 1024 pixels wide.
+    pub fn screenshot(&self, chromium: &str, page: &str) -> image::RgbaImage {
+        let shot = self.path("screenshot.png");
+        let _ = std::fs::remove_file(&shot);
+        let out = self.browse(
+            chromium,
+            page,
+            &[
+                "--window-size=1024,1400".to_string(),
+                format!("--screenshot={}", shot.display()),
+            ],
+        );
+        assert!(
+            shot.is_file(),
+            "no screenshot: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        image::open(&shot).unwrap().to_rgba8()
+    }
+}

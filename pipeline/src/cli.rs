@@ -436,7 +436,8 @@ fn dispatch(cli: Cli) -> Result<i32> {
                     config: Config::load(&config, &overrides)?,
                     only: only.clone(),
                     use_cache: true,
-                    keep_going: false,
+                    // An artist wants every piece drawn, the broken ones too.
+                    keep_going: true,
                     explain: false,
                     json: false,
                     verbose: false,

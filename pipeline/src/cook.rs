@@ -137,7 +137,7 @@ impl Cook<'_> {
             return Ok(attempt.corrupt(detail));
         }
         if !all_succeeded(&attempt.results) {
-            return Ok(attempt);
+            return self.materialize_previews(attempt);
         }
         self.materialize(attempt)
     }
@@ -148,6 +148,30 @@ impl Cook<'_> {
             steps: graph.steps[first..].to_vec(),
         });
         execute::run(graph, prior, self.settings, self.progress, &steps::cook)
+    }
+
+    /// After a failed cook, makes each render folder hold exactly this cook's previews:
+    /// a failing block is drawn with what failed, and a preview the cook did not make is
+    /// taken away rather than left to pass for a current one. Set folders stay as they
+    /// were, since a failed cook has no complete set to give them.
+    fn materialize_previews(&self, attempt: Attempt) -> Result<Attempt> {
+        let config = &self.options.config;
+        if CANCELLED.load(std::sync::atomic::Ordering::Relaxed) {
+            return Ok(attempt);
+        }
+        for set in &attempt.sets {
+            let pack = &config.packs[set.pack].id;
+            let renders = layout::render_dir(&config.out, pack, &set.spec.name);
+            let folders = set.folders(self.registry, &attempt.results, &config.out, pack);
+            for (dir, files) in folders.iter().filter(|(dir, _)| *dir == renders) {
+                let stores = (self.settings.store, self.settings.stat_cache);
+                if let Err(e) = materialize::set_folder(&config.out, dir, files, stores.0, stores.1)
+                {
+                    return Ok(attempt.corrupt(folder_error(dir, e)?));
+                }
+            }
+        }
+        Ok(attempt)
     }
 
     /// Makes every set folder hold its outputs. Folders are independent; a no-op cook
@@ -191,16 +215,24 @@ impl Cook<'_> {
                     attempt.materialized.written += c.written;
                     attempt.materialized.removed += c.removed;
                 }
-                Err(materialize::Error::Corrupt(e)) => return Ok(attempt.corrupt(e.detail)),
-                Err(materialize::Error::Io(e)) => bail!("cannot write {}: {e}", dir.display()),
-                Err(materialize::Error::Symlinked(link)) => bail!(
-                    "error[symlinked_output]: {} is a symbolic link; the build folder's sets are the pipeline's own, and a link would make it delete files wherever it points (remove the link; nothing was changed there)",
-                    link.display()
-                ),
+                Err(e) => return Ok(attempt.corrupt(folder_error(dir, e)?)),
             }
         }
         attempt.step_records = Some(step_records);
         Ok(attempt)
+    }
+}
+
+/// A folder that could not be materialized: a damaged blob in the store is what the
+/// caller retries the cook for (its detail is returned); anything else stops the cook.
+fn folder_error(dir: &std::path::Path, e: materialize::Error) -> Result<String> {
+    match e {
+        materialize::Error::Corrupt(e) => Ok(e.detail),
+        materialize::Error::Io(e) => bail!("cannot write {}: {e}", dir.display()),
+        materialize::Error::Symlinked(link) => bail!(
+            "error[symlinked_output]: {} is a symbolic link; the build folder's sets are the pipeline's own, and a link would make it delete files wherever it points (remove the link; nothing was changed there)",
+            link.display()
+        ),
     }
 }
 

@@ -2,15 +2,16 @@
 //! the build folder) with each pack's contact sheet, every block's preview and checks, and
 //! the cook's timings and cache hit rate.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::Path;
 
 use serde_json::Value;
 
-use crate::execute::Finished;
+use crate::execute::{Finished, Outcome};
 use crate::graph::Graph;
 use crate::layout;
-use crate::steps::{assemble, render, sheet};
+use crate::steps::{assemble, checks, render, sheet};
 
 fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -63,7 +64,7 @@ pub fn write(
             h,
             "<h2 class=\"fail\">Errors</h2><table><tr><th>step</th><th>finding</th></tr>"
         );
-        for (id, d) in failures {
+        for (id, d) in &failures {
             let _ = write!(
                 h,
                 "<tr><td>{}</td><td class=\"fail\">{}</td></tr>",
@@ -73,62 +74,11 @@ pub fn write(
         }
         let _ = write!(h, "</table>");
     }
+    let cooked = failures.is_empty();
     for (pack, set) in sets {
-        let _ = write!(
-            h,
-            "<h2>{} <small>({})</small></h2>",
-            escape(pack),
-            escape(set)
-        );
-        // Relative to the page, which sits in `out`.
-        let render = layout::render_dir(Path::new(""), pack, set)
-            .to_string_lossy()
-            .into_owned();
-        let rendered = out.join(&render).is_dir();
-        if rendered && out.join(&render).join(sheet::OUTPUT).is_file() {
-            let _ = write!(
-                h,
-                "<p><img class=\"sheet\" alt=\"contact sheet of {0}\" src=\"{1}/{2}\"></p>",
-                escape(pack),
-                escape(&render),
-                sheet::OUTPUT
-            );
-        }
-        let checks: Value = std::fs::read(layout::set_dir(out, pack, set).join(assemble::CHECKS))
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .unwrap_or(Value::Null);
-        let _ = write!(h, "<div class=\"grid\">");
-        for block in checks["blocks"].as_array().into_iter().flatten() {
-            let id = block["block"].as_str().unwrap_or("");
-            let _ = write!(h, "<div class=\"card\"><b>{}</b><br>", escape(id));
-            if rendered && out.join(&render).join(render::main_output(id)).is_file() {
-                let _ = write!(
-                    h,
-                    "<img class=\"preview\" alt=\"{0}\" src=\"{1}/{0}.png\"><br>",
-                    escape(id),
-                    escape(&render)
-                );
-            }
-            for c in block["checks"].as_array().into_iter().flatten() {
-                let (class, word) = match (c["passed"].as_bool(), c["waiver"].is_object()) {
-                    (Some(true), _) => ("pass", "pass"),
-                    (_, true) => ("waived", "waived"),
-                    _ => ("fail", "FAIL"),
-                };
-                let _ = write!(
-                    h,
-                    "<span class=\"{class}\">{word}</span> {} <code>{}</code> ({} rays)<br>",
-                    escape(c["check"].as_str().unwrap_or("")),
-                    escape(c["name"].as_str().unwrap_or("")),
-                    c["rays"]
-                );
-            }
-            let _ = write!(h, "</div>");
-        }
-        let _ = write!(h, "</div>");
+        write_set(&mut h, out, pack, set, cooked, graph, results);
     }
-    if !maps.is_empty() {
+    if !maps.is_empty() && cooked {
         let _ = write!(h, "<h2>Maps</h2><div class=\"grid\">");
         for map in maps {
             let _ = write!(
@@ -173,4 +123,161 @@ pub fn write(
         "</table><p>Every step is in <code>report.json</code>.</p></body></html>"
     );
     crate::atomic::write(&out.join("report.html"), h.as_bytes())
+}
+
+/// What this cook finished for a pack: the blocks whose preview it rendered (or found
+/// cached), whether it made the contact sheet, and each block's failed findings.
+struct Fresh<'a> {
+    previews: BTreeSet<&'a str>,
+    sheet: bool,
+    blocks: BTreeSet<&'a str>,
+    failed: BTreeMap<&'a str, Vec<&'a forge_contract::Diagnostic>>,
+}
+
+impl<'a> Fresh<'a> {
+    fn of(pack: &str, graph: &'a Graph, results: &'a [Finished]) -> Fresh<'a> {
+        let mut fresh = Fresh {
+            previews: BTreeSet::new(),
+            sheet: false,
+            blocks: BTreeSet::new(),
+            failed: BTreeMap::new(),
+        };
+        for (step, r) in graph.steps.iter().zip(results) {
+            if step.pack != pack {
+                continue;
+            }
+            let done = matches!(r.outcome, Outcome::Hit | Outcome::Ran(_));
+            let block = step.block.as_deref();
+            if let Some(b) = block.filter(|_| step.kind.name == checks::KIND.name) {
+                fresh.blocks.insert(b);
+            }
+            if let (Some(b), true) = (block, done && step.kind.name == render::KIND.name) {
+                fresh.previews.insert(b);
+            }
+            fresh.sheet |= done && step.kind.name == sheet::KIND.name;
+            if let (Some(b), Outcome::Failed(found)) = (block, &r.outcome) {
+                fresh.failed.entry(b).or_default().extend(found);
+            }
+        }
+        fresh
+    }
+}
+
+/// One pack's section: its contact sheet and a card per block with its preview (opening
+/// the full-size image), turntable and checks. Only what this cook made is shown; a
+/// preview left from an earlier cook is not.
+fn write_set(
+    h: &mut String,
+    out: &Path,
+    pack: &str,
+    set: &str,
+    cooked: bool,
+    graph: &Graph,
+    results: &[Finished],
+) {
+    let _ = write!(
+        h,
+        "<h2>{} <small>({})</small></h2>",
+        escape(pack),
+        escape(set)
+    );
+    let fresh = Fresh::of(pack, graph, results);
+    // Relative to the page, which sits in `out`.
+    let render = layout::render_dir(Path::new(""), pack, set)
+        .to_string_lossy()
+        .into_owned();
+    if fresh.sheet {
+        let _ = write!(
+            h,
+            "<p><a href=\"{1}/{2}\"><img class=\"sheet\" alt=\"contact sheet of {0}\" src=\"{1}/{2}\"></a></p>",
+            escape(pack),
+            escape(&render),
+            sheet::OUTPUT
+        );
+    }
+    // The set's checks are this cook's only when it finished; otherwise the folder holds
+    // an earlier cook's.
+    let checks: Value = if cooked {
+        std::fs::read(layout::set_dir(out, pack, set).join(assemble::CHECKS))
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or(Value::Null)
+    } else {
+        Value::Null
+    };
+    let _ = write!(h, "<div class=\"grid\">");
+    for id in &fresh.blocks {
+        let _ = write!(h, "<div class=\"card\"><b>{}</b><br>", escape(id));
+        if fresh.previews.contains(id) {
+            write_preview(h, out, &render, id);
+        }
+        for d in fresh.failed.get(id).into_iter().flatten() {
+            let _ = write!(
+                h,
+                "<span class=\"fail\">FAIL</span> <code>{}</code> {}<br>",
+                escape(d.code),
+                escape(&d.message)
+            );
+        }
+        let block = checks["blocks"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|b| b["block"] == *id);
+        for c in block
+            .and_then(|b| b["checks"].as_array())
+            .into_iter()
+            .flatten()
+        {
+            write_check(h, c);
+        }
+        let _ = write!(h, "</div>");
+    }
+    let _ = write!(h, "</div>");
+}
+
+/// A block's preview, opening the full-size image, and its turntable when there is one.
+fn write_preview(h: &mut String, out: &Path, render_dir: &str, id: &str) {
+    let main = render::main_output(id);
+    let _ = write!(
+        h,
+        "<a href=\"{1}/{2}\"><img class=\"preview\" alt=\"{0}\" src=\"{1}/{2}\"></a><br>",
+        escape(id),
+        escape(render_dir),
+        escape(&main)
+    );
+    let turntable = render::turntable_output(id);
+    if out.join(render_dir).join(&turntable).is_file() {
+        let _ = write!(
+            h,
+            "<a href=\"{1}/{2}\"><img class=\"preview\" alt=\"{0} turning\" src=\"{1}/{2}\"></a><br>",
+            escape(id),
+            escape(render_dir),
+            escape(&turntable)
+        );
+    }
+}
+
+/// One check's line: passed, failed, or waived with its reason and reviewer.
+fn write_check(h: &mut String, c: &Value) {
+    let waiver = c["waiver"].is_object().then(|| {
+        format!(
+            " &mdash; waived: {} (reviewed by {})",
+            escape(c["waiver"]["reason"].as_str().unwrap_or("")),
+            escape(c["waiver"]["reviewed_by"].as_str().unwrap_or(""))
+        )
+    });
+    let (class, word) = match (c["passed"].as_bool(), &waiver) {
+        (Some(true), _) => ("pass", "pass"),
+        (_, Some(_)) => ("waived", "waived"),
+        _ => ("fail", "FAIL"),
+    };
+    let _ = write!(
+        h,
+        "<span class=\"{class}\">{word}</span> {} <code>{}</code> ({} rays){}<br>",
+        escape(c["check"].as_str().unwrap_or("")),
+        escape(c["name"].as_str().unwrap_or("")),
+        c["rays"],
+        waiver.unwrap_or_default()
+    );
 }
