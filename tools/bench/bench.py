@@ -281,12 +281,13 @@ and parry3d's `TriMesh` over the same triangles: `cast_ray` (`parry_trimesh`), w
 returns the distance only, and `cast_ray_and_get_normal` (`parry_trimesh_feature`), which
 also names the triangle hit, as ours name the surface and hull.
 """
-    # The fuzzing section is written by hand after fuzz/run-all.sh; keep it across reruns.
+    # The Workbench section (tools/bench/workbench.py) and the fuzzing section (written by
+    # hand after fuzz/run-all.sh) come from elsewhere; keep them across reruns.
     path = REPO / "BENCHMARKS.md"
     previous = path.read_text() if path.exists() else ""
-    marker = "\n## Fuzzing"
-    if marker in previous:
-        text += previous[previous.index(marker):]
+    kept = [previous.index(m) for m in ("\n## Previews against", "\n## Fuzzing") if m in previous]
+    if kept:
+        text += previous[min(kept):]
     path.write_text(text)
     print(text)
 
