@@ -23,6 +23,7 @@ pub struct MaterialLook {
     /// Why a texture the material names is not used (unreadable, missing, or on a UV set
     /// other than the first), for the preview's notes.
     pub texture_problem: Option<String>,
+    pub double_sided: bool,
 }
 
 /// A decoded base-colour texture, sRGB-encoded as the image stores it.
@@ -89,6 +90,7 @@ pub fn looks(
             base_colour: pbr.base_color_factor(),
             texture,
             texture_problem,
+            double_sided: material.double_sided(),
         });
     }
     Ok(out)

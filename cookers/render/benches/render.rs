@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use forge_render::{contact_sheet, render, Camera, Options, Scene, Triangle};
+use forge_render::{contact_sheet, render, Camera, Look, Options, Scene, Triangle};
 
 fn foundry_scenes() -> Vec<(String, Scene, [f64; 3], [f64; 3])> {
     let dir =
@@ -26,13 +26,18 @@ fn foundry_scenes() -> Vec<(String, Scene, [f64; 3], [f64; 3])> {
         .map(|name| {
             let gltf = std::fs::read(dir.join(format!("{name}.gltf"))).unwrap();
             let bin = std::fs::read(dir.join(format!("{name}.bin"))).unwrap();
-            let mesh = forge_gltf::import(
-                "m.gltf",
-                &gltf,
-                &BTreeMap::from([(format!("{name}.bin"), bin)]),
-            )
-            .unwrap();
+            let buffers = BTreeMap::from([(format!("{name}.bin"), bin)]);
+            let mesh = forge_gltf::import("m.gltf", &gltf, &buffers).unwrap();
             let mut scene = Scene::default();
+            // The stock models have base colours and no textures.
+            for m in forge_gltf::looks("m.gltf", &gltf, &buffers).unwrap() {
+                let look = Look {
+                    base_colour: m.base_colour,
+                    texture: None,
+                    double_sided: m.double_sided,
+                };
+                scene.looks.insert(m.slot, look);
+            }
             for s in &mesh.sections {
                 for t in &mesh.triangles
                     [s.first_triangle as usize..(s.first_triangle + s.triangle_count) as usize]

@@ -29,7 +29,7 @@ pub use sheet::contact_sheet;
 pub use turntable::turntable_gif;
 
 /// Version of this cooker; part of every render step's key.
-pub const VERSION: u32 = 4; // 3: the grid never shows through the piece; 4: materials' own colours and textures, studio lighting, fitted framing, sRGB output
+pub const VERSION: u32 = 5; // 3: the grid never shows through the piece; 4: materials' own colours and textures, studio lighting, fitted framing, sRGB output; 5: shaded once a pixel, single-sided back faces culled
 
 pub type V3 = [f64; 3];
 
@@ -153,13 +153,23 @@ pub fn render(scene: &Scene, camera: &Camera, options: &Options) -> RgbaImage {
     } else {
         colour::linear(BACKGROUND)
     };
-    let mut canvas = raster::Canvas::new(big.resolution[0], big.resolution[1], background);
+    let mut canvas = raster::Canvas::new(big.resolution[0], big.resolution[1]);
     let studio = shading::Studio::facing(camera);
-    for t in &scene.triangles {
-        draw_triangle(&mut canvas, &big, &studio, scene, t);
+    let surfaces: Vec<Surface> = scene
+        .triangles
+        .iter()
+        .map(|t| Surface::new(t, scene, camera, &studio))
+        .collect();
+    for (t, surface) in scene.triangles.iter().zip(&surfaces) {
+        let flat = surface.flat.is_some();
+        match t.points.map(|p| big.project(p)) {
+            [Some(a), Some(b), Some(c)] if !surface.culled => canvas.triangle([a, b, c], flat),
+            // Behind the camera, or a single-sided back face: keeps its index, covers nothing.
+            _ => canvas.triangle([[0.0; 3]; 3], flat),
+        }
     }
     if options.outline {
-        canvas.outline(colour::linear(OUTLINE), OUTLINE_STEP);
+        canvas.outline(OUTLINE_STEP);
     }
     // On a transparent background the grid is faint, so the piece's silhouette is its alpha.
     let grid = if options.transparent {
@@ -174,47 +184,88 @@ pub fn render(scene: &Scene, camera: &Camera, options: &Options) -> RgbaImage {
         let c = colour::linear(l.colour);
         line(&mut canvas, &big, l.from, l.to, c, !l.on_top, LINE_BIAS);
     }
-    let mut image = canvas.downsample(s);
+    let mut image = canvas.resolve(background, colour::linear(OUTLINE), |i, w| {
+        surfaces[i].shaded(&studio, w)
+    });
     font::caption(&mut image, &scene.caption, FAIL);
     image
 }
 
-/// One mesh triangle, shaded per sample: the look's colour (times its texture) under the
-/// studio lights, with the normal turned toward the camera.
-fn draw_triangle(
-    canvas: &mut raster::Canvas,
-    camera: &Camera,
-    studio: &shading::Studio,
-    scene: &Scene,
-    t: &Triangle,
-) {
-    let [a, b, c] = t.points;
-    let Some(face) = normalize(cross(sub(b, a), sub(c, a))) else {
-        return;
-    };
-    let (Some(pa), Some(pb), Some(pc)) = (camera.project(a), camera.project(b), camera.project(c))
-    else {
-        return;
-    };
-    let look = scene.looks.get(&t.material);
-    let fallback = {
-        let [r, g, b] = material_colour(&t.material);
-        colour::linear([r, g, b, 1.0])
-    };
-    let forward = camera.forward();
-    canvas.triangle([pa, pb, pc], |w| {
-        let mut n = t
+/// How one triangle is shaded: its look (or the slot's fallback colour), its normals
+/// turned toward the camera, and its colour once for all when nothing varies across it.
+struct Surface<'a> {
+    triangle: &'a Triangle,
+    look: Option<&'a Look>,
+    fallback: [f32; 4],
+    face: V3,
+    normals: Option<[V3; 3]>,
+    flat: Option<[f32; 3]>,
+    /// A single-sided surface whose own normals face away from the camera.
+    culled: bool,
+}
+
+impl<'a> Surface<'a> {
+    fn new(t: &'a Triangle, scene: &'a Scene, camera: &Camera, studio: &shading::Studio) -> Self {
+        let [a, b, c] = t.points;
+        let forward = camera.forward();
+        let toward_camera = |n: V3| {
+            if dot(n, forward) > 0.0 {
+                n.map(|x| -x)
+            } else {
+                n
+            }
+        };
+        let geometric = normalize(cross(sub(b, a), sub(c, a))).unwrap_or([0.0, 0.0, 1.0]);
+        let face = toward_camera(geometric);
+        // The authored normals say which side is the front, whatever the winding.
+        let look = scene.looks.get(&t.material);
+        let culled = match (look, t.normals) {
+            (Some(l), Some(ns)) if !l.double_sided => {
+                let centre = [0, 1, 2].map(|k| (a[k] + b[k] + c[k]) / 3.0);
+                let outward = [0, 1, 2].map(|k| ns[0][k] + ns[1][k] + ns[2][k]);
+                dot(outward, sub(centre, camera.position_m)) > 0.0
+            }
+            _ => false,
+        };
+        // Smooth normals turned to the same side as the face.
+        let normals = t
+            .normals
+            .map(|ns| ns.map(|n| if dot(n, face) < 0.0 { n.map(|x| -x) } else { n }));
+        let [r, g, bl] = material_colour(&t.material);
+        let mut surface = Surface {
+            triangle: t,
+            look,
+            culled,
+            fallback: colour::linear([r, g, bl, 1.0]),
+            face,
+            normals,
+            flat: None,
+        };
+        let textured = surface.look.is_some_and(|l| l.texture.is_some()) && t.uvs.is_some();
+        let uniform = normals.is_none_or(|ns| ns[0] == ns[1] && ns[1] == ns[2]);
+        if !textured && uniform {
+            surface.flat = Some(surface.shade(studio, [1.0 / 3.0; 3]));
+        }
+        surface
+    }
+
+    /// The colour at a pixel, once for all when the surface is flat.
+    fn shaded(&self, studio: &shading::Studio, at: raster::Weights) -> [f32; 3] {
+        self.flat.unwrap_or_else(|| self.shade(studio, at.get()))
+    }
+
+    /// The colour at weights `w` of the corners: the look's colour (times its texture)
+    /// under the studio lights.
+    fn shade(&self, studio: &shading::Studio, w: [f64; 3]) -> [f32; 3] {
+        let n = self
             .normals
             .and_then(|ns| {
                 normalize([0, 1, 2].map(|k| w[0] * ns[0][k] + w[1] * ns[1][k] + w[2] * ns[2][k]))
             })
-            .unwrap_or(face);
-        if dot(n, forward) > 0.0 {
-            n = n.map(|x| -x);
-        }
-        let albedo = match look {
+            .unwrap_or(self.face);
+        let albedo = match self.look {
             Some(look) => {
-                let texel = match (&look.texture, t.uvs) {
+                let texel = match (&look.texture, self.triangle.uvs) {
                     (Some(texture), Some(uv)) => texture.sample(
                         [0, 1].map(|k| w[0] * uv[0][k] + w[1] * uv[1][k] + w[2] * uv[2][k]),
                     ),
@@ -222,11 +273,11 @@ fn draw_triangle(
                 };
                 std::array::from_fn(|k| look.base_colour[k] * texel[k])
             }
-            None => fallback,
+            None => self.fallback,
         };
         let light = studio.light(n);
-        [albedo[0] * light, albedo[1] * light, albedo[2] * light, 1.0]
-    });
+        [albedo[0] * light, albedo[1] * light, albedo[2] * light]
+    }
 }
 
 /// Lines drawn on a surface are pulled this much toward the camera, so they do not fight it.

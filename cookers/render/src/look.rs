@@ -7,6 +7,9 @@
 pub struct Look {
     pub base_colour: [f32; 4],
     pub texture: Option<Texture>,
+    /// Seen from behind too. A single-sided surface facing away is not drawn, as in the
+    /// game (and as glTF defines it).
+    pub double_sided: bool,
 }
 
 /// A decoded base-colour texture: `width` × `height` texels in linear light, rows top

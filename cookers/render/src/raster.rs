@@ -1,7 +1,14 @@
-//! A small z-buffered rasterizer: shaded triangles and lines in linear light, drawn at
-//! twice the resolution and averaged down (which anti-aliases every edge) to sRGB.
+//! A small z-buffered rasterizer with deferred shading. Triangles are rasterized at
+//! `SUPERSAMPLE`² samples a pixel into a depth buffer and a triangle-id buffer only, and
+//! lines into a palette-indexed overlay. [`Canvas::resolve`] then shades each pixel once
+//! for each triangle its samples saw (at the pixel's centre), averages the samples in
+//! linear light, which anti-aliases every edge, and encodes sRGB. Shading once a pixel
+//! rather than once a sample is what multisampling does; it keeps a 512² preview within a
+//! few milliseconds.
 
-use image::{Rgba, RgbaImage};
+use std::sync::OnceLock;
+
+use image::RgbaImage;
 
 use crate::camera::{Camera, V3};
 use crate::colour::linear_to_srgb;
@@ -9,102 +16,137 @@ use crate::colour::linear_to_srgb;
 pub const SUPERSAMPLE: u32 = 2;
 
 pub struct Canvas {
+    /// The sample grid's size.
     pub width: u32,
     pub height: u32,
-    colour: Vec<[f32; 4]>,
     depth: Vec<f32>,
+    /// 0 where no triangle covers the sample, else the triangle's index + 1.
+    id: Vec<u32>,
+    /// 0 where no line covers the sample, else the line colour's index in `palette` + 1.
+    overlay: Vec<u8>,
+    palette: Vec<[f32; 4]>,
+    /// The projected corners of each triangle, by index, for shading at resolve.
+    corners: Vec<[[f64; 3]; 3]>,
+    /// Whether each triangle has one colour all over (so a pixel like its neighbour
+    /// needs no shading of its own).
+    flat: Vec<bool>,
+    /// Samples on a silhouette or fold, when outlines were asked for.
+    outlined: Vec<bool>,
+}
+
+/// The sample buffers of finished canvases, kept per thread for the next one: a 512²
+/// canvas is about 10 MB, and taking it fresh from the system each time cost a fifth of
+/// a render in page faults.
+struct Buffers {
+    depth: Vec<f32>,
+    id: Vec<u32>,
+    overlay: Vec<u8>,
+}
+
+thread_local! {
+    static SPARE: std::cell::RefCell<Option<Buffers>> = const { std::cell::RefCell::new(None) };
 }
 
 impl Canvas {
-    pub fn new(width: u32, height: u32, background: [f32; 4]) -> Canvas {
+    pub fn new(width: u32, height: u32) -> Canvas {
         let n = (width * height) as usize;
+        let mut b = SPARE.with(|s| s.borrow_mut().take()).unwrap_or(Buffers {
+            depth: Vec::new(),
+            id: Vec::new(),
+            overlay: Vec::new(),
+        });
+        b.depth.clear();
+        b.depth.resize(n, f32::INFINITY);
+        b.id.clear();
+        b.id.resize(n, 0);
+        b.overlay.clear();
+        b.overlay.resize(n, 0);
         Canvas {
             width,
             height,
-            colour: vec![background; n],
-            depth: vec![f32::INFINITY; n],
+            depth: b.depth,
+            id: b.id,
+            overlay: b.overlay,
+            palette: Vec::new(),
+            corners: Vec::new(),
+            flat: Vec::new(),
+            outlined: Vec::new(),
         }
     }
 
-    fn plot(&mut self, x: i64, y: i64, z: f64, rgba: [f32; 4], depth_test: bool) {
+    /// The palette index (+ 1) of a line colour, added on first use.
+    fn ink(&mut self, rgba: [f32; 4]) -> u8 {
+        let found = self.palette.iter().position(|c| *c == rgba);
+        let index = found.unwrap_or_else(|| {
+            self.palette.push(rgba);
+            self.palette.len() - 1
+        });
+        // More than 255 line colours cannot happen: a scene has a handful of named ones.
+        u8::try_from(index + 1).unwrap_or(u8::MAX)
+    }
+
+    fn plot(&mut self, x: i64, y: i64, z: f32, ink: u8, depth_test: bool) {
         if x < 0 || y < 0 || x >= i64::from(self.width) || y >= i64::from(self.height) {
             return;
         }
         let i = (y as u32 * self.width + x as u32) as usize;
-        let z = z as f32;
-        if depth_test && z >= self.depth[i] {
-            return;
-        }
         if depth_test {
+            if z >= self.depth[i] {
+                return;
+            }
             self.depth[i] = z;
         }
-        self.colour[i] = rgba;
+        self.overlay[i] = ink;
     }
 
-    /// A triangle from three projected points (pixels, with view depth). Each sample it
-    /// covers is coloured by `shade`, given the sample's perspective-correct weights of the
-    /// three corners.
-    pub fn triangle(&mut self, p: [[f64; 3]; 3], mut shade: impl FnMut([f64; 3]) -> [f32; 4]) {
+    /// A triangle from three projected points (sample units, with view depth), `flat` when
+    /// it has one colour all over. It takes the next index, whether or not it covers a
+    /// sample, so indices follow the caller's.
+    pub fn triangle(&mut self, p: [[f64; 3]; 3], flat: bool) {
+        self.corners.push(p);
+        self.flat.push(flat);
+        let id = self.corners.len() as u32;
         let area =
             (p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) - (p[1][1] - p[0][1]) * (p[2][0] - p[0][0]);
-        if area.abs() < 1e-12 {
+        if area.abs() < 1e-12 || !area.is_finite() {
             return;
         }
-        let min_x = p
-            .iter()
-            .map(|q| q[0])
-            .fold(f64::MAX, f64::min)
-            .floor()
-            .max(0.0) as i64;
-        let max_x = p
-            .iter()
-            .map(|q| q[0])
-            .fold(f64::MIN, f64::max)
-            .ceil()
-            .min(f64::from(self.width) - 1.0) as i64;
-        let min_y = p
-            .iter()
-            .map(|q| q[1])
-            .fold(f64::MAX, f64::min)
-            .floor()
-            .max(0.0) as i64;
-        let max_y = p
-            .iter()
-            .map(|q| q[1])
-            .fold(f64::MIN, f64::max)
-            .ceil()
-            .min(f64::from(self.height) - 1.0) as i64;
-        // Edge functions as planes in (x, y), normalized by the area, stepped per pixel.
+        // Edge functions as planes in (x, y), normalized by the area: a sample is inside
+        // where all three are at least zero, and depth is a plane too.
         let inv = 1.0 / area;
         let edge = |a: [f64; 3], b: [f64; 3]| {
-            // w(px, py) = ((a.x - px)(b.y - py) - (a.y - py)(b.x - px)) / area
-            let ka = (a[1] - b[1]) * inv;
-            let kb = (b[0] - a[0]) * inv;
-            let kc = (a[0] * b[1] - a[1] * b[0]) * inv;
-            (ka, kb, kc)
+            [
+                (a[1] - b[1]) * inv,
+                (b[0] - a[0]) * inv,
+                (a[0] * b[1] - a[1] * b[0]) * inv,
+            ]
         };
-        let (a0, b0, c0) = edge(p[1], p[2]);
-        let (a1, b1, c1) = edge(p[2], p[0]);
+        let edges = [edge(p[1], p[2]), edge(p[2], p[0]), edge(p[0], p[1])];
+        let depth = [0, 1, 2]
+            .map(|k| edges[0][k] * p[0][2] + edges[1][k] * p[1][2] + edges[2][k] * p[2][2]);
+        let ys = p.map(|q| q[1]);
+        let min_y = (ys.iter().copied().fold(f64::MAX, f64::min) - 0.5)
+            .ceil()
+            .max(0.0) as i64;
+        let max_y = (ys.iter().copied().fold(f64::MIN, f64::max) - 0.5)
+            .floor()
+            .min(f64::from(self.height) - 1.0) as i64;
         let width = self.width as usize;
         for y in min_y..=max_y {
             let py = y as f64 + 0.5;
+            let Some((x0, x1)) = span(&edges, py, self.width) else {
+                continue;
+            };
             let row = y as usize * width;
-            let mut w0 = a0 * (min_x as f64 + 0.5) + b0 * py + c0;
-            let mut w1 = a1 * (min_x as f64 + 0.5) + b1 * py + c1;
-            for x in min_x..=max_x {
-                let w2 = 1.0 - w0 - w1;
-                if w0 >= 0.0 && w1 >= 0.0 && w2 >= 0.0 {
-                    let z = (w0 * p[0][2] + w1 * p[1][2] + w2 * p[2][2]) as f32;
-                    let i = row + x as usize;
-                    if z < self.depth[i] {
-                        let q = [w0 / p[0][2], w1 / p[1][2], w2 / p[2][2]];
-                        let sum = q[0] + q[1] + q[2];
-                        self.depth[i] = z;
-                        self.colour[i] = shade(q.map(|c| c / sum));
-                    }
+            let mut z = depth[0] * (x0 as f64 + 0.5) + depth[1] * py + depth[2];
+            for x in x0..=x1 {
+                let i = row + x as usize;
+                let zf = z as f32;
+                if zf < self.depth[i] {
+                    self.depth[i] = zf;
+                    self.id[i] = id;
                 }
-                w0 += a0;
-                w1 += a1;
+                z += depth[0];
             }
         }
     }
@@ -120,6 +162,7 @@ impl Canvas {
         depth_test: bool,
         bias: f64,
     ) {
+        let ink = self.ink(rgba);
         let steps = ((b[0] - a[0]).abs().max((b[1] - a[1]).abs()).ceil() as i64).clamp(1, 1 << 16);
         for s in 0..=steps {
             let t = s as f64 / steps as f64;
@@ -130,87 +173,225 @@ impl Canvas {
             );
             for dy in 0..width {
                 for dx in 0..width {
-                    self.plot(
-                        x as i64 + dx - width / 2,
-                        y as i64 + dy - width / 2,
-                        z * bias,
-                        rgba,
-                        depth_test,
-                    );
+                    let (px, py) = (x as i64 + dx - width / 2, y as i64 + dy - width / 2);
+                    self.plot(px, py, (z * bias) as f32, ink, depth_test);
                 }
             }
         }
     }
 
-    /// Darkens the samples on a silhouette or a fold: where a neighbour is empty or lies
-    /// more than `step` (a fraction of the depth) farther away. Run before the grid and
-    /// overlay lines, so only the piece's own depth is read.
-    pub fn outline(&mut self, colour: [f32; 4], step: f32) {
+    /// Marks the triangle samples on a silhouette or a fold: where a neighbour is empty or
+    /// lies more than `step` (a fraction of the depth) farther away. Run before the grid
+    /// and overlay lines, so only the piece's own depth is read.
+    pub fn outline(&mut self, step: f32) {
         let (w, h) = (self.width as usize, self.height as usize);
-        let mut edges = Vec::new();
+        let depth = &self.depth;
+        let mut outlined = vec![false; w * h];
         for y in 0..h {
+            let row = y * w;
             for x in 0..w {
-                let z = self.depth[y * w + x];
-                if !z.is_finite() {
+                let i = row + x;
+                if self.id[i] == 0 {
                     continue;
                 }
-                let far = |nx: usize, ny: usize| self.depth[ny * w + nx] > z * (1.0 + step);
-                if (x + 1 < w && far(x + 1, y))
-                    || (x > 0 && far(x - 1, y))
-                    || (y + 1 < h && far(x, y + 1))
-                    || (y > 0 && far(x, y - 1))
-                {
-                    edges.push(y * w + x);
-                }
+                // Within one triangle depth runs smoothly: only a change of triangle (or
+                // to nothing) can be an outline.
+                let id = self.id[i];
+                let far = depth[i] * (1.0 + step);
+                let edge = |j: usize| self.id[j] != id && depth[j] > far;
+                outlined[i] = (x + 1 < w && edge(i + 1))
+                    || (x > 0 && edge(i - 1))
+                    || (y + 1 < h && edge(i + w))
+                    || (y > 0 && edge(i - w));
             }
         }
-        for i in edges {
-            let c = &mut self.colour[i];
-            for k in 0..3 {
-                c[k] = c[k] * (1.0 - colour[3]) + colour[k] * colour[3];
-            }
-        }
+        self.outlined = outlined;
     }
 
-    /// Averages `factor`² samples into each pixel, in linear light, then encodes sRGB.
-    pub fn downsample(&self, factor: u32) -> RgbaImage {
-        let (w, h) = (self.width / factor, self.height / factor);
-        let mut out = RgbaImage::new(w, h);
-        let n = (factor * factor) as f32;
+    /// The image: each pixel's samples averaged in linear light and encoded as sRGB. A
+    /// line sample shows its line; a triangle sample is `shade(index, weights)` of the
+    /// triangle at the pixel's centre (perspective-correct weights of its corners), mixed
+    /// with `outline` where outlined; the rest is `background`.
+    pub fn resolve(
+        &self,
+        background: [f32; 4],
+        outline: [f32; 4],
+        shade: impl Fn(usize, Weights) -> [f32; 3],
+    ) -> RgbaImage {
+        let s = SUPERSAMPLE as usize;
+        let (w, h) = (self.width as usize / s, self.height as usize / s);
+        let mut raw = vec![0u8; w * h * 4];
+        let srgb = srgb_table();
+        let encode = |v: f32| srgb[(v.clamp(0.0, 1.0) * SRGB_STEPS as f32) as usize];
+        const N: usize = (SUPERSAMPLE * SUPERSAMPLE) as usize;
         for y in 0..h {
+            // The last pixel whose samples were all alike and all of one colour, and its bytes.
+            let mut last: Option<((u8, u32, Option<&bool>), [u8; 4])> = None;
             for x in 0..w {
-                let mut acc = [0.0f32; 4];
-                for sy in 0..factor {
-                    for sx in 0..factor {
-                        let c = self.colour
-                            [((y * factor + sy) * self.width + x * factor + sx) as usize];
+                let samples: [usize; N] =
+                    std::array::from_fn(|k| (y * s + k / s) * self.width as usize + x * s + k % s);
+                let centre = [
+                    ((x * s) as f64) + s as f64 / 2.0,
+                    ((y * s) as f64) + s as f64 / 2.0,
+                ];
+                // The pixel's few triangles, each shaded once.
+                let mut shaded: [(u32, [f32; 3]); 4] = [(0, [0.0; 3]); 4];
+                let mut colour_of = |i: usize| -> [f32; 4] {
+                    match (self.overlay[i], self.id[i]) {
+                        (0, 0) => background,
+                        (0, id) => {
+                            let rgb = match shaded.iter().find(|(k, _)| *k == id) {
+                                Some((_, rgb)) => *rgb,
+                                None => {
+                                    let index = id as usize - 1;
+                                    let at = Weights {
+                                        corners: &self.corners[index],
+                                        centre,
+                                    };
+                                    let rgb = shade(index, at);
+                                    if let Some(slot) = shaded.iter_mut().find(|(k, _)| *k == 0) {
+                                        *slot = (id, rgb);
+                                    }
+                                    rgb
+                                }
+                            };
+                            let mut c = [rgb[0], rgb[1], rgb[2], 1.0];
+                            if self.outlined.get(i) == Some(&true) {
+                                for k in 0..3 {
+                                    c[k] = c[k] * (1.0 - outline[3]) + outline[k] * outline[3];
+                                }
+                            }
+                            c
+                        }
+                        (ink, _) => self.palette[ink as usize - 1],
+                    }
+                };
+                let first = samples[0];
+                let key = (
+                    self.overlay[first],
+                    self.id[first],
+                    self.outlined.get(first),
+                );
+                let same =
+                    |i: &usize| (self.overlay[*i], self.id[*i], self.outlined.get(*i)) == key;
+                let uniform = samples.iter().all(same);
+                let px = (y * w + x) * 4;
+                if let Some((_, bytes)) = last.filter(|(k, _)| uniform && *k == key) {
+                    raw[px..px + 4].copy_from_slice(&bytes);
+                    continue;
+                }
+                // Inside a surface (most pixels) every sample is alike: no average needed.
+                let c = if uniform {
+                    colour_of(first)
+                } else {
+                    let mut acc = [0.0f32; 4];
+                    for &i in &samples {
+                        let c = colour_of(i);
                         // Premultiplied, so transparent samples do not darken the edge.
-                        acc[0] += c[0] * c[3];
-                        acc[1] += c[1] * c[3];
-                        acc[2] += c[2] * c[3];
+                        for k in 0..3 {
+                            acc[k] += c[k] * c[3];
+                        }
                         acc[3] += c[3];
                     }
-                }
-                let a = acc[3] / n;
-                let px = if a > 0.0 {
+                    let a = acc[3] / samples.len() as f32;
+                    if acc[3] > 0.0 {
+                        [acc[0] / acc[3], acc[1] / acc[3], acc[2] / acc[3], a]
+                    } else {
+                        [0.0; 4]
+                    }
+                };
+                let bytes = if c[3] > 0.0 {
                     [
-                        linear_to_srgb(acc[0] / acc[3]),
-                        linear_to_srgb(acc[1] / acc[3]),
-                        linear_to_srgb(acc[2] / acc[3]),
-                        a,
+                        encode(c[0]),
+                        encode(c[1]),
+                        encode(c[2]),
+                        (c[3].clamp(0.0, 1.0) * 255.0 + 0.5) as u8,
                     ]
                 } else {
-                    [0.0; 4]
+                    [0; 4]
                 };
-                out.put_pixel(
-                    x,
-                    y,
-                    Rgba(px.map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8)),
-                );
+                raw[px..px + 4].copy_from_slice(&bytes);
+                let one_colour = key.1 == 0 || key.0 != 0 || self.flat[key.1 as usize - 1];
+                last = (uniform && one_colour).then_some((key, bytes));
             }
         }
-        out
+        RgbaImage::from_raw(w as u32, h as u32, raw).expect("the buffer fits the image")
     }
+}
+
+impl Drop for Canvas {
+    fn drop(&mut self) {
+        let spare = Buffers {
+            depth: std::mem::take(&mut self.depth),
+            id: std::mem::take(&mut self.id),
+            overlay: std::mem::take(&mut self.overlay),
+        };
+        SPARE.with(|s| *s.borrow_mut() = Some(spare));
+    }
+}
+
+/// The columns of row `py` inside all three edges, within the canvas.
+fn span(edges: &[[f64; 3]; 3], py: f64, width: u32) -> Option<(i64, i64)> {
+    let (mut lo, mut hi): (f64, f64) = (0.5, f64::from(width) - 0.5);
+    for [a, b, c] in edges {
+        // a·x + (b·py + c) ≥ 0
+        let rest = b * py + c;
+        if *a > 0.0 {
+            lo = lo.max(-rest / a);
+        } else if *a < 0.0 {
+            hi = hi.min(-rest / a);
+        } else if rest < 0.0 {
+            return None;
+        }
+    }
+    // Sample centres sit at x + 0.5.
+    let (x0, x1) = ((lo - 0.5).ceil() as i64, (hi - 0.5).floor() as i64);
+    (x0 <= x1).then_some((x0, x1))
+}
+
+/// Where in a triangle a pixel is shaded, worked out only when a shader asks (a flat
+/// surface never does).
+pub struct Weights<'a> {
+    corners: &'a [[f64; 3]; 3],
+    centre: [f64; 2],
+}
+
+impl Weights<'_> {
+    /// Perspective-correct weights of the corners at the pixel's centre.
+    pub fn get(&self) -> [f64; 3] {
+        weights(*self.corners, self.centre)
+    }
+}
+
+/// Perspective-correct weights of a triangle's corners at a point, clamped to the
+/// triangle (an edge pixel's centre can lie just outside the triangle that covers it).
+fn weights(p: [[f64; 3]; 3], at: [f64; 2]) -> [f64; 3] {
+    let area =
+        (p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) - (p[1][1] - p[0][1]) * (p[2][0] - p[0][0]);
+    let w = |a: [f64; 3], b: [f64; 3]| {
+        ((a[0] - at[0]) * (b[1] - at[1]) - (a[1] - at[1]) * (b[0] - at[0])) / area
+    };
+    let screen = [w(p[1], p[2]), w(p[2], p[0]), w(p[0], p[1])].map(|v| v.max(0.0));
+    let q = [0, 1, 2].map(|k| screen[k] / p[k][2]);
+    let sum = q[0] + q[1] + q[2];
+    if sum > 0.0 && sum.is_finite() {
+        q.map(|v| v / sum)
+    } else {
+        [1.0 / 3.0; 3]
+    }
+}
+
+/// Linear values in steps of 1/`SRGB_STEPS`, encoded as sRGB bytes: the curve's power
+/// once per step rather than once per channel of every pixel.
+const SRGB_STEPS: usize = 1 << 16;
+
+fn srgb_table() -> &'static [u8] {
+    static TABLE: OnceLock<Vec<u8>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        (0..=SRGB_STEPS)
+            .map(|i| (linear_to_srgb(i as f32 / SRGB_STEPS as f32) * 255.0).round() as u8)
+            .collect()
+    })
 }
 
 /// Projects a world point with a camera scaled to the canvas.

@@ -219,6 +219,7 @@ fn looks(
         looks.entry(m.slot).or_insert(Look {
             base_colour: m.base_colour,
             texture,
+            double_sided: m.double_sided,
         });
     }
     Ok((looks, notes))
