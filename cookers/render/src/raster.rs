@@ -221,102 +221,132 @@ impl Canvas {
         let s = SUPERSAMPLE as usize;
         let (w, h) = (self.width as usize / s, self.height as usize / s);
         let mut raw = vec![0u8; w * h * 4];
-        let srgb = srgb_table();
-        let encode = |v: f32| srgb[(v.clamp(0.0, 1.0) * SRGB_STEPS as f32) as usize];
-        const N: usize = (SUPERSAMPLE * SUPERSAMPLE) as usize;
+        let inks = Inks {
+            background,
+            outline,
+            shade: &shade,
+        };
         for y in 0..h {
             // The last pixel whose samples were all alike and all of one colour, and its bytes.
-            let mut last: Option<((u8, u32, Option<&bool>), [u8; 4])> = None;
+            let mut last: Option<(SampleKey, [u8; 4])> = None;
             for x in 0..w {
-                let samples: [usize; N] =
+                let samples: [usize; SAMPLES] =
                     std::array::from_fn(|k| (y * s + k / s) * self.width as usize + x * s + k % s);
-                let centre = [
-                    ((x * s) as f64) + s as f64 / 2.0,
-                    ((y * s) as f64) + s as f64 / 2.0,
-                ];
-                // The pixel's few triangles, each shaded once.
-                let mut shaded: [(u32, [f32; 3]); 4] = [(0, [0.0; 3]); 4];
-                let mut colour_of = |i: usize| -> [f32; 4] {
-                    match (self.overlay[i], self.id[i]) {
-                        (0, 0) => background,
-                        (0, id) => {
-                            let rgb = match shaded.iter().find(|(k, _)| *k == id) {
-                                Some((_, rgb)) => *rgb,
-                                None => {
-                                    let index = id as usize - 1;
-                                    let at = Weights {
-                                        corners: &self.corners[index],
-                                        centre,
-                                    };
-                                    let rgb = shade(index, at);
-                                    if let Some(slot) = shaded.iter_mut().find(|(k, _)| *k == 0) {
-                                        *slot = (id, rgb);
-                                    }
-                                    rgb
-                                }
-                            };
-                            let mut c = [rgb[0], rgb[1], rgb[2], 1.0];
-                            if self.outlined.get(i) == Some(&true) {
-                                for k in 0..3 {
-                                    c[k] = c[k] * (1.0 - outline[3]) + outline[k] * outline[3];
-                                }
-                            }
-                            c
-                        }
-                        (ink, _) => self.palette[ink as usize - 1],
-                    }
+                let key = self.key(samples[0]);
+                let uniform = samples.iter().all(|i| self.key(*i) == key);
+                let bytes = match last.filter(|(k, _)| uniform && *k == key) {
+                    Some((_, bytes)) => bytes,
+                    None => encode(self.pixel(&samples, [x, y], uniform, &inks)),
                 };
-                let first = samples[0];
-                let key = (
-                    self.overlay[first],
-                    self.id[first],
-                    self.outlined.get(first),
-                );
-                let same =
-                    |i: &usize| (self.overlay[*i], self.id[*i], self.outlined.get(*i)) == key;
-                let uniform = samples.iter().all(same);
-                let px = (y * w + x) * 4;
-                if let Some((_, bytes)) = last.filter(|(k, _)| uniform && *k == key) {
-                    raw[px..px + 4].copy_from_slice(&bytes);
-                    continue;
-                }
-                // Inside a surface (most pixels) every sample is alike: no average needed.
-                let c = if uniform {
-                    colour_of(first)
-                } else {
-                    let mut acc = [0.0f32; 4];
-                    for &i in &samples {
-                        let c = colour_of(i);
-                        // Premultiplied, so transparent samples do not darken the edge.
-                        for k in 0..3 {
-                            acc[k] += c[k] * c[3];
-                        }
-                        acc[3] += c[3];
-                    }
-                    let a = acc[3] / samples.len() as f32;
-                    if acc[3] > 0.0 {
-                        [acc[0] / acc[3], acc[1] / acc[3], acc[2] / acc[3], a]
-                    } else {
-                        [0.0; 4]
-                    }
-                };
-                let bytes = if c[3] > 0.0 {
-                    [
-                        encode(c[0]),
-                        encode(c[1]),
-                        encode(c[2]),
-                        (c[3].clamp(0.0, 1.0) * 255.0 + 0.5) as u8,
-                    ]
-                } else {
-                    [0; 4]
-                };
-                raw[px..px + 4].copy_from_slice(&bytes);
+                raw[(y * w + x) * 4..][..4].copy_from_slice(&bytes);
                 let one_colour = key.1 == 0 || key.0 != 0 || self.flat[key.1 as usize - 1];
                 last = (uniform && one_colour).then_some((key, bytes));
             }
         }
         RgbaImage::from_raw(w as u32, h as u32, raw).expect("the buffer fits the image")
     }
+
+    /// What decides a sample's colour: its line, its triangle and whether it is outlined.
+    fn key(&self, i: usize) -> SampleKey {
+        (
+            self.overlay[i],
+            self.id[i],
+            self.outlined.get(i) == Some(&true),
+        )
+    }
+
+    /// One pixel's colour in linear light with straight alpha: its samples' average, or
+    /// the first sample's colour when they are all alike.
+    fn pixel<F: Fn(usize, Weights) -> [f32; 3]>(
+        &self,
+        samples: &[usize; SAMPLES],
+        [x, y]: [usize; 2],
+        uniform: bool,
+        inks: &Inks<F>,
+    ) -> [f32; 4] {
+        let s = SUPERSAMPLE as f64;
+        let centre = [x as f64 * s + s / 2.0, y as f64 * s + s / 2.0];
+        // The pixel's few triangles, each shaded once.
+        let mut shaded: [(u32, [f32; 3]); SAMPLES] = [(0, [0.0; 3]); SAMPLES];
+        let mut colour_of = |i: usize| -> [f32; 4] {
+            let (ink, id, outlined) = self.key(i);
+            if ink != 0 {
+                return self.palette[ink as usize - 1];
+            }
+            if id == 0 {
+                return inks.background;
+            }
+            let rgb = match shaded.iter().find(|(k, _)| *k == id) {
+                Some((_, rgb)) => *rgb,
+                None => {
+                    let index = id as usize - 1;
+                    let at = Weights {
+                        corners: &self.corners[index],
+                        centre,
+                    };
+                    let rgb = (inks.shade)(index, at);
+                    if let Some(slot) = shaded.iter_mut().find(|(k, _)| *k == 0) {
+                        *slot = (id, rgb);
+                    }
+                    rgb
+                }
+            };
+            let o = inks.outline;
+            let mix = |k: usize| {
+                if outlined {
+                    rgb[k] * (1.0 - o[3]) + o[k] * o[3]
+                } else {
+                    rgb[k]
+                }
+            };
+            [mix(0), mix(1), mix(2), 1.0]
+        };
+        if uniform {
+            return colour_of(samples[0]);
+        }
+        let mut acc = [0.0f32; 4];
+        for &i in samples {
+            let c = colour_of(i);
+            // Premultiplied, so transparent samples do not darken the edge.
+            for k in 0..3 {
+                acc[k] += c[k] * c[3];
+            }
+            acc[3] += c[3];
+        }
+        if acc[3] > 0.0 {
+            let a = acc[3] / SAMPLES as f32;
+            [acc[0] / acc[3], acc[1] / acc[3], acc[2] / acc[3], a]
+        } else {
+            [0.0; 4]
+        }
+    }
+}
+
+const SAMPLES: usize = (SUPERSAMPLE * SUPERSAMPLE) as usize;
+
+/// A sample's line colour (0 for none), triangle (0 for none) and outline flag.
+type SampleKey = (u8, u32, bool);
+
+/// The colours `resolve` paints with besides the lines'.
+struct Inks<'a, F> {
+    background: [f32; 4],
+    outline: [f32; 4],
+    shade: &'a F,
+}
+
+/// A linear colour with straight alpha as sRGB bytes.
+fn encode(c: [f32; 4]) -> [u8; 4] {
+    if c[3] <= 0.0 {
+        return [0; 4];
+    }
+    let srgb = srgb_table();
+    let channel = |v: f32| srgb[(v.clamp(0.0, 1.0) * SRGB_STEPS as f32) as usize];
+    [
+        channel(c[0]),
+        channel(c[1]),
+        channel(c[2]),
+        (c[3].clamp(0.0, 1.0) * 255.0 + 0.5) as u8,
+    ]
 }
 
 impl Drop for Canvas {
