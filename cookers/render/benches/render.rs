@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use forge_render::{contact_sheet, render, Camera, Look, Options, Scene, Triangle};
+use forge_render::{contact_sheet, render, Camera, Look, Options, Scene, Texture, Triangle, Wrap};
 
 fn foundry_scenes() -> Vec<(String, Scene, [f64; 3], [f64; 3])> {
     let dir =
@@ -56,6 +56,23 @@ fn foundry_scenes() -> Vec<(String, Scene, [f64; 3], [f64; 3])> {
         .collect()
 }
 
+/// The pieces timed textured too; `tools/bench/workbench.py` gives Blender the same.
+const TEXTURED: [&str; 3] = ["floor_2x2", "stairs_2x4", "wall_window"];
+
+/// A 512² checker of 32-texel squares, two sRGB tones; `tools/bench/workbench.py` writes
+/// the same image for Blender.
+fn checker() -> Texture {
+    let tone = |v: u8| forge_render::srgb_to_linear(f32::from(v) / 255.0);
+    let texels = (0..512 * 512)
+        .map(|i| {
+            let (x, y) = (i % 512, i / 512);
+            let v = if (x / 32 + y / 32) % 2 == 0 { 200 } else { 90 };
+            [tone(v), tone(v), tone(v), 1.0]
+        })
+        .collect();
+    Texture::new(512, 512, texels, [Wrap::Repeat; 2]).unwrap()
+}
+
 fn bench(c: &mut Criterion) {
     let scenes = foundry_scenes();
     let options = Options {
@@ -73,6 +90,20 @@ fn bench(c: &mut Criterion) {
         });
     }
     group.finish();
+    // The same pieces with a 512² checker texture on every material.
+    let mut textured = c.benchmark_group("render_512_textured");
+    textured.sample_size(10);
+    for (name, scene, lo, hi) in scenes.iter().filter(|s| TEXTURED.contains(&s.0.as_str())) {
+        let mut scene = scene.clone();
+        for look in scene.looks.values_mut() {
+            look.texture = Some(checker());
+        }
+        let camera = Camera::framing(*lo, *hi, 0.0, 512);
+        textured.bench_function(name.as_str(), |b| {
+            b.iter(|| render(&scene, &camera, &options))
+        });
+    }
+    textured.finish();
     let mut sheet = c.benchmark_group("contact_sheet");
     sheet.sample_size(10);
     sheet.bench_function("foundry_all_blocks", |b| {

@@ -199,6 +199,10 @@ struct Surface<'a> {
     fallback: [f32; 4],
     face: V3,
     normals: Option<[V3; 3]>,
+    /// The texture's mip level for this triangle.
+    mip: usize,
+    /// The light on the surface when it is the same all over (one normal).
+    even_light: Option<f32>,
     flat: Option<[f32; 3]>,
     /// A single-sided surface whose own normals face away from the camera.
     culled: bool,
@@ -239,10 +243,19 @@ impl<'a> Surface<'a> {
             fallback: colour::linear([r, g, bl, 1.0]),
             face,
             normals,
+            mip: 0,
+            even_light: None,
             flat: None,
         };
         let textured = surface.look.is_some_and(|l| l.texture.is_some()) && t.uvs.is_some();
+        if let (Some(texture), Some(uv)) = (surface.look.and_then(|l| l.texture.as_ref()), t.uvs) {
+            surface.mip = texture.level_for(texels_per_pixel(t.points, uv, texture, camera));
+        }
         let uniform = normals.is_none_or(|ns| ns[0] == ns[1] && ns[1] == ns[2]);
+        if uniform {
+            let n = normals.and_then(|ns| normalize(ns[0])).unwrap_or(face);
+            surface.even_light = Some(studio.light(n));
+        }
         if !textured && uniform {
             surface.flat = Some(surface.shade(studio, [1.0 / 3.0; 3]));
         }
@@ -257,17 +270,23 @@ impl<'a> Surface<'a> {
     /// The colour at weights `w` of the corners: the look's colour (times its texture)
     /// under the studio lights.
     fn shade(&self, studio: &shading::Studio, w: [f64; 3]) -> [f32; 3] {
-        let n = self
-            .normals
-            .and_then(|ns| {
-                normalize([0, 1, 2].map(|k| w[0] * ns[0][k] + w[1] * ns[1][k] + w[2] * ns[2][k]))
-            })
-            .unwrap_or(self.face);
+        let light = self.even_light.unwrap_or_else(|| {
+            let n = self
+                .normals
+                .and_then(|ns| {
+                    normalize(
+                        [0, 1, 2].map(|k| w[0] * ns[0][k] + w[1] * ns[1][k] + w[2] * ns[2][k]),
+                    )
+                })
+                .unwrap_or(self.face);
+            studio.light(n)
+        });
         let albedo = match self.look {
             Some(look) => {
                 let texel = match (&look.texture, self.triangle.uvs) {
                     (Some(texture), Some(uv)) => texture.sample(
                         [0, 1].map(|k| w[0] * uv[0][k] + w[1] * uv[1][k] + w[2] * uv[2][k]),
+                        self.mip,
                     ),
                     _ => [1.0; 4],
                 };
@@ -275,8 +294,28 @@ impl<'a> Surface<'a> {
             }
             None => self.fallback,
         };
-        let light = studio.light(n);
         [albedo[0] * light, albedo[1] * light, albedo[2] * light]
+    }
+}
+
+/// How many texels of the full texture one output pixel covers across a triangle (the
+/// square root of the two areas' ratio): one level for the whole triangle.
+fn texels_per_pixel(points: [V3; 3], uv: [[f64; 2]; 3], texture: &Texture, camera: &Camera) -> f64 {
+    let area2 = |p: [[f64; 2]; 3]| {
+        ((p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) - (p[1][1] - p[0][1]) * (p[2][0] - p[0][0]))
+            .abs()
+    };
+    let size = [f64::from(texture.width()), f64::from(texture.height())];
+    let texels = area2(uv.map(|c| [c[0] * size[0], c[1] * size[1]]));
+    let projected = points.map(|p| camera.project(p).map(|q| [q[0], q[1]]));
+    let pixels = match projected {
+        [Some(a), Some(b), Some(c)] => area2([a, b, c]),
+        _ => return 1.0,
+    };
+    if pixels > 0.0 {
+        (texels / pixels).sqrt()
+    } else {
+        1.0
     }
 }
 

@@ -12,15 +12,24 @@ pub struct Look {
     pub double_sided: bool,
 }
 
-/// A decoded base-colour texture: `width` × `height` texels in linear light, rows top
-/// first (glTF's UV origin is the image's top-left corner).
+/// A decoded base-colour texture in linear light, with its mipmaps: each level half the
+/// one before, down to one texel. A triangle samples the level whose texels are about
+/// pixel-sized on screen, which keeps a distant texture from shimmering and its reads
+/// close together.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Texture {
-    pub width: u32,
-    pub height: u32,
-    pub texels: Vec<[f32; 4]>,
+    levels: Vec<Level>,
     /// How U and V outside 0..1 fold back in.
     pub wrap: [Wrap; 2],
+}
+
+/// One mip level: `width` × `height` texels, rows top first (glTF's UV origin is the
+/// image's top-left corner).
+#[derive(Debug, Clone, PartialEq)]
+struct Level {
+    width: u32,
+    height: u32,
+    texels: Vec<[f32; 4]>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,26 +59,109 @@ impl Wrap {
 }
 
 impl Texture {
-    /// Bilinear sample at texture coordinate `uv`.
-    pub fn sample(&self, uv: [f64; 2]) -> [f32; 4] {
-        let (w, h) = (i64::from(self.width), i64::from(self.height));
-        if w == 0 || h == 0 || self.texels.len() != (w * h) as usize {
-            return [1.0; 4];
+    /// A texture of `width` × `height` linear texels (rows top first); `None` when the
+    /// texel count does not match.
+    pub fn new(width: u32, height: u32, texels: Vec<[f32; 4]>, wrap: [Wrap; 2]) -> Option<Texture> {
+        if width == 0 || height == 0 || texels.len() != width as usize * height as usize {
+            return None;
         }
+        let mut levels = vec![Level {
+            width,
+            height,
+            texels,
+        }];
+        while let Some(smaller) = levels.last().and_then(Level::halved) {
+            levels.push(smaller);
+        }
+        Some(Texture { levels, wrap })
+    }
+
+    pub fn width(&self) -> u32 {
+        self.levels[0].width
+    }
+
+    pub fn height(&self) -> u32 {
+        self.levels[0].height
+    }
+
+    /// The level to sample where one pixel covers `texels_per_pixel` texels of the full
+    /// image (along each axis).
+    pub fn level_for(&self, texels_per_pixel: f64) -> usize {
+        if !(texels_per_pixel > 1.0) {
+            return 0;
+        }
+        (texels_per_pixel.log2().floor() as usize).min(self.levels.len() - 1)
+    }
+
+    /// Bilinear sample of `level` at texture coordinate `uv`.
+    pub fn sample(&self, uv: [f64; 2], level: usize) -> [f32; 4] {
+        let l = &self.levels[level.min(self.levels.len() - 1)];
+        let (w, h) = (i64::from(l.width), i64::from(l.height));
         let x = uv[0] * w as f64 - 0.5;
         let y = uv[1] * h as f64 - 0.5;
-        let (x0, y0) = (x.floor(), y.floor());
+        let (x0, y0) = (floor(x), floor(y));
         let (fx, fy) = ((x - x0) as f32, (y - y0) as f32);
-        let texel = |dx: i64, dy: i64| {
-            let tx = self.wrap[0].fold(x0 as i64 + dx, w);
-            let ty = self.wrap[1].fold(y0 as i64 + dy, h);
-            self.texels[ty * w as usize + tx]
+        let fold = |wrap: Wrap, i: i64, n: i64| {
+            // Inside the image (nearly always) nothing folds.
+            if (0..n - 1).contains(&i) {
+                (i as usize, i as usize + 1)
+            } else {
+                (wrap.fold(i, n), wrap.fold(i + 1, n))
+            }
         };
-        let (a, b, c, d) = (texel(0, 0), texel(1, 0), texel(0, 1), texel(1, 1));
+        let (tx0, tx1) = fold(self.wrap[0], x0 as i64, w);
+        let (ty0, ty1) = fold(self.wrap[1], y0 as i64, h);
+        let row = |ty: usize| &l.texels[ty * w as usize..][..w as usize];
+        let (top, bottom) = (row(ty0), row(ty1));
+        let (a, b, c, d) = (top[tx0], top[tx1], bottom[tx0], bottom[tx1]);
         std::array::from_fn(|k| {
-            let top = a[k] + (b[k] - a[k]) * fx;
-            let bottom = c[k] + (d[k] - c[k]) * fx;
-            top + (bottom - top) * fy
+            let upper = a[k] + (b[k] - a[k]) * fx;
+            let lower = c[k] + (d[k] - c[k]) * fx;
+            upper + (lower - upper) * fy
+        })
+    }
+}
+
+/// `f64::floor` without the library call it becomes on targets without SSE4.1; the
+/// texture coordinates it sees are well within `i64`.
+fn floor(v: f64) -> f64 {
+    let t = v as i64 as f64;
+    if t > v {
+        t - 1.0
+    } else {
+        t
+    }
+}
+
+impl Level {
+    /// The next mip level: each texel the mean of up to 2×2 below it, or `None` at 1×1.
+    fn halved(&self) -> Option<Level> {
+        if self.width == 1 && self.height == 1 {
+            return None;
+        }
+        let (w, h) = (self.width.div_ceil(2), self.height.div_ceil(2));
+        let texel = |x: u32, y: u32| self.texels[(y * self.width + x) as usize];
+        let mut texels = Vec::with_capacity((w * h) as usize);
+        for y in 0..h {
+            for x in 0..w {
+                let xs = [2 * x, (2 * x + 1).min(self.width - 1)];
+                let ys = [2 * y, (2 * y + 1).min(self.height - 1)];
+                let mut sum = [0.0f32; 4];
+                for &ty in &ys {
+                    for &tx in &xs {
+                        let t = texel(tx, ty);
+                        for k in 0..4 {
+                            sum[k] += t[k] / 4.0;
+                        }
+                    }
+                }
+                texels.push(sum);
+            }
+        }
+        Some(Level {
+            width: w,
+            height: h,
+            texels,
         })
     }
 }
@@ -79,21 +171,22 @@ mod tests {
     use super::*;
 
     fn checker() -> Texture {
-        Texture {
-            width: 2,
-            height: 1,
-            texels: vec![[1.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 1.0]],
-            wrap: [Wrap::Repeat, Wrap::ClampToEdge],
-        }
+        let texels = vec![[1.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 1.0]];
+        Texture::new(2, 1, texels, [Wrap::Repeat, Wrap::ClampToEdge]).unwrap()
     }
 
     #[test]
     fn texel_centres_give_their_texel_and_wrapping_folds_back() {
         let t = checker();
-        assert_eq!(t.sample([0.25, 0.5]), [1.0, 0.0, 0.0, 1.0]);
-        assert_eq!(t.sample([0.75, 0.5]), [0.0, 0.0, 1.0, 1.0]);
-        assert_eq!(t.sample([1.25, 0.5]), [1.0, 0.0, 0.0, 1.0]);
-        assert_eq!(t.sample([0.5, 0.5]), [0.5, 0.0, 0.5, 1.0]);
+        assert_eq!(t.sample([0.25, 0.5], 0), [1.0, 0.0, 0.0, 1.0]);
+        assert_eq!(t.sample([0.75, 0.5], 0), [0.0, 0.0, 1.0, 1.0]);
+        assert_eq!(t.sample([1.25, 0.5], 0), [1.0, 0.0, 0.0, 1.0]);
+        assert_eq!(t.sample([0.5, 0.5], 0), [0.5, 0.0, 0.5, 1.0]);
+        // The next level averages the two.
+        assert_eq!(t.sample([0.3, 0.5], 1), [0.5, 0.0, 0.5, 1.0]);
+        assert_eq!(t.level_for(0.5), 0);
+        assert_eq!(t.level_for(2.5), 1);
+        assert_eq!(t.level_for(100.0), 1);
         assert_eq!(Wrap::MirroredRepeat.fold(-1, 4), 0);
         assert_eq!(Wrap::MirroredRepeat.fold(5, 4), 2);
         assert_eq!(Wrap::ClampToEdge.fold(9, 4), 3);

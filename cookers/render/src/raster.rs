@@ -9,6 +9,7 @@
 use std::sync::OnceLock;
 
 use image::RgbaImage;
+use rayon::prelude::*;
 
 use crate::camera::{Camera, V3};
 use crate::colour::linear_to_srgb;
@@ -185,26 +186,30 @@ impl Canvas {
     /// and overlay lines, so only the piece's own depth is read.
     pub fn outline(&mut self, step: f32) {
         let (w, h) = (self.width as usize, self.height as usize);
-        let depth = &self.depth;
+        let (depth, ids) = (&self.depth, &self.id);
         let mut outlined = vec![false; w * h];
-        for y in 0..h {
-            let row = y * w;
-            for x in 0..w {
-                let i = row + x;
-                if self.id[i] == 0 {
-                    continue;
+        // Rows are independent; the result does not depend on how they are shared out.
+        outlined
+            .par_chunks_mut(w)
+            .enumerate()
+            .for_each(|(y, marks)| {
+                let row = y * w;
+                for (x, mark) in marks.iter_mut().enumerate() {
+                    let i = row + x;
+                    if ids[i] == 0 {
+                        continue;
+                    }
+                    // Within one triangle depth runs smoothly: only a change of triangle (or
+                    // to nothing) can be an outline.
+                    let id = ids[i];
+                    let far = depth[i] * (1.0 + step);
+                    let edge = |j: usize| ids[j] != id && depth[j] > far;
+                    *mark = (x + 1 < w && edge(i + 1))
+                        || (x > 0 && edge(i - 1))
+                        || (y + 1 < h && edge(i + w))
+                        || (y > 0 && edge(i - w));
                 }
-                // Within one triangle depth runs smoothly: only a change of triangle (or
-                // to nothing) can be an outline.
-                let id = self.id[i];
-                let far = depth[i] * (1.0 + step);
-                let edge = |j: usize| self.id[j] != id && depth[j] > far;
-                outlined[i] = (x + 1 < w && edge(i + 1))
-                    || (x > 0 && edge(i - 1))
-                    || (y + 1 < h && edge(i + w))
-                    || (y > 0 && edge(i - w));
-            }
-        }
+            });
         self.outlined = outlined;
     }
 
@@ -216,7 +221,7 @@ impl Canvas {
         &self,
         background: [f32; 4],
         outline: [f32; 4],
-        shade: impl Fn(usize, Weights) -> [f32; 3],
+        shade: impl Fn(usize, Weights) -> [f32; 3] + Sync,
     ) -> RgbaImage {
         let s = SUPERSAMPLE as usize;
         let (w, h) = (self.width as usize / s, self.height as usize / s);
@@ -226,7 +231,8 @@ impl Canvas {
             outline,
             shade: &shade,
         };
-        for y in 0..h {
+        // Rows are independent; the result does not depend on how they are shared out.
+        raw.par_chunks_mut(w * 4).enumerate().for_each(|(y, out)| {
             // The last pixel whose samples were all alike and all of one colour, and its bytes.
             let mut last: Option<(SampleKey, [u8; 4])> = None;
             for x in 0..w {
@@ -238,11 +244,11 @@ impl Canvas {
                     Some((_, bytes)) => bytes,
                     None => encode(self.pixel(&samples, [x, y], uniform, &inks)),
                 };
-                raw[(y * w + x) * 4..][..4].copy_from_slice(&bytes);
+                out[x * 4..][..4].copy_from_slice(&bytes);
                 let one_colour = key.1 == 0 || key.0 != 0 || self.flat[key.1 as usize - 1];
                 last = (uniform && one_colour).then_some((key, bytes));
             }
-        }
+        });
         RgbaImage::from_raw(w as u32, h as u32, raw).expect("the buffer fits the image")
     }
 
@@ -257,7 +263,7 @@ impl Canvas {
 
     /// One pixel's colour in linear light with straight alpha: its samples' average, or
     /// the first sample's colour when they are all alike.
-    fn pixel<F: Fn(usize, Weights) -> [f32; 3]>(
+    fn pixel<F: Fn(usize, Weights) -> [f32; 3] + Sync>(
         &self,
         samples: &[usize; SAMPLES],
         [x, y]: [usize; 2],
@@ -396,16 +402,19 @@ impl Weights<'_> {
 /// Perspective-correct weights of a triangle's corners at a point, clamped to the
 /// triangle (an edge pixel's centre can lie just outside the triangle that covers it).
 fn weights(p: [[f64; 3]; 3], at: [f64; 2]) -> [f64; 3] {
-    let area =
-        (p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) - (p[1][1] - p[0][1]) * (p[2][0] - p[0][0]);
+    // Only the sign of the area matters: the weights are normalized at the end.
+    let sign = ((p[1][0] - p[0][0]) * (p[2][1] - p[0][1])
+        - (p[1][1] - p[0][1]) * (p[2][0] - p[0][0]))
+        .signum();
     let w = |a: [f64; 3], b: [f64; 3]| {
-        ((a[0] - at[0]) * (b[1] - at[1]) - (a[1] - at[1]) * (b[0] - at[0])) / area
+        ((a[0] - at[0]) * (b[1] - at[1]) - (a[1] - at[1]) * (b[0] - at[0])) * sign
     };
     let screen = [w(p[1], p[2]), w(p[2], p[0]), w(p[0], p[1])].map(|v| v.max(0.0));
     let q = [0, 1, 2].map(|k| screen[k] / p[k][2]);
     let sum = q[0] + q[1] + q[2];
     if sum > 0.0 && sum.is_finite() {
-        q.map(|v| v / sum)
+        let r = 1.0 / sum;
+        q.map(|v| v * r)
     } else {
         [1.0 / 3.0; 3]
     }

@@ -78,3 +78,25 @@ fn the_grid_never_changes_a_pixel_of_the_piece() {
     );
     assert!(plain != gridded, "the grid is drawn around the piece");
 }
+
+#[test]
+fn the_same_scene_gives_the_same_pixels_on_any_thread_count() {
+    let (lo, hi) = ([-2.0, -2.0, 0.0], [2.0, 2.0, 0.5]);
+    let scene = slab(lo, hi);
+    let camera = Camera::framing(lo, hi, 30.0, 200);
+    let options = Options {
+        size: 200,
+        transparent: false,
+        grid_m: Some(0.5),
+        outline: true,
+    };
+    let on = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| render(&scene, &camera, &options))
+    };
+    let one = on(1);
+    assert!(one == on(2) && one == on(7));
+}
