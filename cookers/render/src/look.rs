@@ -87,7 +87,8 @@ impl Texture {
     /// The level to sample where one pixel covers `texels_per_pixel` texels of the full
     /// image (along each axis).
     pub fn level_for(&self, texels_per_pixel: f64) -> usize {
-        if !(texels_per_pixel > 1.0) {
+        // Magnified (or unknown, NaN): the full image.
+        if texels_per_pixel.is_nan() || texels_per_pixel <= 1.0 {
             return 0;
         }
         (texels_per_pixel.log2().floor() as usize).min(self.levels.len() - 1)
