@@ -142,9 +142,11 @@ def main():
     section = f"""{SECTION}
 
 Written by `python3 tools/bench/workbench.py`. Each stock Foundry piece at {SIZE}², ours
-lit and smooth-shaded with outlines and the grid (criterion median, one core), against
+lit and smooth-shaded with outlines and the grid (criterion median; the outline and
+resolve passes share rows across this machine's two cores), against
 Blender {bpy_version()} Workbench with its default studio lighting and outlines (median
-of five `bpy.ops.render.render` calls after a warm-up; start-up and import not counted).
+of five `bpy.ops.render.render` calls after a warm-up; start-up and import not counted;
+headless, so its OpenGL is Mesa's software renderer, which also uses every core).
 Rows ending `.textured` carry a 512² checker texture on every material (Workbench
 colouring by texture). The target is at least 20× faster.
 
