@@ -207,6 +207,14 @@ fn a_reviewed_waiver_passes_and_is_listed() {
         joins[0]["failure"]["ray"]["origin_m"].is_array(),
         "a waived failure still shows its ray"
     );
+    // The report page gives each waiver's reason and reviewer.
+    let html = std::fs::read_to_string(ws.path("build/report.html")).unwrap();
+    assert!(
+        html.contains(
+            "waived: a 2 mm sag is within what players notice (reviewed by level design)"
+        ),
+        "{html}"
+    );
 }
 
 fn frames(pack: &str, id: &str) -> (Frame, Frame) {

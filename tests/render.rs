@@ -222,6 +222,12 @@ fn turntables_sheets_and_caching() {
     let sidecar: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("column_1.json")).unwrap()).unwrap();
     assert_eq!(sidecar["turntable"].as_array().unwrap().len(), 4);
+    // The report shows the turntable on the block's card.
+    let html = std::fs::read_to_string(ws.path("build/report.html")).unwrap();
+    assert!(
+        html.contains("src=\"render/foundry/column_1+floor_2x2/column_1.turntable.gif\""),
+        "{html}"
+    );
     // Thumbnails are readable by default: 256 pixels.
     let sheet = image::open(dir.join("contact_sheet.png")).unwrap();
     assert!(sheet.width() >= 2 * 256, "{}", sheet.width());
