@@ -62,15 +62,14 @@ const TEXTURED: [&str; 3] = ["floor_2x2", "stairs_2x4", "wall_window"];
 /// A 512² checker of 32-texel squares, two sRGB tones; `tools/bench/workbench.py` writes
 /// the same image for Blender.
 fn checker() -> Texture {
-    let tone = |v: u8| forge_render::srgb_to_linear(f32::from(v) / 255.0);
-    let texels = (0..512 * 512)
-        .map(|i| {
+    let texels: Vec<u8> = (0..512 * 512)
+        .flat_map(|i| {
             let (x, y) = (i % 512, i / 512);
             let v = if (x / 32 + y / 32) % 2 == 0 { 200 } else { 90 };
-            [tone(v), tone(v), tone(v), 1.0]
+            [v, v, v, 255]
         })
         .collect();
-    Texture::new(512, 512, texels, [Wrap::Repeat; 2]).unwrap()
+    Texture::from_srgb8(512, 512, &texels, [Wrap::Repeat; 2]).unwrap()
 }
 
 fn bench(c: &mut Criterion) {

@@ -1,6 +1,10 @@
 //! What a surface looks like: a material slot's base colour and, optionally, its
 //! base-colour texture, sampled the way glTF defines it.
 
+use std::sync::OnceLock;
+
+use crate::colour::{linear_to_srgb, srgb_to_linear};
+
 /// A material's look: `base_colour` in linear light, multiplied by the texture's texel
 /// where the slot has one.
 #[derive(Debug, Clone, PartialEq)]
@@ -12,24 +16,29 @@ pub struct Look {
     pub double_sided: bool,
 }
 
-/// A decoded base-colour texture in linear light, with its mipmaps: each level half the
-/// one before, down to one texel. A triangle samples the level whose texels are about
-/// pixel-sized on screen, which keeps a distant texture from shimmering and its reads
-/// close together.
+/// A decoded base-colour texture with its mipmaps: each level half the one before, down
+/// to one texel. A triangle samples the level whose texels are about pixel-sized on
+/// screen, which keeps a distant texture from shimmering and its reads close together.
+///
+/// Texels stay sRGB-encoded bytes, as a GPU keeps an sRGB texture, and are decoded to
+/// linear light as they are read: a quarter of the memory of linear floats, so a 512²
+/// texture's reads stay in a core's cache.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Texture {
     levels: Vec<Level>,
     /// How U and V outside 0..1 fold back in.
     pub wrap: [Wrap; 2],
+    /// Every sRGB byte in linear light, looked up once rather than at every texel.
+    linear: &'static [f32; 256],
 }
 
-/// One mip level: `width` × `height` texels, rows top first (glTF's UV origin is the
-/// image's top-left corner).
+/// One mip level: `width` × `height` RGBA texels (colour sRGB-encoded, alpha linear),
+/// rows top first (glTF's UV origin is the image's top-left corner).
 #[derive(Debug, Clone, PartialEq)]
 struct Level {
     width: u32,
     height: u32,
-    texels: Vec<[f32; 4]>,
+    texels: Vec<[u8; 4]>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +49,19 @@ pub enum Wrap {
 }
 
 impl Wrap {
+    /// `t` folded into 0..=1 (a whole number of periods taken off), so the texels it
+    /// lands between are the same.
+    fn reduce(self, t: f64) -> f64 {
+        if (0.0..=1.0).contains(&t) || !t.is_finite() {
+            return t;
+        }
+        match self {
+            Wrap::Repeat => t - floor(t),
+            Wrap::MirroredRepeat => t - 2.0 * floor(t / 2.0),
+            Wrap::ClampToEdge => t.clamp(0.0, 1.0),
+        }
+    }
+
     /// A texel index for `i`, which may be outside `0..n`.
     fn fold(self, i: i64, n: i64) -> usize {
         let folded = match self {
@@ -59,12 +81,16 @@ impl Wrap {
 }
 
 impl Texture {
-    /// A texture of `width` × `height` linear texels (rows top first); `None` when the
-    /// texel count does not match.
-    pub fn new(width: u32, height: u32, texels: Vec<[f32; 4]>, wrap: [Wrap; 2]) -> Option<Texture> {
-        if width == 0 || height == 0 || texels.len() != width as usize * height as usize {
+    /// A texture of `width` × `height` RGBA8 texels as an image stores them (colour
+    /// sRGB-encoded, rows top first); `None` when the byte count does not match.
+    pub fn from_srgb8(width: u32, height: u32, rgba8: &[u8], wrap: [Wrap; 2]) -> Option<Texture> {
+        if width == 0 || height == 0 || rgba8.len() != width as usize * height as usize * 4 {
             return None;
         }
+        let texels = rgba8
+            .chunks_exact(4)
+            .map(|c| [c[0], c[1], c[2], c[3]])
+            .collect();
         let mut levels = vec![Level {
             width,
             height,
@@ -73,7 +99,11 @@ impl Texture {
         while let Some(smaller) = levels.last().and_then(Level::halved) {
             levels.push(smaller);
         }
-        Some(Texture { levels, wrap })
+        Some(Texture {
+            levels,
+            wrap,
+            linear: srgb_bytes(),
+        })
     }
 
     pub fn width(&self) -> u32 {
@@ -98,8 +128,10 @@ impl Texture {
     pub fn sample(&self, uv: [f64; 2], level: usize) -> [f32; 4] {
         let l = &self.levels[level.min(self.levels.len() - 1)];
         let (w, h) = (i64::from(l.width), i64::from(l.height));
-        let x = uv[0] * w as f64 - 0.5;
-        let y = uv[1] * h as f64 - 0.5;
+        // Folded into one period first, so only the texels at the image's edges need
+        // folding (an integer division each) rather than every texel of a tiled surface.
+        let x = self.wrap[0].reduce(uv[0]) * w as f64 - 0.5;
+        let y = self.wrap[1].reduce(uv[1]) * h as f64 - 0.5;
         let (x0, y0) = (floor(x), floor(y));
         let (fx, fy) = ((x - x0) as f32, (y - y0) as f32);
         let fold = |wrap: Wrap, i: i64, n: i64| {
@@ -114,7 +146,12 @@ impl Texture {
         let (ty0, ty1) = fold(self.wrap[1], y0 as i64, h);
         let row = |ty: usize| &l.texels[ty * w as usize..][..w as usize];
         let (top, bottom) = (row(ty0), row(ty1));
-        let (a, b, c, d) = (top[tx0], top[tx1], bottom[tx0], bottom[tx1]);
+        let (a, b, c, d) = (
+            decode(top[tx0], self.linear),
+            decode(top[tx1], self.linear),
+            decode(bottom[tx0], self.linear),
+            decode(bottom[tx1], self.linear),
+        );
         std::array::from_fn(|k| {
             let upper = a[k] + (b[k] - a[k]) * fx;
             let lower = c[k] + (d[k] - c[k]) * fx;
@@ -135,13 +172,15 @@ fn floor(v: f64) -> f64 {
 }
 
 impl Level {
-    /// The next mip level: each texel the mean of up to 2×2 below it, or `None` at 1×1.
+    /// The next mip level: each texel the mean, in linear light, of up to 2×2 below it,
+    /// or `None` at 1×1.
     fn halved(&self) -> Option<Level> {
         if self.width == 1 && self.height == 1 {
             return None;
         }
         let (w, h) = (self.width.div_ceil(2), self.height.div_ceil(2));
-        let texel = |x: u32, y: u32| self.texels[(y * self.width + x) as usize];
+        let linear = srgb_bytes();
+        let texel = |x: u32, y: u32| decode(self.texels[(y * self.width + x) as usize], linear);
         let mut texels = Vec::with_capacity((w * h) as usize);
         for y in 0..h {
             for x in 0..w {
@@ -156,7 +195,7 @@ impl Level {
                         }
                     }
                 }
-                texels.push(sum);
+                texels.push(encode(sum));
             }
         }
         Some(Level {
@@ -167,13 +206,40 @@ impl Level {
     }
 }
 
+/// A texel in linear light.
+fn decode(t: [u8; 4], linear: &[f32; 256]) -> [f32; 4] {
+    [
+        linear[t[0] as usize],
+        linear[t[1] as usize],
+        linear[t[2] as usize],
+        f32::from(t[3]) * (1.0 / 255.0),
+    ]
+}
+
+/// A linear texel as stored, each channel rounded to the nearest byte.
+fn encode(t: [f32; 4]) -> [u8; 4] {
+    let byte = |v: f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
+    [
+        byte(linear_to_srgb(t[0])),
+        byte(linear_to_srgb(t[1])),
+        byte(linear_to_srgb(t[2])),
+        byte(t[3]),
+    ]
+}
+
+/// Every sRGB byte in linear light.
+fn srgb_bytes() -> &'static [f32; 256] {
+    static TABLE: OnceLock<[f32; 256]> = OnceLock::new();
+    TABLE.get_or_init(|| std::array::from_fn(|i| srgb_to_linear(i as f32 / 255.0)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn checker() -> Texture {
-        let texels = vec![[1.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 1.0]];
-        Texture::new(2, 1, texels, [Wrap::Repeat, Wrap::ClampToEdge]).unwrap()
+        let texels = [255, 0, 0, 255, 0, 0, 255, 255];
+        Texture::from_srgb8(2, 1, &texels, [Wrap::Repeat, Wrap::ClampToEdge]).unwrap()
     }
 
     #[test]
@@ -183,8 +249,10 @@ mod tests {
         assert_eq!(t.sample([0.75, 0.5], 0), [0.0, 0.0, 1.0, 1.0]);
         assert_eq!(t.sample([1.25, 0.5], 0), [1.0, 0.0, 0.0, 1.0]);
         assert_eq!(t.sample([0.5, 0.5], 0), [0.5, 0.0, 0.5, 1.0]);
-        // The next level averages the two.
-        assert_eq!(t.sample([0.3, 0.5], 1), [0.5, 0.0, 0.5, 1.0]);
+        // The next level averages the two in linear light, stored as the nearest byte.
+        let half = srgb_bytes()[188];
+        assert_eq!(t.sample([0.3, 0.5], 1), [half, 0.0, half, 1.0]);
+        assert!((half - 0.5).abs() < 0.005, "{half}");
         assert_eq!(t.level_for(0.5), 0);
         assert_eq!(t.level_for(2.5), 1);
         assert_eq!(t.level_for(100.0), 1);

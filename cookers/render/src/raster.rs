@@ -231,6 +231,7 @@ impl Canvas {
             outline,
             shade: &shade,
         };
+        let srgb = srgb_table();
         // Rows are independent; the result does not depend on how they are shared out.
         raw.par_chunks_mut(w * 4).enumerate().for_each(|(y, out)| {
             // The last pixel whose samples were all alike and all of one colour, and its bytes.
@@ -242,7 +243,7 @@ impl Canvas {
                 let uniform = samples.iter().all(|i| self.key(*i) == key);
                 let bytes = match last.filter(|(k, _)| uniform && *k == key) {
                     Some((_, bytes)) => bytes,
-                    None => encode(self.pixel(&samples, [x, y], uniform, &inks)),
+                    None => encode(self.pixel(&samples, [x, y], uniform, &inks), srgb),
                 };
                 out[x * 4..][..4].copy_from_slice(&bytes);
                 let one_colour = key.1 == 0 || key.0 != 0 || self.flat[key.1 as usize - 1];
@@ -341,11 +342,10 @@ struct Inks<'a, F> {
 }
 
 /// A linear colour with straight alpha as sRGB bytes.
-fn encode(c: [f32; 4]) -> [u8; 4] {
+fn encode(c: [f32; 4], srgb: &[u8]) -> [u8; 4] {
     if c[3] <= 0.0 {
         return [0; 4];
     }
-    let srgb = srgb_table();
     let channel = |v: f32| srgb[(v.clamp(0.0, 1.0) * SRGB_STEPS as f32) as usize];
     [
         channel(c[0]),

@@ -204,13 +204,7 @@ fn looks(
             notes.push(format!("{file}: material {:?}: {problem}", m.slot));
         }
         let texture = m.texture.and_then(|t| {
-            let srgb = |v: u8| forge_render::srgb_to_linear(f32::from(v) / 255.0);
-            let texels = t
-                .rgba8
-                .chunks_exact(4)
-                .map(|c| [srgb(c[0]), srgb(c[1]), srgb(c[2]), f32::from(c[3]) / 255.0])
-                .collect();
-            forge_render::Texture::new(t.width, t.height, texels, t.wrap.map(wrap))
+            forge_render::Texture::from_srgb8(t.width, t.height, &t.rgba8, t.wrap.map(wrap))
         });
         looks.entry(m.slot).or_insert(Look {
             base_colour: m.base_colour,
