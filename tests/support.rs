@@ -236,3 +236,102 @@ impl Workspace {
         image::open(&shot).unwrap().to_rgba8()
     }
 }
+
+/// nginx serving a WebDAV folder on a loopback port, set up as Bazel's documentation sets
+/// up an HTTP cache (`dav_methods PUT`, `create_full_put_path`). Stopped when dropped.
+pub struct Nginx {
+    pub dir: tempfile::TempDir,
+    /// The cache's URL, `http://127.0.0.1:<port>/cache`.
+    pub url: String,
+    child: std::process::Child,
+}
+
+impl Nginx {
+    /// Started from Debian's `nginx` (package `nginx-core`), or `None` with the reason
+    /// printed when it is not installed.
+    pub fn start() -> Option<Nginx> {
+        let binary = ["/usr/sbin/nginx", "/usr/bin/nginx"]
+            .into_iter()
+            .find(|p| Path::new(p).exists());
+        let Some(binary) = binary else {
+            println!("skipped: nginx is not installed (Debian package `nginx-core`), so there is no cache server to test against");
+            return None;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let root = dir.path().display().to_string();
+        // Workers run as this user, so they can write the temporary folder.
+        let user = if running_as_root() {
+            "user root;\n"
+        } else {
+            ""
+        };
+        let conf = format!(
+            "{user}worker_processes 2;\nerror_log {root}/error.log;\npid {root}/nginx.pid;\n\
+             events {{ worker_connections 256; }}\n\
+             http {{\n  access_log off;\n  client_body_temp_path {root}/body;\n\
+               proxy_temp_path {root}/proxy;\n  fastcgi_temp_path {root}/fastcgi;\n\
+               uwsgi_temp_path {root}/uwsgi;\n  scgi_temp_path {root}/scgi;\n\
+               server {{\n    listen 127.0.0.1:{port};\n    location /cache/ {{\n\
+                 root {root}/data;\n      dav_methods PUT;\n      create_full_put_path on;\n\
+                 dav_access user:rw group:r all:r;\n      client_max_body_size 0;\n    }}\n  }}\n}}\n"
+        );
+        std::fs::create_dir_all(dir.path().join("data/cache")).unwrap();
+        std::fs::write(dir.path().join("nginx.conf"), conf).unwrap();
+        let child = Command::new(binary)
+            .args(["-p", &root, "-c", &format!("{root}/nginx.conf")])
+            .args(["-g", "daemon off;"])
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let nginx = Nginx {
+            dir,
+            url: format!("http://127.0.0.1:{port}/cache"),
+            child,
+        };
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return Some(nginx);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        panic!(
+            "nginx did not start: {}",
+            std::fs::read_to_string(nginx.dir.path().join("error.log")).unwrap_or_default()
+        );
+    }
+
+    /// The files the server holds under `cas/` or `ac/`, by name.
+    pub fn files(&self, folder: &str) -> Vec<PathBuf> {
+        let dir = self.dir.path().join("data/cache").join(folder);
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|d| d.map(|e| e.unwrap().path()).collect())
+            .unwrap_or_default();
+        files.sort();
+        files
+    }
+
+    /// Stops the server (its workers too: they exit on the master's fast shutdown, while
+    /// killing the master outright would leave them serving).
+    pub fn stop(self) {}
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
+fn running_as_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0\n"))
+}

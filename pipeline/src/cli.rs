@@ -317,6 +317,13 @@ struct CookArgs {
     /// Cook again whenever a source or the configuration is saved (Ctrl-C stops).
     #[arg(long)]
     watch: bool,
+    /// A shared cache on the Bazel HTTP protocol, `http://host:port/prefix` (overrides
+    /// `[cache] remote`); credentials come from MJOLNIR_REMOTE_CACHE_TOKEN or netrc.
+    #[arg(long, value_name = "URL")]
+    remote_cache: Option<String>,
+    /// Read the remote cache but never write it (for pull requests).
+    #[arg(long)]
+    remote_cache_readonly: bool,
 }
 
 /// Runs the command line; returns the process exit code.
@@ -542,6 +549,8 @@ fn overrides_of(args: &CookArgs) -> Overrides {
         paks: args.paks.clone(),
         donor_mesh: args.donor_mesh.clone(),
         donor_actor: args.donor_actor.clone(),
+        remote_cache: args.remote_cache.clone(),
+        remote_cache_readonly: args.remote_cache_readonly,
     }
 }
 

@@ -21,6 +21,30 @@ struct File {
     donors: DonorSection,
     #[serde(default, rename = "map")]
     maps: Vec<MapSection>,
+    #[serde(default)]
+    cache: CacheSection,
+}
+
+/// `[cache]`: the shared remote cache (`docs/ci.md`). Credentials never go here.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CacheSection {
+    remote: Option<String>,
+    #[serde(default)]
+    remote_readonly: bool,
+    /// How long one request may take before the remote counts as down.
+    remote_timeout_s: Option<u64>,
+}
+
+/// The default for `[cache] remote_timeout_s`.
+pub const REMOTE_TIMEOUT_S: u64 = 30;
+
+/// The remote cache a cook uses: its URL, and whether this machine only reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Remote {
+    pub url: String,
+    pub readonly: bool,
+    pub timeout: std::time::Duration,
 }
 
 /// `[[map]]`: a map folder (`level.json`, `layout.json`) the cook checks against the packs.
@@ -155,6 +179,7 @@ pub struct Config {
     pub donors: Option<Donors>,
     /// The maps to check, each by its folder (its name is the map's id in the build).
     pub maps: Vec<PackSource>,
+    pub remote: Option<Remote>,
 }
 
 /// Flags that override the file. `None` or empty leaves the file's value.
@@ -167,6 +192,9 @@ pub struct Overrides {
     pub paks: Option<PathBuf>,
     pub donor_mesh: Option<String>,
     pub donor_actor: Option<String>,
+    /// `--remote-cache URL` and `--remote-cache-readonly`.
+    pub remote_cache: Option<String>,
+    pub remote_cache_readonly: bool,
 }
 
 impl Config {
@@ -256,6 +284,20 @@ impl Config {
                 PackSource { id, dir }
             })
             .collect();
+        let remote = overrides
+            .remote_cache
+            .clone()
+            .or(file.cache.remote)
+            .map(|url| Remote {
+                url,
+                readonly: overrides.remote_cache_readonly || file.cache.remote_readonly,
+                timeout: std::time::Duration::from_secs(
+                    file.cache
+                        .remote_timeout_s
+                        .unwrap_or(REMOTE_TIMEOUT_S)
+                        .max(1),
+                ),
+            });
         Ok(Config {
             packs,
             out,
@@ -264,6 +306,7 @@ impl Config {
             render: file.render,
             donors,
             maps,
+            remote,
         })
     }
 }

@@ -19,6 +19,7 @@ use crate::lock::{BuildLock, LockError};
 use crate::materialize;
 use crate::plan::{MapPlan, Planner, SetPlan, UnknownBlocks};
 use crate::progress::Progress;
+use crate::remote::RemoteCache;
 use crate::report;
 use crate::seal;
 use crate::stat_cache::StatCache;
@@ -377,6 +378,12 @@ pub fn cook(options: &Options) -> Result<Ending> {
         || StatCache::open(config.cache.join("stat-cache.json")),
     );
     let store = store?;
+    let remote = config
+        .remote
+        .as_ref()
+        .map(RemoteCache::new)
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
     let mut settings = Settings {
         store: &store,
         stat_cache: &stat_cache,
@@ -386,6 +393,7 @@ pub fn cook(options: &Options) -> Result<Ending> {
         verify_hits: false,
         pool: &pool,
         cancel: &CANCELLED,
+        remote: remote.as_ref(),
     };
     let pack_ids: Vec<String> = config.packs.iter().map(|p| p.id.clone()).collect();
     let progress = Progress::new(&pack_ids, options.verbose);
@@ -510,6 +518,30 @@ fn sealable(options: &Options, run: &Attempt) -> Option<(seal::Sealed, Vec<std::
     Some((sealed, paths.into_iter().collect()))
 }
 
+/// What the remote cache did in this cook, in a line.
+fn remote_line(c: &crate::remote::Counts) -> String {
+    let mb = |b: u64| b as f64 / 1e6;
+    let mut line = format!(
+        "remote cache: {} hits ({:.1} MB down), {} misses",
+        c.hits,
+        mb(c.bytes_down),
+        c.misses
+    );
+    if c.refused > 0 {
+        line.push_str(&format!(", {} refused", c.refused));
+    }
+    if c.uploaded_entries > 0 || c.present_blobs > 0 {
+        line.push_str(&format!(
+            ", {} steps uploaded ({} blobs, {:.1} MB; {} already there)",
+            c.uploaded_entries,
+            c.uploaded_blobs,
+            mb(c.bytes_up),
+            c.present_blobs
+        ));
+    }
+    line
+}
+
 /// Prints what failed, writes the reports and the closing line.
 fn finish(
     options: &Options,
@@ -574,6 +606,7 @@ fn finish(
         "line": line,
         "render": config.render,
         "installable": config.donors.is_some(),
+        "remote": settings.remote.map(|r| r.counts()),
     });
     let steps = step_records.unwrap_or_else(|| report::serialize_steps(&graph, &results));
     let full = report::Report {
@@ -609,6 +642,12 @@ fn finish(
         );
     } else {
         println!("{line}");
+        if let Some(remote) = settings.remote {
+            for warning in remote.warnings() {
+                eprintln!("{warning}");
+            }
+            eprintln!("{}", remote_line(&remote.counts()));
+        }
         if ok && config.donors.is_none() {
             eprintln!("note: cooked without donors, so no set is installable; docs/donors.md says how to add them");
         }

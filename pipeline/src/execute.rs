@@ -18,6 +18,7 @@ use rayon::prelude::*;
 
 use crate::fingerprint::{Dirty, Fingerprint};
 use crate::graph::{Graph, Input, Step, StepId};
+use crate::remote::{Fetched, RemoteCache};
 use crate::stat_cache::StatCache;
 use crate::steps::{finding, Cooked, Inputs, Outputs};
 use crate::store::{ActionRecord, OutputRef, Store};
@@ -135,6 +136,8 @@ pub struct Settings<'a> {
     pub pool: &'a rayon::ThreadPool,
     /// Set (by Ctrl-C) to stop starting steps; those running finish and are recorded.
     pub cancel: &'a AtomicBool,
+    /// The shared cache, asked on a local miss and given what is cooked.
+    pub remote: Option<&'a RemoteCache>,
 }
 
 /// Receives each finished step, for progress display.
@@ -584,13 +587,59 @@ fn lookup(
                 Dirty::CacheEntryBad { detail }
             })
         }
-        None => Err(
-            Dirty::between(store.last_fingerprint(&step.id).as_ref(), fingerprint).unwrap_or(
-                Dirty::CacheEntryBad {
-                    detail: "no outputs are recorded for this key".into(),
-                },
-            ),
-        ),
+        None => {
+            if let Some(outputs) = settings.remote.and_then(|r| fetch(step, key, r, settings)) {
+                return Ok(outputs);
+            }
+            Err(
+                Dirty::between(store.last_fingerprint(&step.id).as_ref(), fingerprint).unwrap_or(
+                    Dirty::CacheEntryBad {
+                        detail: "no outputs are recorded for this key".into(),
+                    },
+                ),
+            )
+        }
+    }
+}
+
+/// The step's outputs from the remote cache, put in the local one; `None` on a miss or
+/// when the entry names outputs the step's kind does not make (refused).
+fn fetch(
+    step: &Step,
+    key: &str,
+    remote: &RemoteCache,
+    settings: &Settings,
+) -> Option<Vec<Arc<Output>>> {
+    let Fetched::Hit(files) = remote.fetch(key) else {
+        return None;
+    };
+    if let Err(why) = step
+        .kind
+        .check_outputs(step, files.iter().map(|(name, _)| name.as_str()))
+    {
+        remote.refuse(key, &format!("it lists {why}"));
+        return None;
+    }
+    let mut outputs = Vec::with_capacity(files.len());
+    for (name, bytes) in files {
+        let hash = settings.store.put_blob(&bytes).ok()?;
+        outputs.push(Output::fresh(name, hash, bytes));
+    }
+    settings.store.put_action(&record_of(key, &outputs)).ok()?;
+    Some(outputs)
+}
+
+fn record_of(key: &str, outputs: &[Arc<Output>]) -> ActionRecord {
+    ActionRecord {
+        key: key.to_string(),
+        outputs: outputs
+            .iter()
+            .map(|o| OutputRef {
+                name: o.name.clone(),
+                hash: o.hash.clone(),
+                size: o.size,
+            })
+            .collect(),
     }
 }
 
@@ -686,21 +735,17 @@ fn store(
         stored.push(Output::fresh(name, hash, bytes));
     }
     if settings.use_cache {
-        let record = ActionRecord {
-            key: key.to_string(),
-            outputs: stored
-                .iter()
-                .map(|o| OutputRef {
-                    name: o.name.clone(),
-                    hash: o.hash.clone(),
-                    size: o.size,
-                })
-                .collect(),
-        };
         store
-            .put_action(&record)
+            .put_action(&record_of(key, &stored))
             .and_then(|_| store.record_fingerprint(&step.id, fingerprint))
             .map_err(|e| cache_write("record the step", e))?;
+        if let Some(remote) = settings.remote {
+            let files: Vec<(&str, &[u8])> = stored
+                .iter()
+                .filter_map(|o| Some((o.name.as_str(), o.loaded.get()?.as_slice())))
+                .collect();
+            remote.upload(key, &files);
+        }
     }
     Ok(stored)
 }

@@ -23,6 +23,7 @@ mod plan;
 mod probe;
 mod progress;
 mod release;
+mod remote;
 mod report;
 mod scaffold;
 mod seal;

@@ -58,6 +58,7 @@ impl Bench {
             verify_hits: false,
             pool: &self.pool,
             cancel: &self.cancel,
+            remote: None,
         }
     }
 

@@ -1,0 +1,339 @@
+//! A shared cache on the Bazel HTTP cache protocol: bazel-remote, nginx with WebDAV, or
+//! anything that serves `GET`/`HEAD`/`PUT` on two folders.
+//!
+//! | path | holds |
+//! |---|---|
+//! | `<url>/cas/<sha256>` | an output's bytes, named by their SHA-256 |
+//! | `<url>/ac/<key>` | a step's result: an `ActionResult` protobuf listing its outputs ([`action_result`]) |
+//!
+//! A step the local cache misses is fetched before it is cooked; every blob is checked
+//! against its SHA-256 and size before it is used, and an entry that fails any check is
+//! refused and counted, and the step is cooked locally. After a step is cooked, its blobs
+//! are uploaded (skipping those `HEAD` finds), then its entry, so an entry never names a
+//! blob the server lacks. The first transport failure (refused, timed out, or refused
+//! credentials) turns the remote off for the rest of the cook, with one warning.
+
+mod action_result;
+pub mod credentials;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use sha2::{Digest as _, Sha256};
+
+use crate::config::Remote;
+
+pub use action_result::RemoteOutput;
+
+/// A step's outputs by name, with their bytes.
+pub type Files = Vec<(String, Vec<u8>)>;
+
+/// What the remote holds for a key.
+pub enum Fetched {
+    Miss,
+    /// Every output's bytes, checked against the entry's digests.
+    Hit(Files),
+}
+
+/// The counts a cook reports.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Counts {
+    pub hits: u64,
+    pub misses: u64,
+    /// Entries or blobs that failed a check and were not used.
+    pub refused: u64,
+    pub uploaded_blobs: u64,
+    /// Blobs `HEAD` showed the server already had.
+    pub present_blobs: u64,
+    pub uploaded_entries: u64,
+    pub bytes_down: u64,
+    pub bytes_up: u64,
+}
+
+#[derive(Default)]
+struct Counters {
+    hits: AtomicU64,
+    misses: AtomicU64,
+    refused: AtomicU64,
+    uploaded_blobs: AtomicU64,
+    present_blobs: AtomicU64,
+    uploaded_entries: AtomicU64,
+    bytes_down: AtomicU64,
+    bytes_up: AtomicU64,
+}
+
+/// The largest blob taken from the remote: larger than any container a pack makes.
+const MAX_BLOB: u64 = 1 << 30;
+
+pub struct RemoteCache {
+    base: String,
+    agent: ureq::Agent,
+    authorization: Option<String>,
+    readonly: bool,
+    /// Set by the first transport failure: nothing more is asked of the server.
+    down: AtomicBool,
+    counters: Counters,
+    warnings: Mutex<Vec<String>>,
+}
+
+/// An HTTP exchange that did not give an answer: the server is down, slow, or refuses us.
+struct Unreachable(String);
+
+impl RemoteCache {
+    /// A client for `url` (`http://host:port/prefix`). Credentials in the URL are refused:
+    /// they come from the environment or netrc ([`credentials`]).
+    pub fn new(settings: &Remote) -> Result<RemoteCache, String> {
+        let url = settings.url.as_str();
+        let rest = url
+            .strip_prefix("http://")
+            .or_else(|| url.strip_prefix("https://"))
+            .ok_or_else(|| {
+                format!("error[remote_cache_url]: {url:?} is not an http:// or https:// URL")
+            })?;
+        let authority = rest.split('/').next().unwrap_or_default();
+        if authority.contains('@') {
+            return Err(format!(
+                "error[remote_cache_credentials]: {url:?} holds credentials; set {} or a netrc entry instead, so they stay out of pipeline.toml and the process list",
+                credentials::TOKEN_VARIABLE
+            ));
+        }
+        let host = authority.rsplit_once(':').map_or(authority, |(h, _)| h);
+        let config = ureq::Agent::config_builder()
+            .timeout_connect(Some(settings.timeout.min(Duration::from_secs(3))))
+            .timeout_global(Some(settings.timeout))
+            .http_status_as_error(false)
+            .build();
+        Ok(RemoteCache {
+            base: url.trim_end_matches('/').to_string(),
+            agent: config.into(),
+            authorization: credentials::authorization(host),
+            readonly: settings.readonly,
+            down: AtomicBool::new(false),
+            counters: Counters::default(),
+            warnings: Mutex::new(Vec::new()),
+        })
+    }
+
+    pub fn counts(&self) -> Counts {
+        let c = &self.counters;
+        let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        Counts {
+            hits: get(&c.hits),
+            misses: get(&c.misses),
+            refused: get(&c.refused),
+            uploaded_blobs: get(&c.uploaded_blobs),
+            present_blobs: get(&c.present_blobs),
+            uploaded_entries: get(&c.uploaded_entries),
+            bytes_down: get(&c.bytes_down),
+            bytes_up: get(&c.bytes_up),
+        }
+    }
+
+    /// The warnings to print once the cook ends: the server going down, entries refused.
+    pub fn warnings(&self) -> Vec<String> {
+        self.warnings.lock().expect("warnings lock").clone()
+    }
+
+    fn warn(&self, warning: String) {
+        self.warnings.lock().expect("warnings lock").push(warning);
+    }
+
+    /// Marks the server down after a failed exchange; only the first one is reported.
+    fn went_down(&self, Unreachable(why): Unreachable) {
+        if !self.down.swap(true, Ordering::Relaxed) {
+            self.warn(format!(
+                "warning[remote_cache_down]: {why}; cooking locally without the remote cache for the rest of this cook"
+            ));
+        }
+    }
+
+    /// The outputs recorded for `key`, each checked, or a miss. An entry that fails a check
+    /// is refused (counted and warned about) and reads as a miss.
+    pub fn fetch(&self, key: &str) -> Fetched {
+        if self.down.load(Ordering::Relaxed) {
+            return Fetched::Miss;
+        }
+        match self.try_fetch(key) {
+            Ok(Some(files)) => {
+                self.counters.hits.fetch_add(1, Ordering::Relaxed);
+                Fetched::Hit(files)
+            }
+            Ok(None) => {
+                self.counters.misses.fetch_add(1, Ordering::Relaxed);
+                Fetched::Miss
+            }
+            Err(Refusal::Unreachable(u)) => {
+                self.went_down(u);
+                Fetched::Miss
+            }
+            Err(Refusal::Bad(why)) => {
+                self.refuse(key, &why);
+                Fetched::Miss
+            }
+        }
+    }
+
+    /// Counts and reports an entry that cannot be used.
+    pub fn refuse(&self, key: &str, why: &str) {
+        self.counters.refused.fetch_add(1, Ordering::Relaxed);
+        self.warn(format!(
+            "warning[remote_cache_refused]: the remote entry for step key {} was not used: {why}; the step was cooked locally",
+            &key[..key.len().min(16)]
+        ));
+    }
+
+    fn try_fetch(&self, key: &str) -> Result<Option<Files>, Refusal> {
+        let Some(entry) = self.get(&format!("ac/{key}"), 1 << 20)? else {
+            return Ok(None);
+        };
+        let outputs = action_result::decode(key, &entry)
+            .map_err(|why| Refusal::Bad(format!("its entry cannot be read: {why}")))?;
+        let mut files = Vec::with_capacity(outputs.len());
+        for o in outputs {
+            if o.size > MAX_BLOB {
+                return Err(Refusal::Bad(format!("{} is {} bytes", o.name, o.size)));
+            }
+            let bytes = self
+                .get(&format!("cas/{}", o.sha256), o.size)?
+                .ok_or_else(|| Refusal::Bad(format!("the server has no blob for {}", o.name)))?;
+            if bytes.len() as u64 != o.size || sha256_hex(&bytes) != o.sha256 {
+                return Err(Refusal::Bad(format!(
+                    "the blob for {} failed its SHA-256 check",
+                    o.name
+                )));
+            }
+            files.push((o.name, bytes));
+        }
+        Ok(Some(files))
+    }
+
+    /// Uploads a cooked step: blobs the server lacks, then the entry. Read-only remotes
+    /// and a server that went down are skipped.
+    pub fn upload(&self, key: &str, outputs: &[(&str, &[u8])]) {
+        if self.readonly || self.down.load(Ordering::Relaxed) {
+            return;
+        }
+        if let Err(u) = self.try_upload(key, outputs) {
+            self.went_down(u);
+        }
+    }
+
+    fn try_upload(&self, key: &str, outputs: &[(&str, &[u8])]) -> Result<(), Unreachable> {
+        let mut listed = Vec::with_capacity(outputs.len());
+        for (name, bytes) in outputs {
+            let sha256 = sha256_hex(bytes);
+            let path = format!("cas/{sha256}");
+            if self.head(&path)? {
+                self.counters.present_blobs.fetch_add(1, Ordering::Relaxed);
+            } else {
+                self.put(&path, bytes)?;
+                self.counters.uploaded_blobs.fetch_add(1, Ordering::Relaxed);
+            }
+            listed.push(RemoteOutput {
+                name: name.to_string(),
+                sha256,
+                size: bytes.len() as u64,
+            });
+        }
+        self.put(&format!("ac/{key}"), &action_result::encode(key, &listed))?;
+        self.counters
+            .uploaded_entries
+            .fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}/{path}", self.base)
+    }
+
+    fn unreachable(&self, path: &str, what: impl std::fmt::Display) -> Unreachable {
+        Unreachable(format!("the remote cache {} {what}", self.url(path)))
+    }
+
+    /// A refused request means wrong or missing credentials: no use asking again.
+    fn check_access(&self, path: &str, status: u16) -> Result<(), Unreachable> {
+        match status {
+            401 | 403 => Err(self.unreachable(
+                path,
+                format_args!(
+                    "answered {status}: check {} or the netrc entry for its host",
+                    credentials::TOKEN_VARIABLE
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    fn get(&self, path: &str, limit: u64) -> Result<Option<Vec<u8>>, Refusal> {
+        let mut request = self.agent.get(self.url(path));
+        if let Some(a) = &self.authorization {
+            request = request.header("Authorization", a);
+        }
+        let mut response = request
+            .call()
+            .map_err(|e| Refusal::Unreachable(self.unreachable(path, e)))?;
+        let status = response.status().as_u16();
+        self.check_access(path, status)
+            .map_err(Refusal::Unreachable)?;
+        match status {
+            200 => {
+                let bytes = response
+                    .body_mut()
+                    .with_config()
+                    .limit(limit.saturating_add(1))
+                    .read_to_vec()
+                    .map_err(|e| {
+                        Refusal::Bad(format!("{} could not be read: {e}", self.url(path)))
+                    })?;
+                self.counters
+                    .bytes_down
+                    .fetch_add(bytes.len() as u64, Ordering::Relaxed);
+                Ok(Some(bytes))
+            }
+            404 => Ok(None),
+            code => Err(Refusal::Unreachable(
+                self.unreachable(path, format_args!("answered {code}")),
+            )),
+        }
+    }
+
+    fn head(&self, path: &str) -> Result<bool, Unreachable> {
+        let mut request = self.agent.head(self.url(path));
+        if let Some(a) = &self.authorization {
+            request = request.header("Authorization", a);
+        }
+        let response = request.call().map_err(|e| self.unreachable(path, e))?;
+        let status = response.status().as_u16();
+        self.check_access(path, status)?;
+        Ok(status == 200)
+    }
+
+    fn put(&self, path: &str, bytes: &[u8]) -> Result<(), Unreachable> {
+        let mut request = self.agent.put(self.url(path));
+        if let Some(a) = &self.authorization {
+            request = request.header("Authorization", a);
+        }
+        let response = request.send(bytes).map_err(|e| self.unreachable(path, e))?;
+        let status = response.status().as_u16();
+        self.check_access(path, status)?;
+        if !(200..300).contains(&status) {
+            return Err(self.unreachable(path, format_args!("refused an upload with {status}")));
+        }
+        self.counters
+            .bytes_up
+            .fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+/// Why a fetched entry was not used.
+enum Refusal {
+    Unreachable(Unreachable),
+    Bad(String),
+}
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -1,0 +1,189 @@
+//! The shared remote cache against a real server: nginx with WebDAV PUT on a loopback
+//! port, as Bazel's documentation sets up an HTTP cache. Each "machine" is a separate
+//! clone of the packs in its own folder, with its own local cache.
+
+mod support;
+
+use serde_json::Value;
+use support::{stderr, tree, Nginx, Workspace};
+
+const PACKS: &[&str] = &["foundry"];
+
+fn remote(ws: &Workspace) -> Value {
+    ws.report()["summary"]["remote"].clone()
+}
+
+fn game(ws: &Workspace) -> std::collections::BTreeMap<String, Vec<u8>> {
+    tree(&ws.path("build/game"))
+}
+
+#[test]
+fn a_fresh_clone_cooks_from_a_warm_remote_byte_for_byte() {
+    let Some(server) = Nginx::start() else { return };
+    let first = Workspace::with_packs(PACKS);
+    first.cook(&["--remote-cache", &server.url]);
+    let uploaded = remote(&first);
+    let steps = first.report()["summary"]["steps"].as_u64().unwrap();
+    assert_eq!(
+        uploaded["uploaded_entries"].as_u64(),
+        Some(steps),
+        "{uploaded}"
+    );
+    assert!(!server.files("cas").is_empty());
+
+    let fresh = Workspace::with_packs(PACKS);
+    let out = fresh.cook(&["--remote-cache", &server.url]);
+    assert!(fresh.ran().is_empty(), "ran: {:?}", fresh.ran());
+    assert_eq!(remote(&fresh)["hits"].as_u64(), Some(steps));
+    assert_eq!(remote(&fresh)["uploaded_entries"].as_u64(), Some(0));
+    assert!(stderr(&out).contains("remote cache: "), "{}", stderr(&out));
+    assert_eq!(
+        game(&fresh),
+        game(&first),
+        "the same bytes as the machine that cooked"
+    );
+
+    // And the same as a cook that never saw the remote.
+    let local = Workspace::with_packs(PACKS);
+    local.cook(&[]);
+    assert_eq!(game(&local), game(&first));
+}
+
+#[test]
+fn a_read_only_machine_never_writes() {
+    let Some(server) = Nginx::start() else { return };
+    let ws = Workspace::with_packs(PACKS);
+    ws.cook(&["--remote-cache", &server.url, "--remote-cache-readonly"]);
+    assert!(!ws.ran().is_empty());
+    assert_eq!(remote(&ws)["misses"].as_u64(), Some(ws.ran().len() as u64));
+    assert!(server.files("ac").is_empty() && server.files("cas").is_empty());
+}
+
+#[test]
+fn damaged_or_misplaced_remote_entries_are_refused_and_cooked_locally() {
+    let Some(server) = Nginx::start() else { return };
+    let first = Workspace::with_packs(PACKS);
+    first.cook(&["--remote-cache", &server.url]);
+    // The largest blob (the container) gets one byte flipped...
+    let blobs = server.files("cas");
+    let largest = blobs
+        .iter()
+        .max_by_key(|p| std::fs::metadata(p).unwrap().len())
+        .unwrap();
+    let mut bytes = std::fs::read(largest).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x40;
+    std::fs::write(largest, &bytes).unwrap();
+    // ...and one step's entry is replaced by another step's.
+    let entries = server.files("ac");
+    std::fs::copy(&entries[0], &entries[1]).unwrap();
+
+    let second = Workspace::with_packs(PACKS);
+    let out = second.cook(&["--remote-cache", &server.url]);
+    let counts = remote(&second);
+    assert!(counts["refused"].as_u64().unwrap() >= 2, "{counts}");
+    let warnings = stderr(&out);
+    assert!(
+        warnings.contains("warning[remote_cache_refused]"),
+        "{warnings}"
+    );
+    assert!(warnings.contains("failed its SHA-256 check"), "{warnings}");
+    assert!(warnings.contains("seal does not match"), "{warnings}");
+    assert!(!second.ran().is_empty());
+    assert_eq!(
+        game(&second),
+        game(&first),
+        "nothing damaged reached build/game"
+    );
+}
+
+#[test]
+fn a_stopped_server_means_a_local_cook_and_one_warning() {
+    let Some(server) = Nginx::start() else { return };
+    let url = server.url.clone();
+    server.stop();
+    let ws = Workspace::with_packs(PACKS);
+    let out = ws.cook(&["--remote-cache", &url]);
+    let warnings = stderr(&out);
+    assert_eq!(
+        warnings.matches("warning[remote_cache_down]").count(),
+        1,
+        "{warnings}"
+    );
+    let local = Workspace::with_packs(PACKS);
+    local.cook(&[]);
+    assert_eq!(game(&ws), game(&local));
+}
+
+#[test]
+fn a_server_that_never_answers_times_out_once() {
+    // Accepts connections (the kernel does) and never answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/cache", silent.local_addr().unwrap());
+    let ws = Workspace::with_packs(PACKS);
+    let toml = std::fs::read_to_string(ws.path("pipeline.toml")).unwrap();
+    std::fs::write(
+        ws.path("pipeline.toml"),
+        format!("{toml}\n[cache]\nremote = \"{url}\"\nremote_timeout_s = 1\n"),
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let out = ws.cook(&[]);
+    let warnings = stderr(&out);
+    assert_eq!(
+        warnings.matches("warning[remote_cache_down]").count(),
+        1,
+        "{warnings}"
+    );
+    // One timeout, not one per step (generous, for a loaded machine).
+    assert!(started.elapsed().as_secs() < 60);
+}
+
+#[test]
+fn two_machines_writing_at_once_leave_a_cache_a_third_can_use() {
+    let Some(server) = Nginx::start() else { return };
+    let machines = [Workspace::with_packs(PACKS), Workspace::with_packs(PACKS)];
+    let cooks: Vec<std::process::Child> = machines
+        .iter()
+        .map(|ws| {
+            std::process::Command::new(env!("CARGO_BIN_EXE_mjolnir"))
+                .current_dir(ws.dir.path())
+                .args(["forge", "cook", "--remote-cache", &server.url])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for cook in cooks {
+        let out = cook.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let third = Workspace::with_packs(PACKS);
+    third.cook(&["--remote-cache", &server.url]);
+    assert!(third.ran().is_empty(), "ran: {:?}", third.ran());
+    assert_eq!(remote(&third)["refused"].as_u64(), Some(0));
+    assert_eq!(game(&third), game(&machines[0]));
+    assert_eq!(game(&third), game(&machines[1]));
+}
+
+#[test]
+fn credentials_in_the_url_are_refused() {
+    let ws = Workspace::with_packs(PACKS);
+    let out = ws.mjolnir(&[
+        "forge",
+        "cook",
+        "--remote-cache",
+        "http://ci:secret@127.0.0.1:9/cache",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("error[remote_cache_credentials]"),
+        "{}",
+        stderr(&out)
+    );
+}
