@@ -47,6 +47,28 @@ enum Command {
     /// Saved layouts.
     #[command(subcommand)]
     Layout(Layout),
+    /// The local cache: what it holds, and trimming it.
+    #[command(subcommand)]
+    Cache(Cache),
+}
+
+#[derive(Subcommand)]
+enum Cache {
+    /// Sizes, counts, and the hit rates of recent cooks.
+    Stats {
+        #[arg(long, default_value = "pipeline.toml")]
+        config: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Evict least recently used entries until the cache takes at most SIZE (500M, 2G);
+    /// what the last cook used is always kept.
+    Gc {
+        #[arg(long, value_name = "SIZE", value_parser = crate::housekeeping::parse_size)]
+        max_size: u64,
+        #[arg(long, default_value = "pipeline.toml")]
+        config: PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -324,6 +346,10 @@ struct CookArgs {
     /// Read the remote cache but never write it (for pull requests).
     #[arg(long)]
     remote_cache_readonly: bool,
+    /// Cook nothing: list the steps a cook would run and why, and exit 1 if there are any
+    /// (0 when everything is fresh).
+    #[arg(long, conflicts_with_all = ["watch", "no_cache", "archive"])]
+    check: bool,
 }
 
 /// Runs the command line; returns the process exit code.
@@ -344,6 +370,14 @@ fn dispatch(cli: Cli) -> Result<i32> {
         Command::Key(Key::New { force }) => return crate::release::key_new(force),
         Command::Key(Key::Show) => return crate::release::key_show(),
         Command::Hub(Hub::Index { dir, out }) => return crate::hub::index(&dir, &out),
+        Command::Cache(Cache::Stats { config, json }) => {
+            let config = Config::load(&config, &Overrides::default())?;
+            return crate::housekeeping::stats(&config, json);
+        }
+        Command::Cache(Cache::Gc { max_size, config }) => {
+            let config = Config::load(&config, &Overrides::default())?;
+            return crate::housekeeping::gc(&config, max_size);
+        }
         Command::Launcher(Launcher::Sync { hub, profile, json }) => {
             return crate::launcher::sync(&crate::launcher::SyncArgs { hub, profile, json })
         }
@@ -448,10 +482,11 @@ fn dispatch(cli: Cli) -> Result<i32> {
                     explain: false,
                     json: false,
                     verbose: false,
+                    check: false,
                 };
                 Ok(match cook::cook(&options)? {
                     Ending::Cooked => 0,
-                    Ending::Failed => 1,
+                    Ending::Failed | Ending::Stale => 1,
                 })
             };
             if watch {
@@ -580,10 +615,11 @@ fn cook_once(args: &CookArgs) -> Result<i32> {
         explain: args.explain,
         json: args.json,
         verbose: args.verbose,
+        check: args.check,
     };
     Ok(match cook::cook(&options)? {
         Ending::Cooked => 0,
-        Ending::Failed => 1,
+        Ending::Failed | Ending::Stale => 1,
     })
 }
 

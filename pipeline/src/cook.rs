@@ -37,6 +37,8 @@ pub struct Options {
     pub json: bool,
     /// A line per finished stage off a terminal.
     pub verbose: bool,
+    /// `--check`: cook nothing, list what a cook would run.
+    pub check: bool,
 }
 
 /// How a cook ended, for the exit code.
@@ -44,6 +46,8 @@ pub enum Ending {
     Cooked,
     /// Some step failed; its findings were printed and reported.
     Failed,
+    /// `--check` found steps a cook would run; they were listed.
+    Stale,
 }
 
 /// One pass over the graph. A pass that meets a damaged cached output is repeated once
@@ -134,6 +138,9 @@ impl Cook<'_> {
         let results = self.run(&graph, results, first_cook_step);
         let mut attempt = Attempt::new(graph, results, sets);
         attempt.maps = maps;
+        if self.options.check {
+            return Ok(attempt);
+        }
         if let Some(detail) = corrupt_detail(&attempt.results) {
             return Ok(attempt.corrupt(detail));
         }
@@ -330,6 +337,41 @@ fn print_explain(graph: &Graph, results: &[Finished]) {
     }
 }
 
+/// `--check`'s answer: each step a cook would run, and why (as `--explain` says it).
+fn print_check(graph: &Graph, results: &[Finished]) -> Ending {
+    let mut stale = 0;
+    for (step, r) in graph.steps.iter().zip(results) {
+        let why = match &r.outcome {
+            Outcome::Failed(diagnostics) => {
+                eprintln!("{} failed:", step.id);
+                for d in diagnostics {
+                    eprintln!("  {d}");
+                }
+                return Ending::Failed;
+            }
+            Outcome::Hit => continue,
+            Outcome::Ran(dirty) | Outcome::Stale(dirty) => dirty.describe(),
+            // Waits on a step that would run.
+            Outcome::Skipped => match step
+                .deps()
+                .find(|&d| !matches!(results[d].outcome, Outcome::Hit))
+            {
+                Some(d) => format!("after {}", graph.steps[d].id),
+                None => "not reached".into(),
+            },
+        };
+        println!("would run {}: {why}", step.id);
+        stale += 1;
+    }
+    if stale == 0 {
+        println!("fresh: nothing would run");
+        Ending::Cooked
+    } else {
+        println!("{stale} of {} steps would run", graph.steps.len());
+        Ending::Stale
+    }
+}
+
 /// Set by the Ctrl-C handler; a cook stops starting steps when it is.
 pub static CANCELLED: AtomicBool = AtomicBool::new(false);
 
@@ -345,7 +387,11 @@ pub fn cook(options: &Options) -> Result<Ending> {
         Err(LockError::Io(e)) => bail!("cannot lock {}: {e}", config.out.display()),
     };
     let seal_key = seal_key(options);
-    if options.use_cache && !options.json && !options.explain {
+    if options.check && seal::check(&config.cache, &seal_key).is_some() {
+        println!("fresh: nothing would run");
+        return Ok(Ending::Cooked);
+    }
+    if options.use_cache && !options.json && !options.explain && !options.check {
         // Checked here, before the pool or any cache is opened: that is the shortcut.
         if let Some(sealed) = seal::check(&config.cache, &seal_key) {
             let counts = report::Counts {
@@ -353,6 +399,7 @@ pub fn cook(options: &Options) -> Result<Ending> {
                 cached: sealed.steps,
                 ..report::Counts::default()
             };
+            record_cook(config, counts, None, started.elapsed().as_secs_f64(), true)?;
             println!(
                 "{}",
                 report::summary_line(sealed.packs, counts, started.elapsed())
@@ -360,7 +407,9 @@ pub fn cook(options: &Options) -> Result<Ending> {
             return Ok(Ending::Cooked);
         }
     }
-    seal::clear(&config.cache);
+    if !options.check {
+        seal::clear(&config.cache);
+    }
     let plan = PlanOptions {
         donors: config
             .donors
@@ -394,6 +443,7 @@ pub fn cook(options: &Options) -> Result<Ending> {
         pool: &pool,
         cancel: &CANCELLED,
         remote: remote.as_ref(),
+        check: options.check,
     };
     let pack_ids: Vec<String> = config.packs.iter().map(|p| p.id.clone()).collect();
     let progress = Progress::new(&pack_ids, options.verbose);
@@ -422,6 +472,9 @@ pub fn cook(options: &Options) -> Result<Ending> {
     progress.finish();
     store.close()?;
     stat_cache.save()?;
+    if options.check {
+        return Ok(print_check(&run.graph, &run.results));
+    }
     // Only a cook that could have taken the shortcut seals; `--json` and `--explain`
     // always run in full, and sealing costs a stat of everything.
     let could_use_seal = options.use_cache && !options.json && !options.explain;
@@ -518,6 +571,28 @@ fn sealable(options: &Options, run: &Attempt) -> Option<(seal::Sealed, Vec<std::
     Some((sealed, paths.into_iter().collect()))
 }
 
+/// Adds the cook to `cooks.log`, for `mjolnir cache stats`; returns its number.
+fn record_cook(
+    config: &Config,
+    counts: report::Counts,
+    remote: Option<&RemoteCache>,
+    seconds: f64,
+    sealed: bool,
+) -> Result<u64> {
+    let line = crate::usage::CookLine {
+        number: 0,
+        unix_s: 0,
+        steps: counts.steps,
+        cached: counts.cached,
+        run: counts.run,
+        failed: counts.failed,
+        remote_hits: remote.map_or(0, |r| r.counts().hits),
+        seconds,
+        sealed,
+    };
+    Ok(crate::usage::record_cook(&config.cache, line)?)
+}
+
 /// What the remote cache did in this cook, in a line.
 fn remote_line(c: &crate::remote::Counts) -> String {
     let mb = |b: u64| b as f64 / 1e6;
@@ -608,6 +683,18 @@ fn finish(
         "installable": config.donors.is_some(),
         "remote": settings.remote.map(|r| r.counts()),
     });
+    let number = record_cook(
+        config,
+        counts,
+        settings.remote,
+        elapsed.as_secs_f64(),
+        false,
+    )?;
+    let used = results
+        .iter()
+        .filter(|r| matches!(r.outcome, Outcome::Hit | Outcome::Ran(_)))
+        .filter_map(|r| r.key.as_deref());
+    crate::usage::record_uses(&config.cache, number, used)?;
     let steps = step_records.unwrap_or_else(|| report::serialize_steps(&graph, &results));
     let full = report::Report {
         summary: &summary,

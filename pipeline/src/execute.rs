@@ -20,7 +20,7 @@ use crate::fingerprint::{Dirty, Fingerprint};
 use crate::graph::{Graph, Input, Step, StepId};
 use crate::remote::{Fetched, RemoteCache};
 use crate::stat_cache::StatCache;
-use crate::steps::{finding, Cooked, Inputs, Outputs};
+use crate::steps::{finding, Cooked, Inputs, Outputs, Scope};
 use crate::store::{ActionRecord, OutputRef, Store};
 
 /// One output of a step. Outputs of a cache hit are not read until something needs their
@@ -88,8 +88,11 @@ pub enum Outcome {
     Hit,
     Ran(Dirty),
     Failed(Vec<Diagnostic>),
-    /// Not run: a dependency failed, or the run stopped at the first failure.
+    /// Not run: a dependency failed (or, under `check`, is stale), or the run stopped at
+    /// the first failure.
     Skipped,
+    /// Under `check`: not cached, so a cook would run it, for this reason.
+    Stale(Dirty),
 }
 
 #[derive(Debug, Clone)]
@@ -124,6 +127,7 @@ enum State {
     Done,
 }
 
+#[derive(Clone)]
 pub struct Settings<'a> {
     pub store: &'a Store,
     pub stat_cache: &'a StatCache,
@@ -138,6 +142,10 @@ pub struct Settings<'a> {
     pub cancel: &'a AtomicBool,
     /// The shared cache, asked on a local miss and given what is cooked.
     pub remote: Option<&'a RemoteCache>,
+    /// `--check`: a step the caches miss is not cooked but reported [`Outcome::Stale`];
+    /// only the contract's validation (pack steps, which name the blocks) runs, and what
+    /// it makes is not stored.
+    pub check: bool,
 }
 
 /// Receives each finished step, for progress display.
@@ -457,11 +465,23 @@ fn run_step(
         }
         Err(dirty) => dirty,
     };
+    if settings.check && step.kind.scope != Scope::Pack {
+        return Finished {
+            key: Some(key),
+            outcome: Outcome::Stale(dirty),
+            duration: started.elapsed(),
+            inputs: gathered.records,
+            outputs: vec![],
+        };
+    }
     let records = gathered.records.clone();
     let result = load(step, gathered, settings)
         .and_then(|inputs| cook_caught(step, &inputs, cook))
         .and_then(|outputs| declared(step, outputs))
-        .and_then(|outputs| store(step, &key, &fingerprint, outputs, settings));
+        .and_then(|outputs| match settings.check {
+            true => Ok(unstored(outputs)),
+            false => store(step, &key, &fingerprint, outputs, settings),
+        });
     match result {
         Ok(outputs) => Finished {
             key: Some(key),
@@ -709,6 +729,17 @@ fn declared(step: &Step, outputs: Outputs) -> Result<Outputs, Vec<Diagnostic>> {
             ),
         )]),
     }
+}
+
+/// Outputs kept in memory only, for `check`.
+fn unstored(outputs: Outputs) -> Vec<Arc<Output>> {
+    outputs
+        .into_iter()
+        .map(|(name, bytes)| {
+            let hash = blake3::hash(&bytes).to_hex().to_string();
+            Output::fresh(name, hash, bytes)
+        })
+        .collect()
 }
 
 /// Puts every output in the blob store, then records the action: blobs always come first.

@@ -101,6 +101,7 @@ pub fn write(
                     crate::execute::Outcome::Ran(_) => "run",
                     crate::execute::Outcome::Failed(_) => "failed",
                     crate::execute::Outcome::Skipped => "skipped",
+                    crate::execute::Outcome::Stale(_) => "stale",
                 },
                 r.duration.as_secs_f64() * 1000.0,
             )

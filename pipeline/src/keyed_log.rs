@@ -74,6 +74,34 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
         Ok(())
     }
 
+    /// Sets many keys with one write.
+    pub fn set_all<'k>(
+        &mut self,
+        entries: impl IntoIterator<Item = (&'k str, V)>,
+    ) -> std::io::Result<()> {
+        let mut bytes = Vec::new();
+        let mut values = Vec::new();
+        for (key, value) in entries {
+            bytes.extend(
+                serde_json::to_vec(&Line {
+                    key,
+                    value: Some(&value),
+                })
+                .expect("a log line serializes"),
+            );
+            bytes.push(b'\n');
+            values.push((key.to_string(), value));
+        }
+        self.write_lines(&bytes, values.len())?;
+        self.index.extend(values);
+        Ok(())
+    }
+
+    /// Every live key and its value, in no particular order.
+    pub fn entries(&self) -> impl Iterator<Item = (&str, &V)> {
+        self.index.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
     pub fn discard(&mut self, key: &str) -> std::io::Result<()> {
         self.append(&Line::<_, &V> { key, value: None })?;
         self.index.remove(key);
@@ -83,6 +111,10 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
     fn append(&mut self, line: &Line<&str, &V>) -> std::io::Result<()> {
         let mut bytes = serde_json::to_vec(line).expect("a log line serializes");
         bytes.push(b'\n');
+        self.write_lines(&bytes, 1)
+    }
+
+    fn write_lines(&mut self, bytes: &[u8], lines: usize) -> std::io::Result<()> {
         if self.file.is_none() {
             self.file = Some(
                 std::fs::OpenOptions::new()
@@ -91,11 +123,8 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
                     .open(&self.path)?,
             );
         }
-        self.file
-            .as_mut()
-            .expect("opened above")
-            .write_all(&bytes)?;
-        self.lines += 1;
+        self.file.as_mut().expect("opened above").write_all(bytes)?;
+        self.lines += lines;
         Ok(())
     }
 

@@ -29,4 +29,15 @@ impl BuildLock {
             Err(TryLockError::Error(e)) => Err(LockError::Io(e)),
         }
     }
+
+    /// Waits for the lock (for a command that only reads the build).
+    pub fn wait(out: &Path) -> std::io::Result<BuildLock> {
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(out.join(".lock"))?;
+        file.lock()?;
+        Ok(BuildLock { _file: file })
+    }
 }

@@ -9,6 +9,7 @@ mod donors;
 mod execute;
 mod fingerprint;
 mod graph;
+mod housekeeping;
 mod html;
 mod hub;
 mod inspect;
@@ -31,6 +32,7 @@ mod stat_cache;
 mod steps;
 mod store;
 mod suggest;
+mod usage;
 mod watch;
 mod wiring;
 

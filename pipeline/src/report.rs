@@ -29,7 +29,7 @@ pub fn count(results: &[Finished]) -> Counts {
             Outcome::Hit => c.cached += 1,
             Outcome::Ran(_) => c.run += 1,
             Outcome::Failed(_) => c.failed += 1,
-            Outcome::Skipped => c.skipped += 1,
+            Outcome::Skipped | Outcome::Stale(_) => c.skipped += 1,
         }
     }
     c
@@ -105,6 +105,7 @@ fn step_records<'a>(graph: &'a Graph, results: &'a [Finished]) -> Vec<StepRecord
                 Outcome::Ran(dirty) => ("run", Some(dirty), None),
                 Outcome::Failed(d) => ("failed", None, Some(d.as_slice())),
                 Outcome::Skipped => ("skipped", None, None),
+                Outcome::Stale(dirty) => ("stale", Some(dirty), None),
             };
             StepRecord {
                 id: &step.id,

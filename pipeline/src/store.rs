@@ -184,6 +184,51 @@ impl Store {
         )
     }
 
+    /// Every action whose record is sound, by key.
+    pub fn actions(&self) -> Vec<ActionRecord> {
+        let actions = self.actions.lock().expect("action log lock");
+        let mut records: Vec<ActionRecord> = actions
+            .entries()
+            .filter(|(key, sealed)| sealed.seal == seal(key, &sealed.outputs))
+            .map(|(key, sealed)| ActionRecord {
+                key: key.to_string(),
+                outputs: sealed.outputs.clone(),
+            })
+            .collect();
+        records.sort_by(|a, b| a.key.cmp(&b.key));
+        records
+    }
+
+    /// Every blob held, by hash, with its size on disk, sorted.
+    pub fn blobs(&self) -> std::io::Result<Vec<(String, u64)>> {
+        let mut blobs = Vec::new();
+        let Ok(folders) = std::fs::read_dir(self.root.join("blobs")) else {
+            return Ok(blobs);
+        };
+        for folder in folders {
+            let folder = folder?;
+            if !folder.file_type()?.is_dir() {
+                continue;
+            }
+            for file in std::fs::read_dir(folder.path())? {
+                let file = file?;
+                let name = file.file_name().to_string_lossy().into_owned();
+                if !name.starts_with(atomic::TEMP_PREFIX) {
+                    blobs.push((name, file.metadata()?.len()));
+                }
+            }
+        }
+        blobs.sort();
+        Ok(blobs)
+    }
+
+    pub fn remove_blob(&self, hash: &str) -> std::io::Result<()> {
+        match std::fs::remove_file(self.blob_path(hash)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
+    }
+
     fn with_last<T>(&self, f: impl FnOnce(&mut KeyedLog<Fingerprint>) -> T) -> std::io::Result<T> {
         let mut last = self.last.lock().expect("fingerprint log lock");
         if last.is_none() {

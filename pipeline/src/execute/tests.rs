@@ -59,6 +59,7 @@ impl Bench {
             pool: &self.pool,
             cancel: &self.cancel,
             remote: None,
+            check: false,
         }
     }
 
@@ -155,6 +156,7 @@ fn outcome_names(results: &[Finished]) -> Vec<&'static str> {
             Outcome::Ran(_) => "ran",
             Outcome::Failed(_) => "failed",
             Outcome::Skipped => "skipped",
+            Outcome::Stale(_) => "stale",
         })
         .collect()
 }

@@ -1,0 +1,103 @@
+//! What each cook used from the cache, for `mjolnir cache stats` and `cache gc`.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `<cache>/cooks.log` | a JSON line per cook: its number, time, counts and remote hits (the last [`KEEP_COOKS`]) |
+//! | `<cache>/uses.log` | step key → the number of the last cook that used it, as a hit or a run ([`KeyedLog`]) |
+//!
+//! `gc` evicts the least recently used keys first, and never a key the last recording
+//! cook used: those are the outputs its set folders hold. A sealed no-op cook adds its
+//! line to `cooks.log` but no uses: it used exactly what the cook that sealed it did.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::keyed_log::KeyedLog;
+
+const COOKS: &str = "cooks.log";
+const USES: &str = "uses.log";
+/// How many cooks `cooks.log` remembers.
+pub const KEEP_COOKS: usize = 100;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CookLine {
+    pub number: u64,
+    /// Seconds since the Unix epoch, when the cook ended.
+    pub unix_s: u64,
+    pub steps: usize,
+    pub cached: usize,
+    pub run: usize,
+    pub failed: usize,
+    pub remote_hits: u64,
+    pub seconds: f64,
+    /// Finished by the no-op seal, without planning.
+    pub sealed: bool,
+}
+
+/// The cooks remembered, oldest first. Torn or unreadable lines are skipped.
+pub fn cooks(cache: &Path) -> Vec<CookLine> {
+    let text = std::fs::read_to_string(cache.join(COOKS)).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// Appends a cook's line (numbered after the last), trimming the file to the last
+/// [`KEEP_COOKS`] lines now and then; returns the cook's number.
+pub fn record_cook(cache: &Path, mut line: CookLine) -> std::io::Result<u64> {
+    let earlier = cooks(cache);
+    line.number = earlier.last().map_or(1, |l| l.number + 1);
+    line.unix_s = now_s();
+    let mut text = serde_json::to_vec(&line).expect("a cook line serializes");
+    text.push(b'\n');
+    if earlier.len() >= 2 * KEEP_COOKS {
+        let mut kept = Vec::new();
+        for l in &earlier[earlier.len() - KEEP_COOKS + 1..] {
+            kept.extend(serde_json::to_vec(l).expect("a cook line serializes"));
+            kept.push(b'\n');
+        }
+        kept.extend(text);
+        return crate::atomic::write(&cache.join(COOKS), &kept).map(|_| line.number);
+    }
+    std::fs::create_dir_all(cache)?;
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(cache.join(COOKS))?
+        .write_all(&text)?;
+    Ok(line.number)
+}
+
+/// Records that cook `number` used these step keys.
+pub fn record_uses<'k>(
+    cache: &Path,
+    number: u64,
+    keys: impl IntoIterator<Item = &'k str>,
+) -> std::io::Result<()> {
+    KeyedLog::<u64>::load(&cache.join(USES))?.set_all(keys.into_iter().map(|k| (k, number)))
+}
+
+/// Each step key's last use, by cook number.
+pub fn uses(cache: &Path) -> std::io::Result<HashMap<String, u64>> {
+    let log = KeyedLog::<u64>::load(&cache.join(USES))?;
+    Ok(log.entries().map(|(k, v)| (k.to_string(), *v)).collect())
+}
+
+/// Forgets the uses of evicted keys.
+pub fn forget<'k>(cache: &Path, keys: impl IntoIterator<Item = &'k str>) -> std::io::Result<()> {
+    let mut log = KeyedLog::<u64>::load(&cache.join(USES))?;
+    for key in keys {
+        log.discard(key)?;
+    }
+    Ok(())
+}
+
+/// Seconds since the Unix epoch.
+pub fn now_s() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
