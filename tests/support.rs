@@ -273,7 +273,7 @@ impl Nginx {
         let conf = format!(
             "{user}worker_processes 2;\nerror_log {root}/error.log;\npid {root}/nginx.pid;\n\
              events {{ worker_connections 256; }}\n\
-             http {{\n  access_log off;\n  client_body_temp_path {root}/body;\n\
+             http {{\n  access_log off;\n  sendfile on;\n  client_body_temp_path {root}/body;\n\
                proxy_temp_path {root}/proxy;\n  fastcgi_temp_path {root}/fastcgi;\n\
                uwsgi_temp_path {root}/uwsgi;\n  scgi_temp_path {root}/scgi;\n\
                server {{\n    listen 127.0.0.1:{port};\n    location /cache/ {{\n\

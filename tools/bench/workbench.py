@@ -20,6 +20,8 @@ import sys
 import zlib
 from pathlib import Path
 
+from sections import replace_section
+
 REPO = Path(__file__).resolve().parents[2]
 MODELS = REPO / "forge-packs/foundry/source/models"
 SIZE = 512
@@ -155,16 +157,7 @@ colouring by texture). The target is at least 20× faster.
 | piece | ours | Workbench | ratio |
 |---|---|---|---|
 {rows}"""
-    path = REPO / "BENCHMARKS.md"
-    text = path.read_text()
-    start = text.find("\n" + SECTION)
-    if start >= 0:
-        end = text.find("\n## ", start + 1)
-        text = text[:start] + text[end if end >= 0 else len(text):]
-    at = text.find("\n## Fuzzing")
-    at = at if at >= 0 else len(text)
-    text = text[:at] + "\n" + section + text[at:]
-    path.write_text(text)
+    replace_section(SECTION, section)
     print(section)
 
 
