@@ -187,3 +187,50 @@ fn credentials_in_the_url_are_refused() {
         stderr(&out)
     );
 }
+
+#[test]
+fn credentials_come_from_netrc_or_the_token_variable() {
+    let Some(server) = Nginx::start_with_login("ci", "s3cret") else {
+        return;
+    };
+    let cook = |ws: &Workspace, env: &[(&str, String)]| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_mjolnir"));
+        command
+            .current_dir(ws.dir.path())
+            .args(["forge", "cook", "--remote-cache", &server.url])
+            .env_remove("MJOLNIR_REMOTE_CACHE_TOKEN")
+            .env("NETRC", ws.path("no-netrc"));
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        let out = command.output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        out
+    };
+    // Without credentials: refused once, cooked locally.
+    let ws = Workspace::with_packs(PACKS);
+    let out = cook(&ws, &[]);
+    assert!(stderr(&out).contains("answered 401"), "{}", stderr(&out));
+    assert!(server.files("ac").is_empty());
+    // With the host's netrc entry: written.
+    let ws = Workspace::with_packs(PACKS);
+    let netrc = ws.path("netrc");
+    std::fs::write(&netrc, "machine 127.0.0.1 login ci password s3cret\n").unwrap();
+    cook(&ws, &[("NETRC", netrc.display().to_string())]);
+    assert!(remote(&ws)["uploaded_entries"].as_u64().unwrap() > 0);
+    // A wrong token wins over netrc, and is refused.
+    let ws = Workspace::with_packs(PACKS);
+    let out = cook(
+        &ws,
+        &[
+            ("NETRC", netrc.display().to_string()),
+            ("MJOLNIR_REMOTE_CACHE_TOKEN", "wrong".into()),
+        ],
+    );
+    assert!(
+        stderr(&out).contains("MJOLNIR_REMOTE_CACHE_TOKEN"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(remote(&ws)["hits"].as_u64(), Some(0));
+}

@@ -250,6 +250,15 @@ impl Nginx {
     /// Started from Debian's `nginx` (package `nginx-core`), or `None` with the reason
     /// printed when it is not installed.
     pub fn start() -> Option<Nginx> {
+        Nginx::serve(None)
+    }
+
+    /// Like [`Nginx::start`], with Basic authentication for one login.
+    pub fn start_with_login(login: &str, password: &str) -> Option<Nginx> {
+        Nginx::serve(Some((login, password)))
+    }
+
+    fn serve(login: Option<(&str, &str)>) -> Option<Nginx> {
         let binary = ["/usr/sbin/nginx", "/usr/bin/nginx"]
             .into_iter()
             .find(|p| Path::new(p).exists());
@@ -264,6 +273,14 @@ impl Nginx {
             .unwrap()
             .port();
         let root = dir.path().display().to_string();
+        let auth = match login {
+            Some((login, password)) => {
+                let htpasswd = format!("{login}:{{PLAIN}}{password}\n");
+                std::fs::write(dir.path().join("htpasswd"), htpasswd).unwrap();
+                format!("auth_basic \"cache\";\n      auth_basic_user_file {root}/htpasswd;\n    ")
+            }
+            None => String::new(),
+        };
         // Workers run as this user, so they can write the temporary folder.
         let user = if running_as_root() {
             "user root;\n"
@@ -278,7 +295,7 @@ impl Nginx {
                uwsgi_temp_path {root}/uwsgi;\n  scgi_temp_path {root}/scgi;\n\
                server {{\n    listen 127.0.0.1:{port};\n    location /cache/ {{\n\
                  root {root}/data;\n      dav_methods PUT;\n      create_full_put_path on;\n\
-                 dav_access user:rw group:r all:r;\n      client_max_body_size 0;\n    }}\n  }}\n}}\n"
+                 dav_access user:rw group:r all:r;\n      client_max_body_size 0;\n    {auth}}}\n  }}\n}}\n"
         );
         std::fs::create_dir_all(dir.path().join("data/cache")).unwrap();
         std::fs::write(dir.path().join("nginx.conf"), conf).unwrap();
