@@ -99,9 +99,16 @@ impl RemoteCache {
             ));
         }
         let host = authority.rsplit_once(':').map_or(authority, |(h, _)| h);
+        // Each phase has its limit, but name resolution has none of its own: with one,
+        // ureq resolves on a new thread for every request, which was a tenth of a fresh
+        // clone's time. The system resolver has its own timeouts.
+        let limit = Some(settings.timeout);
         let config = ureq::Agent::config_builder()
             .timeout_connect(Some(settings.timeout.min(Duration::from_secs(3))))
-            .timeout_global(Some(settings.timeout))
+            .timeout_send_request(limit)
+            .timeout_send_body(limit)
+            .timeout_recv_response(limit)
+            .timeout_recv_body(limit)
             .http_status_as_error(false)
             .build();
         Ok(RemoteCache {
@@ -194,9 +201,14 @@ impl RemoteCache {
             if o.size > MAX_BLOB {
                 return Err(Refusal::Bad(format!("{} is {} bytes", o.name, o.size)));
             }
-            let bytes = self
-                .get(&format!("cas/{}", o.sha256), o.size)?
-                .ok_or_else(|| Refusal::Bad(format!("the server has no blob for {}", o.name)))?;
+            let bytes = match o.inline {
+                Some(bytes) => bytes,
+                None => self
+                    .get(&format!("cas/{}", o.sha256), o.size)?
+                    .ok_or_else(|| {
+                        Refusal::Bad(format!("the server has no blob for {}", o.name))
+                    })?,
+            };
             if bytes.len() as u64 != o.size || sha256_hex(&bytes) != o.sha256 {
                 return Err(Refusal::Bad(format!(
                     "the blob for {} failed its SHA-256 check",
@@ -221,6 +233,7 @@ impl RemoteCache {
 
     fn try_upload(&self, key: &str, outputs: &[(&str, &[u8])]) -> Result<(), Unreachable> {
         let mut listed = Vec::with_capacity(outputs.len());
+        let mut inline_budget = action_result::INLINE_TOTAL;
         for (name, bytes) in outputs {
             let sha256 = sha256_hex(bytes);
             let path = format!("cas/{sha256}");
@@ -230,10 +243,16 @@ impl RemoteCache {
                 self.put(&path, bytes)?;
                 self.counters.uploaded_blobs.fetch_add(1, Ordering::Relaxed);
             }
+            let size = bytes.len() as u64;
+            let inline = size <= action_result::INLINE_MAX && size <= inline_budget;
+            if inline {
+                inline_budget -= size;
+            }
             listed.push(RemoteOutput {
                 name: name.to_string(),
                 sha256,
-                size: bytes.len() as u64,
+                size,
+                inline: inline.then(|| bytes.to_vec()),
             });
         }
         self.put(&format!("ac/{key}"), &action_result::encode(key, &listed))?;
@@ -334,6 +353,12 @@ enum Refusal {
 }
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let digest = Sha256::digest(bytes);
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    let mut hex = String::with_capacity(64);
+    for b in digest {
+        hex.push(HEX[usize::from(b >> 4)] as char);
+        hex.push(HEX[usize::from(b & 15)] as char);
+    }
+    hex
 }

@@ -4,7 +4,7 @@
 //!
 //! | field | number | holds |
 //! |---|---|---|
-//! | `output_files` | 2 | one `OutputFile` per output: `path` (1) is the output's name, `digest` (2) its SHA-256 and size |
+//! | `output_files` | 2 | one `OutputFile` per output: `path` (1) is the output's name, `digest` (2) its SHA-256 and size, `contents` (5) its bytes when it is small |
 //! | `exit_code` | 4 | always 0: only successful steps are cached |
 //! | `stdout_raw` | 5 | `mjolnir-seal <hex>`: BLAKE3 of the key and the outputs, so an entry served under another key is refused |
 
@@ -26,6 +26,9 @@ pub struct OutputFile {
     pub digest: Option<Digest>,
     #[prost(bool, tag = "4")]
     pub is_executable: bool,
+    /// The bytes themselves, for small outputs: one request fetches a step.
+    #[prost(bytes = "vec", tag = "5")]
+    pub contents: Vec<u8>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -38,13 +41,20 @@ pub struct ActionResult {
     pub stdout_raw: Vec<u8>,
 }
 
-/// One output of a cached step: its name, SHA-256 (hex) and size.
+/// One output of a cached step: its name, SHA-256 (hex) and size, and its bytes when the
+/// entry carries them (still to be checked against the digest).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RemoteOutput {
     pub name: String,
     pub sha256: String,
     pub size: u64,
+    pub inline: Option<Vec<u8>>,
 }
+
+/// Outputs up to this size travel inside the entry too (and are in `cas/` as well, for
+/// validating servers and other clients), up to [`INLINE_TOTAL`] an entry.
+pub const INLINE_MAX: u64 = 64 << 10;
+pub const INLINE_TOTAL: u64 = 1 << 20;
 
 const SEAL_PREFIX: &str = "mjolnir-seal ";
 
@@ -77,6 +87,7 @@ pub fn encode(key: &str, outputs: &[RemoteOutput]) -> Vec<u8> {
                     size_bytes: o.size as i64,
                 }),
                 is_executable: false,
+                contents: o.inline.clone().unwrap_or_default(),
             })
             .collect(),
         exit_code: 0,
@@ -107,10 +118,12 @@ pub fn decode(key: &str, bytes: &[u8]) -> Result<Vec<RemoteOutput>, String> {
             if !well_formed || digest.size_bytes < 0 {
                 return Err(format!("output {:?} has a malformed digest", f.path));
             }
+            let size = digest.size_bytes as u64;
             Ok(RemoteOutput {
                 name: f.path,
                 sha256: digest.hash,
-                size: digest.size_bytes as u64,
+                size,
+                inline: (size == 0 || !f.contents.is_empty()).then_some(f.contents),
             })
         })
         .collect::<Result<Vec<_>, String>>()?;
@@ -126,11 +139,20 @@ mod tests {
     use super::*;
 
     fn outputs() -> Vec<RemoteOutput> {
-        vec![RemoteOutput {
-            name: "mesh.fgim".into(),
-            sha256: "ab".repeat(32),
-            size: 12,
-        }]
+        vec![
+            RemoteOutput {
+                name: "mesh.fgim".into(),
+                sha256: "ab".repeat(32),
+                size: 12,
+                inline: None,
+            },
+            RemoteOutput {
+                name: "small.bin".into(),
+                sha256: "cd".repeat(32),
+                size: 3,
+                inline: Some(b"abc".to_vec()),
+            },
+        ]
     }
 
     #[test]
@@ -140,6 +162,14 @@ mod tests {
         assert!(decode("k2", &bytes).unwrap_err().contains("seal"));
         assert!(decode("k1", &bytes[..bytes.len() - 3]).is_err());
         assert!(decode("k1", b"\xff\xff\xff").is_err());
+    }
+
+    #[test]
+    fn digests_are_lowercase_hex_sha256() {
+        assert_eq!(
+            crate::remote::sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
     }
 
     #[test]
