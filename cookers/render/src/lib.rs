@@ -29,7 +29,7 @@ pub use sheet::contact_sheet;
 pub use turntable::turntable_gif;
 
 /// Version of this cooker; part of every render step's key.
-pub const VERSION: u32 = 6; // 3: the grid never shows through the piece; 4: materials' own colours and textures, studio lighting, fitted framing, sRGB output; 5: shaded once a pixel, single-sided back faces culled; 6: textures kept as sRGB bytes, mip levels rounded to them
+pub const VERSION: u32 = 7; // 3: the grid never shows through the piece; 4: materials' own colours and textures, studio lighting, fitted framing, sRGB output; 5: shaded once a pixel, single-sided back faces culled; 6: textures kept as sRGB bytes, mip levels rounded to them; 7: texture coordinates from screen-space planes
 
 pub type V3 = [f64; 3];
 
@@ -155,15 +155,20 @@ pub fn render(scene: &Scene, camera: &Camera, options: &Options) -> RgbaImage {
     };
     let mut canvas = raster::Canvas::new(big.resolution[0], big.resolution[1]);
     let studio = shading::Studio::facing(camera);
-    let surfaces: Vec<Surface> = scene
+    let mut surfaces: Vec<Surface> = scene
         .triangles
         .iter()
         .map(|t| Surface::new(t, scene, camera, &studio))
         .collect();
-    for (t, surface) in scene.triangles.iter().zip(&surfaces) {
+    for (t, surface) in scene.triangles.iter().zip(&mut surfaces) {
         let flat = surface.flat.is_some();
         match t.points.map(|p| big.project(p)) {
-            [Some(a), Some(b), Some(c)] if !surface.culled => canvas.triangle([a, b, c], flat),
+            [Some(a), Some(b), Some(c)] if !surface.culled => {
+                if surface.textured() {
+                    surface.uv = t.uvs.and_then(|uv| raster::Varying::new([a, b, c], uv));
+                }
+                canvas.triangle([a, b, c], flat)
+            }
             // Behind the camera, or a single-sided back face: keeps its index, covers nothing.
             _ => canvas.triangle([[0.0; 3]; 3], flat),
         }
@@ -206,6 +211,8 @@ struct Surface<'a> {
     flat: Option<[f32; 3]>,
     /// A single-sided surface whose own normals face away from the camera.
     culled: bool,
+    /// The texture coordinate across the projected triangle, for textured surfaces.
+    uv: Option<raster::Varying>,
 }
 
 impl<'a> Surface<'a> {
@@ -246,8 +253,9 @@ impl<'a> Surface<'a> {
             mip: 0,
             even_light: None,
             flat: None,
+            uv: None,
         };
-        let textured = surface.look.is_some_and(|l| l.texture.is_some()) && t.uvs.is_some();
+        let textured = surface.textured();
         if let (Some(texture), Some(uv)) = (surface.look.and_then(|l| l.texture.as_ref()), t.uvs) {
             surface.mip = texture.level_for(texels_per_pixel(t.points, uv, texture, camera));
         }
@@ -262,9 +270,27 @@ impl<'a> Surface<'a> {
         surface
     }
 
-    /// The colour at a pixel, once for all when the surface is flat.
+    fn textured(&self) -> bool {
+        self.look.is_some_and(|l| l.texture.is_some()) && self.triangle.uvs.is_some()
+    }
+
+    /// The colour at a pixel, once for all when the surface is flat. An evenly lit
+    /// textured surface needs only its texture coordinate, not the corners' weights.
     fn shaded(&self, studio: &shading::Studio, at: raster::Weights) -> [f32; 3] {
-        self.flat.unwrap_or_else(|| self.shade(studio, at.get()))
+        if let Some(flat) = self.flat {
+            return flat;
+        }
+        let even = self.even_light.zip(self.uv.and_then(|v| v.at(at.centre())));
+        match (even, self.look) {
+            (Some((light, uv)), Some(look)) => {
+                let texel = look
+                    .texture
+                    .as_ref()
+                    .map_or([1.0; 3], |t| t.sample_rgb(uv, self.mip));
+                std::array::from_fn(|k| look.base_colour[k] * texel[k] * light)
+            }
+            _ => self.shade(studio, at.get()),
+        }
     }
 
     /// The colour at weights `w` of the corners: the look's colour (times its texture)

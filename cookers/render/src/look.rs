@@ -124,8 +124,33 @@ impl Texture {
         (texels_per_pixel.log2().floor() as usize).min(self.levels.len() - 1)
     }
 
+    /// Bilinear sample of `level` at texture coordinate `uv`, colour only (the preview
+    /// does not blend alpha).
+    pub fn sample_rgb(&self, uv: [f64; 2], level: usize) -> [f32; 3] {
+        let (texels, [fx, fy]) = self.taps(uv, level);
+        let lin = self.linear;
+        std::array::from_fn(|k| {
+            let [a, b, c, d] = texels.map(|t| lin[usize::from(t[k])]);
+            let upper = a + (b - a) * fx;
+            let lower = c + (d - c) * fx;
+            upper + (lower - upper) * fy
+        })
+    }
+
     /// Bilinear sample of `level` at texture coordinate `uv`.
     pub fn sample(&self, uv: [f64; 2], level: usize) -> [f32; 4] {
+        let (texels, [fx, fy]) = self.taps(uv, level);
+        let [a, b, c, d] = texels.map(|t| decode(t, self.linear));
+        std::array::from_fn(|k| {
+            let upper = a[k] + (b[k] - a[k]) * fx;
+            let lower = c[k] + (d[k] - c[k]) * fx;
+            upper + (lower - upper) * fy
+        })
+    }
+
+    /// The four texels a bilinear sample at `uv` blends (top left, top right, bottom
+    /// left, bottom right) and its weights across and down.
+    fn taps(&self, uv: [f64; 2], level: usize) -> ([[u8; 4]; 4], [f32; 2]) {
         let l = &self.levels[level.min(self.levels.len() - 1)];
         let (w, h) = (i64::from(l.width), i64::from(l.height));
         // Folded into one period first, so only the texels at the image's edges need
@@ -133,7 +158,6 @@ impl Texture {
         let x = self.wrap[0].reduce(uv[0]) * w as f64 - 0.5;
         let y = self.wrap[1].reduce(uv[1]) * h as f64 - 0.5;
         let (x0, y0) = (floor(x), floor(y));
-        let (fx, fy) = ((x - x0) as f32, (y - y0) as f32);
         let fold = |wrap: Wrap, i: i64, n: i64| {
             // Inside the image (nearly always) nothing folds.
             if (0..n - 1).contains(&i) {
@@ -146,17 +170,8 @@ impl Texture {
         let (ty0, ty1) = fold(self.wrap[1], y0 as i64, h);
         let row = |ty: usize| &l.texels[ty * w as usize..][..w as usize];
         let (top, bottom) = (row(ty0), row(ty1));
-        let (a, b, c, d) = (
-            decode(top[tx0], self.linear),
-            decode(top[tx1], self.linear),
-            decode(bottom[tx0], self.linear),
-            decode(bottom[tx1], self.linear),
-        );
-        std::array::from_fn(|k| {
-            let upper = a[k] + (b[k] - a[k]) * fx;
-            let lower = c[k] + (d[k] - c[k]) * fx;
-            upper + (lower - upper) * fy
-        })
+        let texels = [top[tx0], top[tx1], bottom[tx0], bottom[tx1]];
+        (texels, [(x - x0) as f32, (y - y0) as f32])
     }
 }
 

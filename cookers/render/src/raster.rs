@@ -107,24 +107,11 @@ impl Canvas {
         self.corners.push(p);
         self.flat.push(flat);
         let id = self.corners.len() as u32;
-        let area =
-            (p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) - (p[1][1] - p[0][1]) * (p[2][0] - p[0][0]);
-        if area.abs() < 1e-12 || !area.is_finite() {
+        let Some(edges) = edge_planes(p) else {
             return;
-        }
-        // Edge functions as planes in (x, y), normalized by the area: a sample is inside
-        // where all three are at least zero, and depth is a plane too.
-        let inv = 1.0 / area;
-        let edge = |a: [f64; 3], b: [f64; 3]| {
-            [
-                (a[1] - b[1]) * inv,
-                (b[0] - a[0]) * inv,
-                (a[0] * b[1] - a[1] * b[0]) * inv,
-            ]
         };
-        let edges = [edge(p[1], p[2]), edge(p[2], p[0]), edge(p[0], p[1])];
-        let depth = [0, 1, 2]
-            .map(|k| edges[0][k] * p[0][2] + edges[1][k] * p[1][2] + edges[2][k] * p[2][2]);
+        // A sample is inside where all three edges are at least zero; depth is a plane too.
+        let depth = blend(&edges, [p[0][2], p[1][2], p[2][2]]);
         let ys = p.map(|q| q[1]);
         let min_y = (ys.iter().copied().fold(f64::MAX, f64::min) - 0.5)
             .ceil()
@@ -385,6 +372,70 @@ fn span(edges: &[[f64; 3]; 3], py: f64, width: u32) -> Option<(i64, i64)> {
     (x0 <= x1).then_some((x0, x1))
 }
 
+/// A projected triangle's edge functions as planes in (x, y), normalized by its area:
+/// plane `k` is corner `k`'s screen-space weight, 1 there and 0 on the opposite edge.
+/// `None` for a triangle with no area.
+fn edge_planes(p: [[f64; 3]; 3]) -> Option<[[f64; 3]; 3]> {
+    let area =
+        (p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) - (p[1][1] - p[0][1]) * (p[2][0] - p[0][0]);
+    if area.abs() < 1e-12 || !area.is_finite() {
+        return None;
+    }
+    let inv = 1.0 / area;
+    let edge = |a: [f64; 3], b: [f64; 3]| {
+        [
+            (a[1] - b[1]) * inv,
+            (b[0] - a[0]) * inv,
+            (a[0] * b[1] - a[1] * b[0]) * inv,
+        ]
+    };
+    Some([edge(p[1], p[2]), edge(p[2], p[0]), edge(p[0], p[1])])
+}
+
+/// The plane through the corners' `values`.
+fn blend(edges: &[[f64; 3]; 3], values: [f64; 3]) -> [f64; 3] {
+    [0, 1, 2].map(|k| edges[0][k] * values[0] + edges[1][k] * values[1] + edges[2][k] * values[2])
+}
+
+fn on_plane(plane: [f64; 3], at: [f64; 2]) -> f64 {
+    plane[0] * at[0] + plane[1] * at[1] + plane[2]
+}
+
+/// A two-valued attribute (a texture coordinate) across a projected triangle, perspective
+/// correct. `value / depth` and `1 / depth` are planes on the screen, so a pixel costs
+/// three planes and a division rather than the corners' weights. A pixel centre just
+/// outside the triangle reads the planes a little beyond it, as a GPU does.
+#[derive(Debug, Clone, Copy)]
+pub struct Varying {
+    inverse_depth: [f64; 3],
+    over_depth: [[f64; 3]; 2],
+}
+
+impl Varying {
+    /// `None` when the triangle has no area or a corner is not in front of the camera.
+    pub fn new(p: [[f64; 3]; 3], values: [[f64; 2]; 3]) -> Option<Varying> {
+        if p.iter().any(|q| !(q[2] > 0.0)) {
+            return None;
+        }
+        let edges = edge_planes(p)?;
+        let inverse = p.map(|q| 1.0 / q[2]);
+        Some(Varying {
+            inverse_depth: blend(&edges, inverse),
+            over_depth: [0, 1].map(|j| blend(&edges, [0, 1, 2].map(|k| values[k][j] * inverse[k]))),
+        })
+    }
+
+    /// The value at a point (sample units); `None` where the planes give no depth.
+    pub fn at(&self, at: [f64; 2]) -> Option<[f64; 2]> {
+        let q = on_plane(self.inverse_depth, at);
+        if !(q > 0.0) || !q.is_finite() {
+            return None;
+        }
+        let r = 1.0 / q;
+        Some(self.over_depth.map(|plane| on_plane(plane, at) * r))
+    }
+}
+
 /// Where in a triangle a pixel is shaded, worked out only when a shader asks (a flat
 /// surface never does).
 pub struct Weights<'a> {
@@ -396,6 +447,11 @@ impl Weights<'_> {
     /// Perspective-correct weights of the corners at the pixel's centre.
     pub fn get(&self) -> [f64; 3] {
         weights(*self.corners, self.centre)
+    }
+
+    /// The pixel's centre, in sample units.
+    pub fn centre(&self) -> [f64; 2] {
+        self.centre
     }
 }
 
