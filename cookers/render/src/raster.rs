@@ -414,7 +414,7 @@ pub struct Varying {
 impl Varying {
     /// `None` when the triangle has no area or a corner is not in front of the camera.
     pub fn new(p: [[f64; 3]; 3], values: [[f64; 2]; 3]) -> Option<Varying> {
-        if p.iter().any(|q| !(q[2] > 0.0)) {
+        if !p.iter().all(|q| q[2] > 0.0) {
             return None;
         }
         let edges = edge_planes(p)?;
@@ -428,7 +428,7 @@ impl Varying {
     /// The value at a point (sample units); `None` where the planes give no depth.
     pub fn at(&self, at: [f64; 2]) -> Option<[f64; 2]> {
         let q = on_plane(self.inverse_depth, at);
-        if !(q > 0.0) || !q.is_finite() {
+        if q.is_nan() || q <= 0.0 || !q.is_finite() {
             return None;
         }
         let r = 1.0 / q;
