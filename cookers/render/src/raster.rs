@@ -428,7 +428,7 @@ impl Varying {
     /// The value at a point (sample units); `None` where the planes give no depth.
     pub fn at(&self, at: [f64; 2]) -> Option<[f64; 2]> {
         let q = on_plane(self.inverse_depth, at);
-        if q.is_nan() || q <= 0.0 || !q.is_finite() {
+        if !q.is_finite() || q <= 0.0 {
             return None;
         }
         let r = 1.0 / q;
