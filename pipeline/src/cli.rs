@@ -50,6 +50,27 @@ enum Command {
     /// The local cache: what it holds, and trimming it.
     #[command(subcommand)]
     Cache(Cache),
+    /// Asset job manifests (myrlin.asset-manifest/1).
+    #[command(subcommand)]
+    Manifest(AssetManifest),
+}
+
+#[derive(Subcommand)]
+enum AssetManifest {
+    /// Every problem of a manifest, each with a code and where; exit 1 on an error.
+    Lint {
+        manifest: PathBuf,
+        /// The inputs ZIP, with `_inputs.json` declaring their rights.
+        #[arg(long, value_name = "ZIP")]
+        inputs: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The accepted format ids, limits and lanes, as data (always JSON).
+    Capabilities {
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -370,6 +391,14 @@ fn dispatch(cli: Cli) -> Result<i32> {
         Command::Key(Key::New { force }) => return crate::release::key_new(force),
         Command::Key(Key::Show) => return crate::release::key_show(),
         Command::Hub(Hub::Index { dir, out }) => return crate::hub::index(&dir, &out),
+        Command::Manifest(AssetManifest::Lint {
+            manifest,
+            inputs,
+            json,
+        }) => return crate::asset_lint::lint_command(&manifest, inputs.as_deref(), json),
+        Command::Manifest(AssetManifest::Capabilities { .. }) => {
+            return crate::asset_lint::capabilities()
+        }
         Command::Cache(Cache::Stats { config, json }) => {
             let config = Config::load(&config, &Overrides::default())?;
             return crate::housekeeping::stats(&config, json);

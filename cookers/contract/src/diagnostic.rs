@@ -100,6 +100,15 @@ impl<'a> Findings<'a> {
         });
     }
 
+    /// How many findings so far.
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
     pub fn has_errors(&self) -> bool {
         self.list.iter().any(Diagnostic::is_error)
     }
