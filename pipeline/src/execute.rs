@@ -127,7 +127,6 @@ enum State {
     Done,
 }
 
-#[derive(Clone)]
 pub struct Settings<'a> {
     pub store: &'a Store,
     pub stat_cache: &'a StatCache,

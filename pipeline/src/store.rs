@@ -202,20 +202,10 @@ impl Store {
     /// Every blob held, by hash, with its size on disk, sorted.
     pub fn blobs(&self) -> std::io::Result<Vec<(String, u64)>> {
         let mut blobs = Vec::new();
-        let Ok(folders) = std::fs::read_dir(self.root.join("blobs")) else {
-            return Ok(blobs);
-        };
-        for folder in folders {
-            let folder = folder?;
-            if !folder.file_type()?.is_dir() {
-                continue;
-            }
-            for file in std::fs::read_dir(folder.path())? {
-                let file = file?;
-                let name = file.file_name().to_string_lossy().into_owned();
-                if !name.starts_with(atomic::TEMP_PREFIX) {
-                    blobs.push((name, file.metadata()?.len()));
-                }
+        for file in files_in_blob_folders(&self.root.join("blobs"))? {
+            let name = file.file_name().to_string_lossy().into_owned();
+            if !name.starts_with(atomic::TEMP_PREFIX) {
+                blobs.push((name, file.metadata()?.len()));
             }
         }
         blobs.sort();
@@ -248,26 +238,33 @@ impl Store {
 
 /// Deletes what interrupted atomic writes left in the blob folders.
 fn sweep_temp_files(blobs: &Path) -> std::io::Result<()> {
-    let Ok(folders) = std::fs::read_dir(blobs) else {
-        return Ok(());
-    };
-    for folder in folders {
-        let folder = folder?;
-        if !folder.file_type()?.is_dir() {
-            continue;
-        }
-        for file in std::fs::read_dir(folder.path())? {
-            let file = file?;
-            if file
-                .file_name()
-                .to_string_lossy()
-                .starts_with(atomic::TEMP_PREFIX)
-            {
-                std::fs::remove_file(file.path())?;
-            }
+    for file in files_in_blob_folders(blobs)? {
+        if file
+            .file_name()
+            .to_string_lossy()
+            .starts_with(atomic::TEMP_PREFIX)
+        {
+            std::fs::remove_file(file.path())?;
         }
     }
     Ok(())
+}
+
+/// Every file in the blob store's two-letter folders (none when there is no store yet).
+fn files_in_blob_folders(blobs: &Path) -> std::io::Result<Vec<std::fs::DirEntry>> {
+    let mut files = Vec::new();
+    let Ok(folders) = std::fs::read_dir(blobs) else {
+        return Ok(files);
+    };
+    for folder in folders {
+        let folder = folder?;
+        if folder.file_type()?.is_dir() {
+            for file in std::fs::read_dir(folder.path())? {
+                files.push(file?);
+            }
+        }
+    }
+    Ok(files)
 }
 
 #[cfg(test)]
