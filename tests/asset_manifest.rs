@@ -108,3 +108,151 @@ fn capabilities_are_data() {
     assert_eq!(caps["lanes"]["ogg"], "sound_generated");
     assert_eq!(caps["limits"]["maxPathLength"], 240);
 }
+
+#[test]
+fn building_the_seeds_example_delivers_its_json_and_a_second_build_is_cached() {
+    let ws = Workspace::without_donors(&[]);
+    std::fs::write(
+        ws.path("m.json"),
+        serde_json::to_vec_pretty(&example()).unwrap(),
+    )
+    .unwrap();
+    let out = ws.mjolnir(&[
+        "manifest",
+        "build",
+        "m.json",
+        "--out",
+        "delivery.zip",
+        "--json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let first = std::fs::read(ws.path("delivery.zip")).unwrap();
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(first.clone())).unwrap();
+    assert_eq!(zip.len(), 1);
+    let held: Value =
+        serde_json::from_reader(zip.by_name("assets/examplemod/data/example.json").unwrap())
+            .unwrap();
+    assert_eq!(held, json!({"answer": 42}));
+
+    let out = ws.mjolnir(&[
+        "manifest",
+        "build",
+        "m.json",
+        "--out",
+        "delivery.zip",
+        "--json",
+    ]);
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["run"], 0, "{summary}");
+    assert_eq!(summary["cached"], 1);
+    assert_eq!(
+        std::fs::read(ws.path("delivery.zip")).unwrap(),
+        first,
+        "the same bytes"
+    );
+}
+
+#[test]
+fn a_build_copies_derives_and_lists_what_waits_on_generation() {
+    let ws = Workspace::without_donors(&[]);
+    let mut strip = image::RgbaImage::new(2, 4);
+    for (x, y, p) in strip.enumerate_pixels_mut() {
+        p.0 = if y < 2 {
+            [200, 10, 10, 255]
+        } else {
+            [x as u8, 0, 0, 255]
+        };
+    }
+    let mut png = std::io::Cursor::new(Vec::new());
+    strip.write_to(&mut png, image::ImageFormat::Png).unwrap();
+    let zip = inputs_zip(
+        &ws,
+        &[
+            ("_inputs.json", br#"{"rights":"original"}"#),
+            ("art/strip.png", png.get_ref()),
+            ("notes.txt", b"hello"),
+        ],
+    );
+    let mut manifest = example();
+    manifest["assets"][0]["representations"][0]["files"] = json!([
+        {"path": "assets/examplemod/textures/block/lamp.png", "format": "png", "action": "derive",
+         "derive": {"rule": "frame0_crop", "from": ["art/strip.png"]}},
+        {"path": "authoring/examplemod/notes.txt", "format": "txt", "action": "copy", "source": "notes.txt"},
+        {"path": "assets/examplemod/sounds/hum.ogg", "format": "ogg", "action": "generate", "describe": "a low hum"},
+    ]);
+    std::fs::write(
+        ws.path("m.json"),
+        serde_json::to_vec_pretty(&manifest).unwrap(),
+    )
+    .unwrap();
+    let args = [
+        "manifest",
+        "build",
+        "m.json",
+        "--inputs",
+        zip.to_str().unwrap(),
+        "--out",
+        "d.zip",
+        "--json",
+    ];
+    let out = ws.mjolnir(&args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        summary["waiting_on_generation"],
+        json!([{"path": "assets/examplemod/sounds/hum.ogg", "lane": "sound_generated"}])
+    );
+    let mut delivery =
+        zip::ZipArchive::new(std::fs::File::open(ws.path("d.zip")).unwrap()).unwrap();
+    let names: Vec<String> = (0..delivery.len())
+        .map(|i| delivery.by_index(i).unwrap().name().unwrap().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "assets/examplemod/textures/block/lamp.png",
+            "authoring/examplemod/notes.txt"
+        ]
+    );
+    let mut lamp = Vec::new();
+    std::io::Read::read_to_end(
+        &mut delivery
+            .by_name("assets/examplemod/textures/block/lamp.png")
+            .unwrap(),
+        &mut lamp,
+    )
+    .unwrap();
+    let lamp = image::load_from_memory(&lamp).unwrap().to_rgba8();
+    assert_eq!(lamp.dimensions(), (2, 2));
+    assert!(lamp.pixels().all(|p| p.0 == [200, 10, 10, 255]));
+
+    // A rule this build does not implement is refused before anything runs.
+    manifest["assets"][0]["representations"][0]["files"][0]["derive"]["rule"] =
+        json!("palette_swap");
+    std::fs::write(
+        ws.path("m.json"),
+        serde_json::to_vec_pretty(&manifest).unwrap(),
+    )
+    .unwrap();
+    let out = ws.mjolnir(&args);
+    assert_eq!(out.status.code(), Some(1));
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        result["issues"][0]["code"], "derive_rule_not_implemented",
+        "{result}"
+    );
+    assert_eq!(
+        result["issues"][0]["where"],
+        "assets[0].representations[0].files[0].derive.rule"
+    );
+}

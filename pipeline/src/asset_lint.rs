@@ -5,7 +5,9 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use asset_manifest::{lint, vocabulary, Inputs};
+use std::collections::BTreeMap;
+
+use asset_manifest::{lint, vocabulary, Inputs, Issue};
 use serde_json::json;
 
 /// The top-level file of an inputs ZIP that declares the inputs' rights.
@@ -15,8 +17,16 @@ const INPUTS_FILE: &str = "_inputs.json";
 pub fn lint_command(manifest: &Path, inputs: Option<&Path>, as_json: bool) -> Result<i32> {
     let text = std::fs::read_to_string(manifest)
         .with_context(|| format!("cannot read {}", manifest.display()))?;
-    let inputs = inputs.map(read_inputs).transpose()?;
+    let inputs = inputs
+        .map(read_inputs)
+        .transpose()?
+        .map(|(inputs, _)| inputs);
     let issues = lint(&manifest.display().to_string(), &text, inputs.as_ref());
+    Ok(report(manifest, &issues, as_json))
+}
+
+/// Prints the issues (as the lint result, with `--json`); the exit code: 1 on an error.
+pub fn report(manifest: &Path, issues: &[Issue], as_json: bool) -> i32 {
     let errors = issues.iter().filter(|i| i.is_error()).count();
     if as_json {
         let result = json!({
@@ -26,9 +36,12 @@ pub fn lint_command(manifest: &Path, inputs: Option<&Path>, as_json: bool) -> Re
             "warnings": issues.len() - errors,
             "issues": issues,
         });
-        println!("{}", serde_json::to_string_pretty(&result)?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&result).expect("serializes")
+        );
     } else {
-        for i in &issues {
+        for i in issues {
             eprintln!("{} (at {})", i.diagnostic, i.location);
         }
         println!(
@@ -37,16 +50,23 @@ pub fn lint_command(manifest: &Path, inputs: Option<&Path>, as_json: bool) -> Re
             issues.len() - errors
         );
     }
-    Ok(if errors > 0 { 1 } else { 0 })
+    if errors > 0 {
+        1
+    } else {
+        0
+    }
 }
 
-/// The inputs ZIP's file names and its rights declaration.
-fn read_inputs(zip_path: &Path) -> Result<Inputs> {
+/// The largest input taken from the ZIP.
+const MAX_INPUT: u64 = 256 << 20;
+
+/// The inputs ZIP's files (by path) and their rights declaration.
+pub fn read_inputs(zip_path: &Path) -> Result<(Inputs, BTreeMap<String, Vec<u8>>)> {
     let file = std::fs::File::open(zip_path)
         .with_context(|| format!("cannot read {}", zip_path.display()))?;
     let mut archive = zip::ZipArchive::new(file)
         .with_context(|| format!("{} is not a ZIP", zip_path.display()))?;
-    let mut names = Vec::new();
+    let mut files = BTreeMap::new();
     let mut declared = None;
     for i in 0..archive.len() {
         let mut entry = archive.by_index(i)?;
@@ -54,20 +74,22 @@ fn read_inputs(zip_path: &Path) -> Result<Inputs> {
             continue;
         }
         let name = entry.name()?.into_owned();
+        let mut bytes = Vec::new();
+        entry
+            .by_ref()
+            .take(MAX_INPUT)
+            .read_to_end(&mut bytes)
+            .with_context(|| format!("{}: cannot read {name}", zip_path.display()))?;
         if name == INPUTS_FILE {
-            let mut text = String::new();
-            entry
-                .by_ref()
-                .take(1 << 20)
-                .read_to_string(&mut text)
+            let text = String::from_utf8(bytes)
                 .with_context(|| format!("{}: {INPUTS_FILE} is not UTF-8", zip_path.display()))?;
             declared = Some(text);
         } else {
-            names.push(name);
+            files.insert(name, bytes);
         }
     }
-    match Inputs::new(names, declared.as_deref()) {
-        Ok(inputs) => Ok(inputs),
+    match Inputs::new(files.keys().cloned().collect(), declared.as_deref()) {
+        Ok(inputs) => Ok((inputs, files)),
         Err(e) => bail!("error[bad_inputs_file]: {}: {e}", zip_path.display()),
     }
 }

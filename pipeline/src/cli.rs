@@ -66,6 +66,20 @@ enum AssetManifest {
         #[arg(long)]
         json: bool,
     },
+    /// Make a manifest's emit, copy and derive files on the cook's graph and cache, and
+    /// zip them into the delivery; generate files are listed as waiting, with their lane.
+    Build {
+        manifest: PathBuf,
+        #[arg(long, value_name = "ZIP")]
+        inputs: Option<PathBuf>,
+        #[arg(long, value_name = "DELIVERY.zip")]
+        out: PathBuf,
+        /// The build folder (its cache is the cook's).
+        #[arg(long, value_name = "DIR", default_value = "build")]
+        build: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
     /// The accepted format ids, limits and lanes, as data (always JSON).
     Capabilities {
         #[arg(long)]
@@ -396,6 +410,21 @@ fn dispatch(cli: Cli) -> Result<i32> {
             inputs,
             json,
         }) => return crate::asset_lint::lint_command(&manifest, inputs.as_deref(), json),
+        Command::Manifest(AssetManifest::Build {
+            manifest,
+            inputs,
+            out,
+            build,
+            json,
+        }) => {
+            return crate::asset_build::build(&crate::asset_build::BuildArgs {
+                manifest,
+                inputs,
+                out,
+                build,
+                json,
+            })
+        }
         Command::Manifest(AssetManifest::Capabilities { .. }) => {
             return crate::asset_lint::capabilities()
         }

@@ -1,5 +1,6 @@
 //! `mjolnir`: the Forge pack pipeline's command line. See `cli` for the commands.
 
+mod asset_build;
 mod asset_lint;
 mod atomic;
 mod blender;

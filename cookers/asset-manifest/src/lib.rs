@@ -4,6 +4,7 @@
 //!
 //! Pure: text in, issues out. Reading the inputs ZIP is the caller's.
 
+pub mod derive;
 mod lint;
 pub mod rights;
 pub mod vocabulary;

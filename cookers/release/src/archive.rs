@@ -61,8 +61,14 @@ pub fn write(
         bytes.push(b'\n');
         all.insert("signature.json".to_string(), bytes);
     }
+    zip_members(&all)
+}
+
+/// A zip of `members` (path to bytes) in path order, with fixed timestamps, permissions
+/// and compression: the same members always give the same bytes.
+pub fn zip_members(members: &BTreeMap<String, Vec<u8>>) -> Result<Vec<u8>, ArchiveError> {
     let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    for (path, bytes) in &all {
+    for (path, bytes) in members {
         let zip_error = |source| ArchiveError::Zip {
             path: path.clone(),
             source,

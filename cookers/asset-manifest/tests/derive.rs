@@ -1,0 +1,59 @@
+//! Each implemented derive rule against pixels worked out by hand.
+
+use asset_manifest::derive::apply;
+use image::{ImageFormat, Rgba, RgbaImage};
+use serde_json::json;
+
+fn png(image: &RgbaImage) -> Vec<u8> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    image.write_to(&mut out, ImageFormat::Png).unwrap();
+    out.into_inner()
+}
+
+fn read(bytes: &[u8]) -> RgbaImage {
+    image::load_from_memory(bytes).unwrap().to_rgba8()
+}
+
+#[test]
+fn greyscale_for_tint_gives_each_pixel_its_rec709_luma_and_keeps_alpha() {
+    let mut input = RgbaImage::new(2, 1);
+    input.put_pixel(0, 0, Rgba([255, 0, 0, 255]));
+    input.put_pixel(1, 0, Rgba([10, 200, 30, 128]));
+    let out = read(&apply("greyscale_for_tint", &json!(null), &[&png(&input)]).unwrap());
+    // 0.2126 * 255 = 54.2; 0.2126 * 10 + 0.7152 * 200 + 0.0722 * 30 = 147.3.
+    assert_eq!(out.get_pixel(0, 0).0, [54, 54, 54, 255]);
+    assert_eq!(out.get_pixel(1, 0).0, [147, 147, 147, 128]);
+}
+
+#[test]
+fn frame0_crop_keeps_the_top_frame_of_a_strip() {
+    // Three 2x2 frames stacked: red, green, blue.
+    let mut strip = RgbaImage::new(2, 6);
+    for (y, colour) in [[255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255]]
+        .iter()
+        .enumerate()
+        .flat_map(|(f, c)| (0..2).map(move |dy| (f as u32 * 2 + dy, *c)))
+    {
+        for x in 0..2 {
+            strip.put_pixel(x, y, Rgba(colour));
+        }
+    }
+    let out = read(&apply("frame0_crop", &json!(null), &[&png(&strip)]).unwrap());
+    assert_eq!(out.dimensions(), (2, 2));
+    assert!(out.pixels().all(|p| p.0 == [255, 0, 0, 255]));
+    // A frame height given: two rows of the strip are red, the next two green.
+    let out = read(&apply("frame0_crop", &json!({"frameHeight": 4}), &[&png(&strip)]).unwrap());
+    assert_eq!(out.dimensions(), (2, 4));
+    assert_eq!(out.get_pixel(0, 3).0, [0, 255, 0, 255]);
+    assert!(apply("frame0_crop", &json!({"frameHeight": 7}), &[&png(&strip)]).is_err());
+}
+
+#[test]
+fn file_restore_gives_the_input_back_and_other_rules_are_refused() {
+    assert_eq!(
+        apply("file_restore", &json!(null), &[b"bytes"]).unwrap(),
+        b"bytes"
+    );
+    assert!(apply("palette_swap", &json!(null), &[b"x"]).is_err());
+    assert!(apply("greyscale_for_tint", &json!(null), &[b"not a png"]).is_err());
+}

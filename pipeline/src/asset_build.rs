@@ -1,0 +1,274 @@
+//! `mjolnir manifest build`: an asset manifest's `emit`, `copy` and `derive` files made as
+//! steps on the cook's graph, scheduler and cache (`steps::asset_*`), then zipped into the
+//! delivery with its paths exactly the manifest's output paths. `generate` files are
+//! listed as waiting on the generation service, with their lane; `exists` files are
+//! already delivered and are listed.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use anyhow::{bail, Context, Result};
+use asset_manifest::{derive, lint, vocabulary, Issue};
+use serde_json::{json, Value};
+
+use crate::execute::{self, Finished, Outcome, Settings};
+use crate::graph::{Graph, Input, Step, StepId};
+use crate::lock::{BuildLock, LockError};
+use crate::stat_cache::StatCache;
+use crate::steps::{self, asset_copy, asset_derive, asset_emit};
+use crate::store::Store;
+
+pub struct BuildArgs {
+    pub manifest: PathBuf,
+    pub inputs: Option<PathBuf>,
+    pub out: PathBuf,
+    /// The build folder: its `cache/` is the cook's, and the inputs are unpacked in
+    /// `manifests/<manifestId>/inputs/`.
+    pub build: PathBuf,
+    pub json: bool,
+}
+
+/// A file the build makes, found while walking the manifest.
+struct Planned {
+    path: String,
+    step: StepId,
+}
+
+pub fn build(args: &BuildArgs) -> Result<i32> {
+    let text = std::fs::read_to_string(&args.manifest)
+        .with_context(|| format!("cannot read {}", args.manifest.display()))?;
+    let file = args.manifest.display().to_string();
+    let (inputs, input_files) = match &args.inputs {
+        Some(zip) => {
+            let (inputs, files) = crate::asset_lint::read_inputs(zip)?;
+            (Some(inputs), files)
+        }
+        None => (None, BTreeMap::new()),
+    };
+    let mut issues = lint(&file, &text, inputs.as_ref());
+    let manifest: Value = match serde_json::from_str(&text) {
+        Ok(v) if !issues.iter().any(Issue::is_error) => v,
+        _ => {
+            return Ok(crate::asset_lint::report(
+                &args.manifest,
+                &issues,
+                args.json,
+            ))
+        }
+    };
+    issues.extend(unimplemented_rules(&file, &text, &manifest));
+    if issues.iter().any(Issue::is_error) {
+        return Ok(crate::asset_lint::report(
+            &args.manifest,
+            &issues,
+            args.json,
+        ));
+    }
+    let _lock = match BuildLock::acquire(&args.build) {
+        Ok(lock) => lock,
+        Err(LockError::Busy) => bail!(
+            "error[build_locked]: another cook is using {}; wait for it to finish",
+            args.build.display()
+        ),
+        Err(LockError::Io(e)) => bail!("cannot lock {}: {e}", args.build.display()),
+    };
+    let id = manifest["manifestId"].as_str().unwrap_or_default();
+    let work = args.build.join("manifests").join(id);
+    unpack(&work.join("inputs"), &input_files)?;
+    let (graph, planned, waiting, exists) = plan(&manifest, id, &work);
+    let cache = args.build.join("cache");
+    let store = Store::open(&cache)?;
+    let stat_cache = StatCache::open(cache.join("stat-cache.json"));
+    let pool = rayon::ThreadPoolBuilder::new().build()?;
+    let cancel = AtomicBool::new(false);
+    let settings = Settings {
+        store: &store,
+        stat_cache: &stat_cache,
+        use_cache: true,
+        jobs: pool.current_num_threads(),
+        keep_going: true,
+        verify_hits: false,
+        pool: &pool,
+        cancel: &cancel,
+        remote: None,
+        check: false,
+    };
+    let results = execute::run(&graph, Vec::new(), &settings, &Quiet, &steps::cook);
+    store.close()?;
+    stat_cache.save()?;
+    let failed: Vec<_> = results
+        .iter()
+        .filter_map(|r| match &r.outcome {
+            Outcome::Failed(d) => Some(d),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    if !failed.is_empty() {
+        for d in &failed {
+            eprintln!("{d}");
+        }
+        return Ok(1);
+    }
+    let mut members = BTreeMap::new();
+    for p in &planned {
+        let output = &results[p.step].outputs[0];
+        let bytes = output
+            .bytes(&store)
+            .map_err(|e| anyhow::anyhow!("{}: {}", p.path, e.detail))?;
+        members.insert(p.path.clone(), bytes.to_vec());
+    }
+    let zip = forge_release::archive::zip_members(&members)?;
+    crate::atomic::write(&args.out, &zip)
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    let cached = results
+        .iter()
+        .filter(|r| matches!(r.outcome, Outcome::Hit))
+        .count();
+    let summary = json!({
+        "delivery": args.out,
+        "delivered": members.keys().collect::<Vec<_>>(),
+        "steps": results.len(),
+        "cached": cached,
+        "run": results.len() - cached,
+        "waiting_on_generation": waiting,
+        "exists": exists,
+    });
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+    } else {
+        println!(
+            "built {}: {} files ({cached} cached, {} run); {} waiting on generation",
+            args.out.display(),
+            members.len(),
+            results.len() - cached,
+            waiting.len()
+        );
+        for w in &waiting {
+            println!("  waiting: {} ({})", w["path"], w["lane"]);
+        }
+    }
+    Ok(0)
+}
+
+/// A derive rule the format names but this build does not implement: refused before
+/// anything runs, never skipped.
+fn unimplemented_rules(file: &str, text: &str, manifest: &Value) -> Vec<Issue> {
+    let mut findings = forge_contract::Findings::new(file, text);
+    for (pointer, f) in files(manifest) {
+        if let Some(rule) = f["derive"]["rule"].as_str() {
+            if !derive::IMPLEMENTED.contains(&rule) {
+                findings.error(
+                    "derive_rule_not_implemented",
+                    &format!("{pointer}/derive/rule"),
+                    format!(
+                        "the derive rule {rule:?} is not implemented by this build yet (implemented: {})",
+                        derive::IMPLEMENTED.join(", ")
+                    ),
+                );
+            }
+        }
+    }
+    findings
+        .into_vec()
+        .into_iter()
+        .map(|diagnostic| Issue {
+            location: asset_manifest::seed_where(&diagnostic.pointer),
+            diagnostic,
+        })
+        .collect()
+}
+
+/// Every file of the manifest with its JSON pointer, in the manifest's order.
+fn files(manifest: &Value) -> Vec<(String, &Value)> {
+    let mut out = Vec::new();
+    let empty = Vec::new();
+    let list = |v: &Value, key: &str| v[key].as_array().unwrap_or(&empty).clone();
+    for (a, asset) in list(manifest, "assets").iter().enumerate() {
+        for (r, rep) in list(asset, "representations").iter().enumerate() {
+            for (f, _) in list(rep, "files").iter().enumerate() {
+                let file = &manifest["assets"][a]["representations"][r]["files"][f];
+                out.push((format!("/assets/{a}/representations/{r}/files/{f}"), file));
+            }
+        }
+    }
+    out
+}
+
+type Plan = (Graph, Vec<Planned>, Vec<Value>, Vec<String>);
+
+/// A step per made file; the generated and existing files listed.
+fn plan(manifest: &Value, id: &str, work: &Path) -> Plan {
+    let mut graph = Graph::default();
+    let (mut planned, mut waiting, mut exists) = (Vec::new(), Vec::new(), Vec::new());
+    for (_, f) in files(manifest) {
+        let path = f["path"].as_str().unwrap_or_default().to_string();
+        let source = |name: String, input: &Value| Input::Source {
+            name,
+            path: work.join("inputs").join(input.as_str().unwrap_or_default()),
+        };
+        let (kind, params, inputs) = match f["action"].as_str() {
+            Some("emit") => (&asset_emit::KIND, json!({"content": f["content"]}), vec![]),
+            Some("copy") => (
+                &asset_copy::KIND,
+                json!({}),
+                vec![source(asset_copy::SOURCE.into(), &f["source"])],
+            ),
+            Some("derive") => {
+                let from = f["derive"]["from"].as_array().cloned().unwrap_or_default();
+                let params = json!({"rule": f["derive"]["rule"], "params": f["derive"]["params"], "sources": from.len()});
+                let inputs = from
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| source(asset_derive::source(i), v))
+                    .collect();
+                (&asset_derive::KIND, params, inputs)
+            }
+            Some("generate") => {
+                let lane = f["format"].as_str().and_then(vocabulary::lane);
+                waiting.push(json!({"path": path, "lane": lane}));
+                continue;
+            }
+            _ => {
+                exists.push(path);
+                continue;
+            }
+        };
+        let step = graph.add(Step {
+            id: format!("{id}/{}/{path}", kind.name),
+            pack: id.to_string(),
+            kind,
+            block: Some(path.clone()),
+            params: params.to_string(),
+            inputs,
+            source_dir: work.to_path_buf(),
+        });
+        planned.push(Planned { path, step });
+    }
+    (graph, planned, waiting, exists)
+}
+
+/// Writes the inputs into `dir`, leaving files that already hold their bytes alone (so
+/// their stamps, and the stat cache, stay valid).
+fn unpack(dir: &Path, files: &BTreeMap<String, Vec<u8>>) -> Result<()> {
+    for (name, bytes) in files {
+        if !steps::is_plain_relative(name) {
+            bail!("error[bad_input_path]: the inputs ZIP holds {name:?}, which is not a plain relative path");
+        }
+        let path = dir.join(name);
+        if std::fs::read(&path).ok().as_ref() != Some(bytes) {
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            crate::atomic::write(&path, bytes)?;
+        }
+    }
+    Ok(())
+}
+
+struct Quiet;
+
+impl execute::Observer for Quiet {
+    fn finished(&self, _: &Graph, _: StepId, _: &Finished) {}
+}

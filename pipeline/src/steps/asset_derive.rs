@@ -1,0 +1,44 @@
+//! `asset_derive`: a manifest file made from inputs by a derive rule
+//! (`asset_manifest::derive`). Its inputs are `from/0`, `from/1`, ... in the manifest's
+//! order. Planned by `mjolnir manifest build`.
+
+use super::{finding, params, Cooked, Inputs, Lands, Names, Scope, StepKind};
+use crate::graph::Step;
+
+pub static KIND: StepKind = StepKind {
+    name: "asset_derive",
+    version: 1,
+    scope: Scope::Set,
+    lands: Lands::Nowhere,
+    outputs: Names::Fixed(|_| vec![super::asset_copy::OUTPUT.to_string()]),
+    wire: |_| None,
+    cook,
+};
+
+#[derive(serde::Deserialize)]
+struct Params {
+    rule: String,
+    #[serde(default)]
+    params: serde_json::Value,
+    sources: usize,
+}
+
+/// The name of the `i`th source input.
+pub fn source(i: usize) -> String {
+    format!("from/{i}")
+}
+
+fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+    let p: Params = params(step, &step.id)?;
+    let sources: Vec<&[u8]> = (0..p.sources)
+        .map(|i| super::input(inputs, &source(i), &step.id))
+        .collect::<Result<_, _>>()?;
+    let bytes = asset_manifest::derive::apply(&p.rule, &p.params, &sources).map_err(|why| {
+        vec![finding(
+            "derive_failed",
+            &step.id,
+            format!("{}: {why}", p.rule),
+        )]
+    })?;
+    Ok(vec![(super::asset_copy::OUTPUT.to_string(), bytes)])
+}

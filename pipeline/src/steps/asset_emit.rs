@@ -1,0 +1,35 @@
+//! `asset_emit`: a manifest file whose bytes the manifest holds (`content`). Planned by
+//! `mjolnir manifest build` (`asset_build`), not by a Forge cook.
+
+use super::{finding, params, Cooked, Inputs, Lands, Names, Scope, StepKind};
+use crate::graph::Step;
+
+pub static KIND: StepKind = StepKind {
+    name: "asset_emit",
+    version: 1,
+    scope: Scope::Set,
+    lands: Lands::Nowhere,
+    outputs: Names::Fixed(|_| vec![super::asset_copy::OUTPUT.to_string()]),
+    wire: |_| None,
+    cook,
+};
+
+#[derive(serde::Deserialize)]
+struct Params {
+    content: serde_json::Value,
+}
+
+/// A string is written as it is; any other JSON value, pretty-printed with a final newline.
+fn cook(step: &Step, _: &Inputs) -> Cooked {
+    let p: Params = params(step, &step.id)?;
+    let bytes = match p.content {
+        serde_json::Value::String(text) => text.into_bytes(),
+        value => {
+            let mut bytes = serde_json::to_vec_pretty(&value)
+                .map_err(|e| vec![finding("bad_content", &step.id, e.to_string())])?;
+            bytes.push(b'\n');
+            bytes
+        }
+    };
+    Ok(vec![(super::asset_copy::OUTPUT.to_string(), bytes)])
+}
