@@ -238,7 +238,7 @@ fn a_build_copies_derives_and_lists_what_waits_on_generation() {
 
     // A rule this build does not implement is refused before anything runs.
     manifest["assets"][0]["representations"][0]["files"][0]["derive"]["rule"] =
-        json!("palette_swap");
+        json!("hytale_export");
     std::fs::write(
         ws.path("m.json"),
         serde_json::to_vec_pretty(&manifest).unwrap(),

@@ -106,8 +106,15 @@ pub fn build(args: &BuildArgs) -> Result<i32> {
         .flatten()
         .collect();
     if !failed.is_empty() {
-        for d in &failed {
-            eprintln!("{d}");
+        if args.json {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&json!({"ok": false, "failed": failed}))?
+            );
+        } else {
+            for d in &failed {
+                eprintln!("{d}");
+            }
         }
         return Ok(1);
     }

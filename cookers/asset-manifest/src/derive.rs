@@ -6,13 +6,25 @@ use serde_json::Value;
 
 /// The rules this build implements; any other rule in a manifest is refused before
 /// building (`derive_rule_not_implemented`), never skipped.
-pub const IMPLEMENTED: &[&str] = &["frame0_crop", "greyscale_for_tint", "file_restore"];
+pub const IMPLEMENTED: &[&str] = &[
+    "frame0_crop",
+    "palette_swap",
+    "recolour_ramp",
+    "greyscale_for_tint",
+    "strip_assemble",
+    "mask_bucket",
+    "file_restore",
+];
 
 /// Applies `rule` with `params` to `inputs` (the `from` files' bytes, in order).
 pub fn apply(rule: &str, params: &Value, inputs: &[&[u8]]) -> Result<Vec<u8>, String> {
     match rule {
         "frame0_crop" => frame0_crop(params, one(inputs)?),
         "greyscale_for_tint" => greyscale_for_tint(one(inputs)?),
+        "palette_swap" => palette_swap(params, one(inputs)?),
+        "recolour_ramp" => recolour_ramp(params, one(inputs)?),
+        "strip_assemble" => strip_assemble(inputs),
+        "mask_bucket" => mask_bucket(params, inputs),
         "file_restore" => Ok(one(inputs)?.to_vec()),
         _ => Err(format!("the derive rule {rule:?} is not implemented")),
     }
@@ -61,15 +73,125 @@ fn frame0_crop(params: &Value, bytes: &[u8]) -> Result<Vec<u8>, String> {
     encode(&frame)
 }
 
-/// A texture the game tints: each pixel's Rec. 709 luma of its sRGB values (rounded),
-/// in all three channels, alpha kept.
+/// Rec. 709 luma of sRGB values, rounded.
+fn luma([r, g, b, _]: [u8; 4]) -> u8 {
+    let l = 0.2126 * f64::from(r) + 0.7152 * f64::from(g) + 0.0722 * f64::from(b);
+    l.round().clamp(0.0, 255.0) as u8
+}
+
+/// A texture the game tints: each pixel's luma in all three channels, alpha kept.
 fn greyscale_for_tint(bytes: &[u8]) -> Result<Vec<u8>, String> {
     let mut image = decode(bytes)?;
     for p in image.pixels_mut() {
+        let l = luma(p.0);
+        p.0 = [l, l, l, p.0[3]];
+    }
+    encode(&image)
+}
+
+/// `#rrggbb` as bytes.
+fn colour(value: &Value, what: &str) -> Result<[u8; 3], String> {
+    let text = value.as_str().unwrap_or_default();
+    let hex = text.strip_prefix('#').filter(|h| h.len() == 6);
+    let channel = |i: usize| hex.and_then(|h| u8::from_str_radix(&h[i..i + 2], 16).ok());
+    match (channel(0), channel(2), channel(4)) {
+        (Some(r), Some(g), Some(b)) => Ok([r, g, b]),
+        _ => Err(format!("{what} {value} is not a colour like #a0b1c2")),
+    }
+}
+
+/// `params.map` (`{"#from": "#to"}`): every pixel whose colour is exactly a key takes its
+/// value; alpha and every other pixel are kept.
+fn palette_swap(params: &Value, bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let map = params
+        .get("map")
+        .and_then(Value::as_object)
+        .filter(|m| !m.is_empty())
+        .ok_or("palette_swap needs params.map: {\"#from\": \"#to\", ...}")?;
+    let swaps: Vec<([u8; 3], [u8; 3])> = map
+        .iter()
+        .map(|(from, to)| {
+            Ok((
+                colour(&Value::from(from.as_str()), "a key")?,
+                colour(to, "a value")?,
+            ))
+        })
+        .collect::<Result<_, String>>()?;
+    let mut image = decode(bytes)?;
+    for p in image.pixels_mut() {
         let [r, g, b, a] = p.0;
-        let luma = 0.2126 * f64::from(r) + 0.7152 * f64::from(g) + 0.0722 * f64::from(b);
-        let l = luma.round().clamp(0.0, 255.0) as u8;
-        p.0 = [l, l, l, a];
+        if let Some((_, to)) = swaps.iter().find(|(from, _)| *from == [r, g, b]) {
+            p.0 = [to[0], to[1], to[2], a];
+        }
+    }
+    encode(&image)
+}
+
+/// `params.ramp` (two or more colours): each pixel's luma picks a colour along the ramp,
+/// its stops spread evenly over 0..=255 and blended linearly between (rounded); alpha kept.
+fn recolour_ramp(params: &Value, bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let ramp: Vec<[u8; 3]> = params
+        .get("ramp")
+        .and_then(Value::as_array)
+        .filter(|r| r.len() >= 2)
+        .ok_or("recolour_ramp needs params.ramp: two or more colours, dark to light")?
+        .iter()
+        .map(|c| colour(c, "a ramp stop"))
+        .collect::<Result<_, _>>()?;
+    let segments = (ramp.len() - 1) as f64;
+    let mut image = decode(bytes)?;
+    for p in image.pixels_mut() {
+        let t = f64::from(luma(p.0)) / 255.0 * segments;
+        let i = (t.floor() as usize).min(ramp.len() - 2);
+        let f = t - i as f64;
+        let mix = |k: usize| {
+            let (a, b) = (f64::from(ramp[i][k]), f64::from(ramp[i + 1][k]));
+            (a + (b - a) * f).round() as u8
+        };
+        p.0 = [mix(0), mix(1), mix(2), p.0[3]];
+    }
+    encode(&image)
+}
+
+/// The inputs stacked top to bottom in `from` order: an animation strip. Every frame has
+/// the first one's size.
+fn strip_assemble(inputs: &[&[u8]]) -> Result<Vec<u8>, String> {
+    let frames: Vec<RgbaImage> = inputs.iter().map(|b| decode(b)).collect::<Result<_, _>>()?;
+    let first = frames
+        .first()
+        .ok_or("strip_assemble needs at least one frame")?;
+    let (w, h) = first.dimensions();
+    if let Some(i) = frames.iter().position(|f| f.dimensions() != (w, h)) {
+        return Err(format!("frame {i} is not {w}x{h} like the first"));
+    }
+    let mut strip = RgbaImage::new(w, h * frames.len() as u32);
+    for (i, frame) in frames.iter().enumerate() {
+        image::imageops::replace(&mut strip, frame, 0, i64::from(h) * i as i64);
+    }
+    encode(&strip)
+}
+
+/// Two inputs, an image and a mask of its size: where the mask is light (luma 128 or
+/// more, and not transparent) the image's colour becomes `params.colour`, its alpha kept.
+fn mask_bucket(params: &Value, inputs: &[&[u8]]) -> Result<Vec<u8>, String> {
+    let [image, mask] = inputs else {
+        return Err(format!(
+            "mask_bucket reads an image and a mask, not {} inputs",
+            inputs.len()
+        ));
+    };
+    let fill = colour(
+        params.get("colour").unwrap_or(&Value::Null),
+        "params.colour",
+    )?;
+    let (mut image, mask) = (decode(image)?, decode(mask)?);
+    if image.dimensions() != mask.dimensions() {
+        return Err("the mask is not the image's size".into());
+    }
+    for (p, m) in image.pixels_mut().zip(mask.pixels()) {
+        if m.0[3] > 0 && luma(m.0) >= 128 {
+            p.0 = [fill[0], fill[1], fill[2], p.0[3]];
+        }
     }
     encode(&image)
 }

@@ -54,6 +54,59 @@ fn file_restore_gives_the_input_back_and_other_rules_are_refused() {
         apply("file_restore", &json!(null), &[b"bytes"]).unwrap(),
         b"bytes"
     );
-    assert!(apply("palette_swap", &json!(null), &[b"x"]).is_err());
+    assert!(apply("model_resize", &json!(null), &[b"x"]).is_err());
     assert!(apply("greyscale_for_tint", &json!(null), &[b"not a png"]).is_err());
+}
+
+#[test]
+fn palette_swap_replaces_exact_colours_only() {
+    let mut input = RgbaImage::new(3, 1);
+    input.put_pixel(0, 0, Rgba([255, 0, 0, 200]));
+    input.put_pixel(1, 0, Rgba([254, 0, 0, 255]));
+    input.put_pixel(2, 0, Rgba([0, 0, 0, 255]));
+    let params = json!({"map": {"#ff0000": "#00ff00", "#000000": "#102030"}});
+    let out = read(&apply("palette_swap", &params, &[&png(&input)]).unwrap());
+    assert_eq!(out.get_pixel(0, 0).0, [0, 255, 0, 200]);
+    assert_eq!(out.get_pixel(1, 0).0, [254, 0, 0, 255]);
+    assert_eq!(out.get_pixel(2, 0).0, [16, 32, 48, 255]);
+    let bad = json!({"map": {"red": "#000000"}});
+    assert!(apply("palette_swap", &bad, &[&png(&input)]).is_err());
+}
+
+#[test]
+fn recolour_ramp_maps_luma_along_the_stops() {
+    let mut input = RgbaImage::new(3, 1);
+    input.put_pixel(0, 0, Rgba([0, 0, 0, 255]));
+    input.put_pixel(1, 0, Rgba([64, 64, 64, 255]));
+    input.put_pixel(2, 0, Rgba([255, 255, 255, 9]));
+    let params = json!({"ramp": ["#000000", "#ff0000", "#ffffff"]});
+    let out = read(&apply("recolour_ramp", &params, &[&png(&input)]).unwrap());
+    assert_eq!(out.get_pixel(0, 0).0, [0, 0, 0, 255]);
+    // Luma 64 is 64 / 255 * 2 = 0.502 of the way: half-way up the first segment, to red.
+    assert_eq!(out.get_pixel(1, 0).0, [128, 0, 0, 255]);
+    assert_eq!(out.get_pixel(2, 0).0, [255, 255, 255, 9]);
+}
+
+#[test]
+fn strip_assemble_stacks_frames_in_order() {
+    let frame = |c: [u8; 4]| png(&RgbaImage::from_pixel(2, 2, Rgba(c)));
+    let (red, blue) = (frame([255, 0, 0, 255]), frame([0, 0, 255, 255]));
+    let out = read(&apply("strip_assemble", &json!(null), &[&red, &blue]).unwrap());
+    assert_eq!(out.dimensions(), (2, 4));
+    assert_eq!(out.get_pixel(1, 1).0, [255, 0, 0, 255]);
+    assert_eq!(out.get_pixel(0, 2).0, [0, 0, 255, 255]);
+    let odd = png(&RgbaImage::new(3, 2));
+    assert!(apply("strip_assemble", &json!(null), &[&red, &odd]).is_err());
+}
+
+#[test]
+fn mask_bucket_fills_where_the_mask_is_light() {
+    let image = RgbaImage::from_pixel(2, 1, Rgba([10, 20, 30, 77]));
+    let mut mask = RgbaImage::new(2, 1);
+    mask.put_pixel(0, 0, Rgba([255, 255, 255, 255]));
+    mask.put_pixel(1, 0, Rgba([100, 100, 100, 255]));
+    let params = json!({"colour": "#abcdef"});
+    let out = read(&apply("mask_bucket", &params, &[&png(&image), &png(&mask)]).unwrap());
+    assert_eq!(out.get_pixel(0, 0).0, [0xab, 0xcd, 0xef, 77]);
+    assert_eq!(out.get_pixel(1, 0).0, [10, 20, 30, 77]);
 }
