@@ -13,6 +13,7 @@ pub const IMPLEMENTED: &[&str] = &[
     "greyscale_for_tint",
     "strip_assemble",
     "mask_bucket",
+    "model_resize",
     "file_restore",
 ];
 
@@ -25,6 +26,7 @@ pub fn apply(rule: &str, params: &Value, inputs: &[&[u8]]) -> Result<Vec<u8>, St
         "recolour_ramp" => recolour_ramp(params, one(inputs)?),
         "strip_assemble" => strip_assemble(inputs),
         "mask_bucket" => mask_bucket(params, inputs),
+        "model_resize" => model_resize(params, one(inputs)?),
         "file_restore" => Ok(one(inputs)?.to_vec()),
         _ => Err(format!("the derive rule {rule:?} is not implemented")),
     }
@@ -194,4 +196,95 @@ fn mask_bucket(params: &Value, inputs: &[&[u8]]) -> Result<Vec<u8>, String> {
         }
     }
     encode(&image)
+}
+
+/// A model scaled by `params.scale` about its origin: a glTF document's scene roots (their
+/// translation and scale, or their matrix), or a Blockbench model's element corners and
+/// pivots. Written back as pretty JSON.
+fn model_resize(params: &Value, bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let factor = params
+        .get("scale")
+        .and_then(Value::as_f64)
+        .filter(|f| f.is_finite() && *f > 0.0)
+        .ok_or("model_resize needs params.scale, a number above 0")?;
+    let mut model: Value =
+        serde_json::from_slice(bytes).map_err(|e| format!("the model is not JSON: {e}"))?;
+    if model.pointer("/asset/version").is_some() {
+        resize_gltf(&mut model, factor)?;
+    } else if model.get("elements").is_some() {
+        resize_bbmodel(&mut model, factor);
+    } else {
+        return Err("the model is neither glTF JSON nor a Blockbench .bbmodel".into());
+    }
+    let mut out = serde_json::to_vec_pretty(&model).map_err(|e| e.to_string())?;
+    out.push(b'\n');
+    Ok(out)
+}
+
+fn scale_numbers(value: Option<&mut Value>, indices: std::ops::Range<usize>, factor: f64) {
+    if let Some(list) = value.and_then(Value::as_array_mut) {
+        for v in list.iter_mut().take(indices.end).skip(indices.start) {
+            if let Some(n) = v.as_f64() {
+                *v = Value::from(n * factor);
+            }
+        }
+    }
+}
+
+fn resize_gltf(model: &mut Value, factor: f64) -> Result<(), String> {
+    let scenes = model
+        .get("scenes")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut roots: Vec<usize> = scenes
+        .iter()
+        .flat_map(|s| s["nodes"].as_array().cloned().unwrap_or_default())
+        .filter_map(|n| n.as_u64().map(|n| n as usize))
+        .collect();
+    roots.sort_unstable();
+    roots.dedup();
+    let nodes = model
+        .get_mut("nodes")
+        .and_then(Value::as_array_mut)
+        .ok_or("the glTF has no nodes")?;
+    for root in roots {
+        let node = nodes
+            .get_mut(root)
+            .ok_or("a scene names a node that is not there")?;
+        if node.get("matrix").is_some() {
+            // Column-major: the three basis columns and the translation.
+            for column in [0..3, 4..7, 8..11, 12..15] {
+                scale_numbers(node.get_mut("matrix"), column, factor);
+            }
+            continue;
+        }
+        let scale = node
+            .get("scale")
+            .cloned()
+            .unwrap_or(serde_json::json!([1.0, 1.0, 1.0]));
+        node["scale"] = scale;
+        scale_numbers(node.get_mut("scale"), 0..3, factor);
+        scale_numbers(node.get_mut("translation"), 0..3, factor);
+    }
+    Ok(())
+}
+
+fn resize_bbmodel(model: &mut Value, factor: f64) {
+    if let Some(elements) = model.get_mut("elements").and_then(Value::as_array_mut) {
+        for e in elements {
+            for key in ["from", "to", "origin"] {
+                scale_numbers(e.get_mut(key), 0..3, factor);
+            }
+        }
+    }
+    fn groups(list: Option<&mut Value>, factor: f64) {
+        for g in list.and_then(Value::as_array_mut).into_iter().flatten() {
+            if g.is_object() {
+                scale_numbers(g.get_mut("origin"), 0..3, factor);
+                groups(g.get_mut("children"), factor);
+            }
+        }
+    }
+    groups(model.get_mut("outliner"), factor);
 }

@@ -54,7 +54,7 @@ fn file_restore_gives_the_input_back_and_other_rules_are_refused() {
         apply("file_restore", &json!(null), &[b"bytes"]).unwrap(),
         b"bytes"
     );
-    assert!(apply("model_resize", &json!(null), &[b"x"]).is_err());
+    assert!(apply("hytale_export", &json!(null), &[b"x"]).is_err());
     assert!(apply("greyscale_for_tint", &json!(null), &[b"not a png"]).is_err());
 }
 
@@ -109,4 +109,46 @@ fn mask_bucket_fills_where_the_mask_is_light() {
     let out = read(&apply("mask_bucket", &params, &[&png(&image), &png(&mask)]).unwrap());
     assert_eq!(out.get_pixel(0, 0).0, [0xab, 0xcd, 0xef, 77]);
     assert_eq!(out.get_pixel(1, 0).0, [10, 20, 30, 77]);
+}
+
+#[test]
+fn model_resize_scales_gltf_roots_and_blockbench_elements() {
+    let gltf = json!({
+        "asset": {"version": "2.0"},
+        "scenes": [{"nodes": [0]}],
+        "nodes": [{"translation": [1.0, 2.0, 3.0], "children": [1]}, {"translation": [5.0, 0.0, 0.0]}]
+    });
+    let out = apply(
+        "model_resize",
+        &json!({"scale": 2.0}),
+        &[&serde_json::to_vec(&gltf).unwrap()],
+    )
+    .unwrap();
+    let out: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(out["nodes"][0]["translation"], json!([2.0, 4.0, 6.0]));
+    assert_eq!(out["nodes"][0]["scale"], json!([2.0, 2.0, 2.0]));
+    assert_eq!(
+        out["nodes"][1]["translation"],
+        json!([5.0, 0.0, 0.0]),
+        "children follow their root"
+    );
+
+    let bbmodel = json!({
+        "meta": {"format_version": "4.5"},
+        "elements": [{"from": [0, 0, 0], "to": [16, 8, 16], "origin": [8, 0, 8]}],
+        "outliner": [{"origin": [8, 0, 8], "children": [{"origin": [4, 4, 4], "children": []}, "uuid"]}]
+    });
+    let out = apply(
+        "model_resize",
+        &json!({"scale": 0.5}),
+        &[&serde_json::to_vec(&bbmodel).unwrap()],
+    )
+    .unwrap();
+    let out: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(out["elements"][0]["to"], json!([8.0, 4.0, 8.0]));
+    assert_eq!(
+        out["outliner"][0]["children"][0]["origin"],
+        json!([2.0, 2.0, 2.0])
+    );
+    assert!(apply("model_resize", &json!({"scale": 0}), &[b"{}"]).is_err());
 }
