@@ -208,6 +208,16 @@ fn a_build_copies_derives_and_lists_what_waits_on_generation() {
         String::from_utf8_lossy(&out.stderr)
     );
     let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let schema: Value = serde_json::from_slice(
+        &std::fs::read(repo().join("schemas/myrlin.build-result-1.schema.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        jsonschema::validator_for(&schema)
+            .unwrap()
+            .is_valid(&summary),
+        "{summary}"
+    );
     assert_eq!(
         summary["waiting_on_generation"],
         json!([{"path": "assets/examplemod/sounds/hum.ogg", "lane": "sound_generated"}])

@@ -134,6 +134,7 @@ pub fn build(args: &BuildArgs) -> Result<i32> {
         .filter(|r| matches!(r.outcome, Outcome::Hit))
         .count();
     let summary = json!({
+        "schema": "myrlin.build-result/1",
         "delivery": args.out,
         "delivered": members.keys().collect::<Vec<_>>(),
         "steps": results.len(),
