@@ -13,6 +13,13 @@ fn example() -> Value {
     serde_json::from_str(&text.unwrap()).unwrap()
 }
 
+/// Whether `value` is valid against `schemas/<name>.schema.json`.
+fn follows(name: &str, value: &Value) -> bool {
+    let path = repo().join(format!("schemas/{name}.schema.json"));
+    let schema: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    jsonschema::validator_for(&schema).unwrap().is_valid(value)
+}
+
 fn inputs_zip(ws: &Workspace, files: &[(&str, &[u8])]) -> std::path::PathBuf {
     let path = ws.path("inputs.zip");
     let mut zip = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
@@ -58,16 +65,7 @@ fn lint_reports_rights_and_paths_as_json_in_the_result_schema() {
     ]);
     assert_eq!(out.status.code(), Some(1));
     let result: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let schema: Value = serde_json::from_slice(
-        &std::fs::read(repo().join("schemas/myrlin.lint-result-1.schema.json")).unwrap(),
-    )
-    .unwrap();
-    assert!(
-        jsonschema::validator_for(&schema)
-            .unwrap()
-            .is_valid(&result),
-        "{result}"
-    );
+    assert!(follows("myrlin.lint-result-1", &result), "{result}");
     let issue = &result["issues"][0];
     assert_eq!(issue["code"], "rights_forbid_bytes");
     assert_eq!(
@@ -208,16 +206,7 @@ fn a_build_copies_derives_and_lists_what_waits_on_generation() {
         String::from_utf8_lossy(&out.stderr)
     );
     let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let schema: Value = serde_json::from_slice(
-        &std::fs::read(repo().join("schemas/myrlin.build-result-1.schema.json")).unwrap(),
-    )
-    .unwrap();
-    assert!(
-        jsonschema::validator_for(&schema)
-            .unwrap()
-            .is_valid(&summary),
-        "{summary}"
-    );
+    assert!(follows("myrlin.build-result-1", &summary), "{summary}");
     assert_eq!(
         summary["waiting_on_generation"],
         json!([{"path": "assets/examplemod/sounds/hum.ogg", "lane": "sound_generated"}])
