@@ -160,19 +160,19 @@ pub fn render(scene: &Scene, camera: &Camera, options: &Options) -> RgbaImage {
         .iter()
         .map(|t| Surface::new(t, scene, camera, &studio))
         .collect();
+    let mut projected = Vec::with_capacity(scene.triangles.len());
     for (t, surface) in scene.triangles.iter().zip(&mut surfaces) {
-        let flat = surface.flat.is_some();
-        match t.points.map(|p| big.project(p)) {
-            [Some(a), Some(b), Some(c)] if !surface.culled => {
-                if surface.textured() {
-                    surface.uv = t.uvs.and_then(|uv| raster::Varying::new([a, b, c], uv));
-                }
-                canvas.triangle([a, b, c], flat)
-            }
+        let corners = match t.points.map(|p| big.project(p)) {
+            [Some(a), Some(b), Some(c)] if !surface.culled => Some([a, b, c]),
             // Behind the camera, or a single-sided back face: keeps its index, covers nothing.
-            _ => canvas.triangle([[0.0; 3]; 3], flat),
+            _ => None,
+        };
+        if let (Some(p), true) = (corners, surface.textured()) {
+            surface.uv = t.uvs.and_then(|uv| raster::Varying::new(p, uv));
         }
+        projected.push((corners, surface.flat.is_some()));
     }
+    canvas.triangles(&projected);
     if options.outline {
         canvas.outline(OUTLINE_STEP);
     }

@@ -33,6 +33,8 @@ pub struct Canvas {
     flat: Vec<bool>,
     /// Samples on a silhouette or fold, when outlines were asked for.
     outlined: Vec<bool>,
+    /// A finished canvas's outline buffer, for `outline` to overwrite.
+    spare_outlined: Vec<bool>,
 }
 
 /// The sample buffers of finished canvases, kept per thread for the next one: a 512²
@@ -42,6 +44,17 @@ struct Buffers {
     depth: Vec<f32>,
     id: Vec<u32>,
     overlay: Vec<u8>,
+    outlined: Vec<bool>,
+}
+
+/// `buffer` as `n` copies of `value`, filled in parallel when it is already that long.
+fn reset<T: Copy + Send + Sync>(buffer: &mut Vec<T>, n: usize, value: T) {
+    if buffer.len() == n {
+        buffer.par_chunks_mut(1 << 16).for_each(|c| c.fill(value));
+    } else {
+        buffer.clear();
+        buffer.resize(n, value);
+    }
 }
 
 thread_local! {
@@ -55,13 +68,11 @@ impl Canvas {
             depth: Vec::new(),
             id: Vec::new(),
             overlay: Vec::new(),
+            outlined: Vec::new(),
         });
-        b.depth.clear();
-        b.depth.resize(n, f32::INFINITY);
-        b.id.clear();
-        b.id.resize(n, 0);
-        b.overlay.clear();
-        b.overlay.resize(n, 0);
+        reset(&mut b.depth, n, f32::INFINITY);
+        reset(&mut b.id, n, 0);
+        reset(&mut b.overlay, n, 0);
         Canvas {
             width,
             height,
@@ -72,6 +83,7 @@ impl Canvas {
             corners: Vec::new(),
             flat: Vec::new(),
             outlined: Vec::new(),
+            spare_outlined: b.outlined,
         }
     }
 
@@ -100,43 +112,37 @@ impl Canvas {
         self.overlay[i] = ink;
     }
 
-    /// A triangle from three projected points (sample units, with view depth), `flat` when
-    /// it has one colour all over. It takes the next index, whether or not it covers a
-    /// sample, so indices follow the caller's.
-    pub fn triangle(&mut self, p: [[f64; 3]; 3], flat: bool) {
-        self.corners.push(p);
-        self.flat.push(flat);
-        let id = self.corners.len() as u32;
-        let Some(edges) = edge_planes(p) else {
-            return;
-        };
-        // A sample is inside where all three edges are at least zero; depth is a plane too.
-        let depth = blend(&edges, [p[0][2], p[1][2], p[2][2]]);
-        let ys = p.map(|q| q[1]);
-        let min_y = (ys.iter().copied().fold(f64::MAX, f64::min) - 0.5)
-            .ceil()
-            .max(0.0) as i64;
-        let max_y = (ys.iter().copied().fold(f64::MIN, f64::max) - 0.5)
-            .floor()
-            .min(f64::from(self.height) - 1.0) as i64;
-        let width = self.width as usize;
-        for y in min_y..=max_y {
-            let py = y as f64 + 0.5;
-            let Some((x0, x1)) = span(&edges, py, self.width) else {
-                continue;
-            };
-            let row = y as usize * width;
-            let mut z = depth[0] * (x0 as f64 + 0.5) + depth[1] * py + depth[2];
-            for x in x0..=x1 {
-                let i = row + x as usize;
-                let zf = z as f32;
-                if zf < self.depth[i] {
-                    self.depth[i] = zf;
-                    self.id[i] = id;
-                }
-                z += depth[0];
-            }
+    /// Triangles from three projected points each (sample units, with view depth), each
+    /// `flat` when it has one colour all over. Each takes the next index, whether or not
+    /// it covers a sample, so indices follow the caller's (`None` covers nothing).
+    ///
+    /// Bands of rows are filled in parallel, each drawing every triangle in order over its
+    /// own rows: a sample sees the same triangles in the same order on any thread count.
+    pub fn triangles(&mut self, triangles: &[(Option<[[f64; 3]; 3]>, bool)]) {
+        let first = self.corners.len() as u32 + 1;
+        let setups: Vec<Option<Setup>> = triangles
+            .iter()
+            .map(|(p, _)| p.and_then(|p| Setup::new(p, self.height)))
+            .collect();
+        for (p, flat) in triangles {
+            self.corners.push(p.unwrap_or([[0.0; 3]; 3]));
+            self.flat.push(*flat);
         }
+        let width = self.width as usize;
+        let band = BAND_ROWS * width;
+        self.depth
+            .par_chunks_mut(band)
+            .zip(self.id.par_chunks_mut(band))
+            .enumerate()
+            .for_each(|(b, (depth, id))| {
+                let rows = (b * BAND_ROWS) as i64..((b + 1) * BAND_ROWS) as i64;
+                for (k, setup) in setups.iter().enumerate() {
+                    if let Some(setup) = setup {
+                        let ids = (first + k as u32, rows.start as usize * width);
+                        setup.fill(rows.clone(), self.width, depth, id, ids);
+                    }
+                }
+            });
     }
 
     /// A line `width` samples wide. Its depth is scaled by `bias` (below 1 pulls it toward
@@ -174,7 +180,9 @@ impl Canvas {
     pub fn outline(&mut self, step: f32) {
         let (w, h) = (self.width as usize, self.height as usize);
         let (depth, ids) = (&self.depth, &self.id);
-        let mut outlined = vec![false; w * h];
+        let mut outlined = std::mem::take(&mut self.spare_outlined);
+        // Every mark is written below, so a reused buffer needs no clearing.
+        outlined.resize(w * h, false);
         // Rows are independent; the result does not depend on how they are shared out.
         outlined
             .par_chunks_mut(w)
@@ -184,6 +192,7 @@ impl Canvas {
                 for (x, mark) in marks.iter_mut().enumerate() {
                     let i = row + x;
                     if ids[i] == 0 {
+                        *mark = false;
                         continue;
                     }
                     // Within one triangle depth runs smoothly: only a change of triangle (or
@@ -348,6 +357,11 @@ impl Drop for Canvas {
             depth: std::mem::take(&mut self.depth),
             id: std::mem::take(&mut self.id),
             overlay: std::mem::take(&mut self.overlay),
+            outlined: if self.outlined.is_empty() {
+                std::mem::take(&mut self.spare_outlined)
+            } else {
+                std::mem::take(&mut self.outlined)
+            },
         };
         SPARE.with(|s| *s.borrow_mut() = Some(spare));
     }
@@ -370,6 +384,68 @@ fn span(edges: &[[f64; 3]; 3], py: f64, width: u32) -> Option<(i64, i64)> {
     // Sample centres sit at x + 0.5.
     let (x0, x1) = ((lo - 0.5).ceil() as i64, (hi - 0.5).floor() as i64);
     (x0 <= x1).then_some((x0, x1))
+}
+
+/// Rows a rasterizing task fills: enough work to be worth a task, few enough bands that
+/// both halves of a small piece are shared out.
+const BAND_ROWS: usize = 32;
+
+/// A projected triangle made ready to fill: its edge and depth planes and its rows.
+struct Setup {
+    edges: [[f64; 3]; 3],
+    depth: [f64; 3],
+    rows: std::ops::RangeInclusive<i64>,
+}
+
+impl Setup {
+    fn new(p: [[f64; 3]; 3], height: u32) -> Option<Setup> {
+        let edges = edge_planes(p)?;
+        // A sample is inside where all three edges are at least zero; depth is a plane too.
+        let depth = blend(&edges, [p[0][2], p[1][2], p[2][2]]);
+        let ys = p.map(|q| q[1]);
+        let min_y = (ys.iter().copied().fold(f64::MAX, f64::min) - 0.5)
+            .ceil()
+            .max(0.0) as i64;
+        let max_y = (ys.iter().copied().fold(f64::MIN, f64::max) - 0.5)
+            .floor()
+            .min(f64::from(height) - 1.0) as i64;
+        Some(Setup {
+            edges,
+            depth,
+            rows: min_y..=max_y,
+        })
+    }
+
+    /// Depth-tests the triangle's samples in `rows` into a band's buffers, whose first
+    /// sample is `offset` in the canvas; a sample it wins takes `id`.
+    fn fill(
+        &self,
+        rows: std::ops::Range<i64>,
+        width: u32,
+        depth: &mut [f32],
+        ids: &mut [u32],
+        (id, offset): (u32, usize),
+    ) {
+        let from = rows.start.max(*self.rows.start());
+        let to = (rows.end - 1).min(*self.rows.end());
+        for y in from..=to {
+            let py = y as f64 + 0.5;
+            let Some((x0, x1)) = span(&self.edges, py, width) else {
+                continue;
+            };
+            let row = y as usize * width as usize - offset;
+            let mut z = self.depth[0] * (x0 as f64 + 0.5) + self.depth[1] * py + self.depth[2];
+            for x in x0..=x1 {
+                let i = row + x as usize;
+                let zf = z as f32;
+                if zf < depth[i] {
+                    depth[i] = zf;
+                    ids[i] = id;
+                }
+                z += self.depth[0];
+            }
+        }
+    }
 }
 
 /// A projected triangle's edge functions as planes in (x, y), normalized by its area:
