@@ -48,17 +48,22 @@ pub fn cooks(cache: &Path) -> Vec<CookLine> {
 /// Appends a cook's line (numbered after the last), trimming the file to the last
 /// [`KEEP_COOKS`] lines now and then; returns the cook's number.
 pub fn record_cook(cache: &Path, mut line: CookLine) -> std::io::Result<u64> {
-    let earlier = cooks(cache);
-    line.number = earlier.last().map_or(1, |l| l.number + 1);
+    // A no-op cook records its line too: only the last line is parsed.
+    let earlier = std::fs::read_to_string(cache.join(COOKS)).unwrap_or_default();
+    let last = earlier
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str::<CookLine>(l).ok());
+    line.number = last.map_or(1, |l| l.number + 1);
     line.unix_s = now_s();
     let mut text = serde_json::to_vec(&line).expect("a cook line serializes");
     text.push(b'\n');
-    if earlier.len() >= 2 * KEEP_COOKS {
-        let mut kept = Vec::new();
-        for l in &earlier[earlier.len() - KEEP_COOKS + 1..] {
-            kept.extend(serde_json::to_vec(l).expect("a cook line serializes"));
-            kept.push(b'\n');
-        }
+    let lines: Vec<&str> = earlier.lines().collect();
+    if lines.len() >= 2 * KEEP_COOKS {
+        let mut kept = lines[lines.len() - KEEP_COOKS + 1..]
+            .join("\n")
+            .into_bytes();
+        kept.push(b'\n');
         kept.extend(text);
         return crate::atomic::write(&cache.join(COOKS), &kept).map(|_| line.number);
     }
@@ -100,4 +105,40 @@ pub fn now_s() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line() -> CookLine {
+        CookLine {
+            number: 0,
+            unix_s: 0,
+            steps: 3,
+            cached: 2,
+            run: 1,
+            failed: 0,
+            remote_hits: 0,
+            seconds: 0.1,
+            sealed: false,
+        }
+    }
+
+    #[test]
+    fn cooks_are_numbered_and_only_the_last_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        for n in 1..=2 * KEEP_COOKS as u64 + 5 {
+            assert_eq!(record_cook(dir.path(), line()).unwrap(), n);
+        }
+        let kept = cooks(dir.path());
+        assert!(kept.len() <= 2 * KEEP_COOKS && kept.len() >= KEEP_COOKS);
+        assert_eq!(kept.last().unwrap().number, 2 * KEEP_COOKS as u64 + 5);
+        record_uses(dir.path(), 7, ["a", "b"]).unwrap();
+        forget(dir.path(), ["a"]).unwrap();
+        assert_eq!(
+            uses(dir.path()).unwrap(),
+            HashMap::from([("b".to_string(), 7)])
+        );
+    }
 }
