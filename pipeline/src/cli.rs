@@ -53,6 +53,26 @@ enum Command {
     /// Asset job manifests (myrlin.asset-manifest/1).
     #[command(subcommand)]
     Manifest(AssetManifest),
+    /// The HAF multi-pack loader.
+    #[command(subcommand)]
+    Haf(Haf),
+}
+
+#[derive(Subcommand)]
+enum Haf {
+    /// Resolve a HAF config folder's packs as the loader would, and write
+    /// haf_load_report.txt and haf_registry.json.
+    Resolve {
+        config_dir: PathBuf,
+        /// The game's module list: a JSON array of {"name", "guid", "index"}.
+        #[arg(long, value_name = "MODULES.json")]
+        modules: Option<PathBuf>,
+        /// Where the report and registry go (default: the config folder).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -427,6 +447,19 @@ fn dispatch(cli: Cli) -> Result<i32> {
         }
         Command::Manifest(AssetManifest::Capabilities { .. }) => {
             return crate::asset_lint::capabilities()
+        }
+        Command::Haf(Haf::Resolve {
+            config_dir,
+            modules,
+            out,
+            json,
+        }) => {
+            return crate::haf_loader::run(&crate::haf_loader::ResolveArgs {
+                config_dir,
+                modules,
+                out,
+                json,
+            })
         }
         Command::Cache(Cache::Stats { config, json }) => {
             let config = Config::load(&config, &Overrides::default())?;

@@ -11,6 +11,7 @@ mod donors;
 mod execute;
 mod fingerprint;
 mod graph;
+mod haf_loader;
 mod housekeeping;
 mod html;
 mod hub;

@@ -12,6 +12,7 @@ use semver::{Version, VersionReq};
 use serde::Serialize;
 
 pub mod layout;
+pub mod order;
 
 /// Something that needs a pack: a map, a layout, or another pack.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

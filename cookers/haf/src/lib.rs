@@ -1,0 +1,17 @@
+//! The HAF multi-pack loader (seed 004): pack files are parsed, resolved into one load
+//! order and merged into one model registry, and the load report says how. Pure: the
+//! caller discovers the files and reads the game's module list.
+//!
+//! Built so far: discovery order, duplicate ids, iterated `dependsOn`, the game's module
+//! order, `dependsOn`/`loadAfter` layered on it, the merge by pawn, declared overrides,
+//! undeclared conflicts and `disabled`. Not yet: the tuning tables, the schema-version
+//! key stripping, file assets.
+
+mod pack;
+mod resolve;
+
+pub use pack::{parse, Pack, ParseError};
+pub use resolve::{resolve, Module, Placed, Resolution};
+
+/// The schema version this loader implements.
+pub const SCHEMA_VERSION: u64 = 1;

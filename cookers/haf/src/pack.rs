@@ -1,0 +1,89 @@
+//! One pack file: the schema wrapper around a `models` array, or a legacy bare
+//! `{ "models": [...] }`.
+
+use serde_json::{Map, Value};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pack {
+    /// The file, as discovered (`haf_packs/mymod/pack.json`).
+    pub file: String,
+    /// The pack's folder or file name: its default `modId` and module name.
+    pub name: String,
+    pub mod_id: String,
+    /// `None` when the file has no `schemaVersion` (legacy and unversioned packs).
+    pub schema_version: Option<u64>,
+    pub depends_on: Vec<String>,
+    pub load_after: Vec<String>,
+    pub module: Option<String>,
+    pub module_guid: Option<String>,
+    /// Declared replacements: `(modId, pawnDescription)`.
+    pub overrides: Vec<(String, String)>,
+    pub models: Vec<Map<String, Value>>,
+}
+
+/// A file that does not parse: where, so the author can find it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParseError {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+/// Reads `text`, the file `file` whose folder or file name is `name`.
+pub fn parse(file: &str, name: &str, text: &str) -> Result<Pack, ParseError> {
+    let error = |line, column, message: String| ParseError {
+        file: file.to_string(),
+        line,
+        column,
+        message,
+    };
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| error(e.line(), e.column(), e.to_string()))?;
+    let Value::Object(top) = value else {
+        return Err(error(1, 1, "a pack is a JSON object".into()));
+    };
+    let strings = |key: &str| -> Vec<String> {
+        top.get(key)
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let text_of = |key: &str| top.get(key).and_then(Value::as_str).map(str::to_string);
+    let overrides = top
+        .get("overrides")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|o| {
+                    Some((
+                        o["modId"].as_str()?.to_string(),
+                        o["pawnDescription"].as_str()?.to_string(),
+                    ))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let models = top
+        .get("models")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|m| m.as_object().cloned()).collect())
+        .unwrap_or_default();
+    Ok(Pack {
+        file: file.to_string(),
+        name: name.to_string(),
+        mod_id: text_of("modId").unwrap_or_else(|| name.to_string()),
+        schema_version: top.get("schemaVersion").and_then(Value::as_u64),
+        depends_on: strings("dependsOn"),
+        load_after: strings("loadAfter"),
+        module: text_of("module"),
+        module_guid: text_of("moduleGuid"),
+        overrides,
+        models,
+    })
+}

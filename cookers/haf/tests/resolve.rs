@@ -1,0 +1,188 @@
+//! The loader's resolution, step by step, and the seed's sample report.
+
+use haf::{parse, resolve, Module, Pack};
+use serde_json::{json, Value};
+
+fn pack(file: &str, name: &str, value: Value) -> Pack {
+    parse(file, name, &value.to_string()).unwrap()
+}
+
+fn models(prefix: &str, n: usize) -> Value {
+    (0..n)
+        .map(|i| json!({"resourceName": format!("{prefix}{i}"), "pawnDescription": format!("Pawn_{prefix}{i}")}))
+        .collect()
+}
+
+fn module(name: &str, index: u32) -> Module {
+    Module {
+        name: name.into(),
+        guid: None,
+        index,
+    }
+}
+
+#[test]
+fn the_seeds_sample_report_line_for_line() {
+    let enc = pack(
+        "haf_packs/ENCReload/pack.json",
+        "ENCReload",
+        json!({"schemaVersion": 1, "modId": "enc", "module": "ENCReload", "models": models("enc", 13)}),
+    );
+    let yours = pack(
+        "haf_packs/yourmod.json",
+        "yourmod",
+        json!({"schemaVersion": 1, "modId": "yourmod", "loadAfter": ["enc"], "models": models("y", 1)}),
+    );
+    let modules = [
+        module("ENCReload", 1),
+        module("Other", 2),
+        module("YourMod", 4),
+    ];
+    let report = resolve(vec![yours, enc], Some(&modules)).report();
+    let expected = "\
+HAF load report  (regenerated every load)
+packs=2  models=14  conflicts=0  overrides applied=0  schema implemented=1 (reads 1+)
+
+[enc]      schemaVersion=1  models=13  file=pack.json
+[yourmod]  schemaVersion=1  models=1   file=yourmod.json
+
+RESOLUTION:
+  HK module order: enc #1→ENCReload → yourmod #4→YourMod
+";
+    assert_eq!(report, expected);
+}
+
+#[test]
+fn duplicates_and_missing_dependencies_are_skipped_iteratively() {
+    let packs = vec![
+        pack("a.json", "a", json!({"modId": "a", "models": []})),
+        pack("a2.json", "a2", json!({"modId": "a", "models": []})),
+        pack(
+            "b.json",
+            "b",
+            json!({"modId": "b", "dependsOn": ["c"], "models": []}),
+        ),
+        pack(
+            "c.json",
+            "c",
+            json!({"modId": "c", "dependsOn": ["gone"], "models": []}),
+        ),
+    ];
+    let r = resolve(packs, None);
+    let ids: Vec<&str> = r.order.iter().map(|p| p.pack.mod_id.as_str()).collect();
+    assert_eq!(ids, ["a"]);
+    let report = r.report();
+    assert!(
+        report.contains("skipped a (a2.json): duplicate modId, a.json keeps it"),
+        "{report}"
+    );
+    assert!(
+        report.contains("skipped c (c.json): it depends on gone"),
+        "{report}"
+    );
+    assert!(
+        report.contains("skipped b (b.json): it depends on c"),
+        "{report}"
+    );
+    assert!(
+        report.contains("a (no matching module — alphabetical)"),
+        "{report}"
+    );
+}
+
+#[test]
+fn constraints_reorder_and_a_cycle_is_broken_loudly() {
+    let packs = vec![
+        pack(
+            "x.json",
+            "x",
+            json!({"schemaVersion": 1, "modId": "x", "loadAfter": ["z"], "models": []}),
+        ),
+        pack(
+            "y.json",
+            "y",
+            json!({"schemaVersion": 1, "modId": "y", "loadAfter": ["absent"], "models": []}),
+        ),
+        pack(
+            "z.json",
+            "z",
+            json!({"schemaVersion": 1, "modId": "z", "models": []}),
+        ),
+    ];
+    let r = resolve(packs, None);
+    let ids: Vec<&str> = r.order.iter().map(|p| p.pack.mod_id.as_str()).collect();
+    assert_eq!(ids, ["y", "z", "x"]);
+    let cyclic = vec![
+        pack(
+            "a.json",
+            "a",
+            json!({"modId": "a", "loadAfter": ["b"], "models": []}),
+        ),
+        pack(
+            "b.json",
+            "b",
+            json!({"modId": "b", "loadAfter": ["a"], "models": []}),
+        ),
+    ];
+    let r = resolve(cyclic, None);
+    let ids: Vec<&str> = r.order.iter().map(|p| p.pack.mod_id.as_str()).collect();
+    assert_eq!(ids, ["a", "b"]);
+    assert!(r.report().contains("cycle broken: a, b"), "{}", r.report());
+    assert!(r.report().contains("a: unversioned"), "{}", r.report());
+}
+
+#[test]
+fn overrides_conflicts_and_disabled_entries() {
+    let pawn = |p: &str| json!({"resourceName": "r", "pawnDescription": p});
+    let packs = vec![
+        pack(
+            "a.json",
+            "a",
+            json!({"modId": "a", "models": [pawn("P1"), pawn("P2"), pawn("P3")]}),
+        ),
+        pack(
+            "b.json",
+            "b",
+            json!({"modId": "b", "overrides": [{"modId": "a", "pawnDescription": "P1"}, {"modId": "a", "pawnDescription": "P3"}],
+            "models": [pawn("P1"), pawn("P2"), {"resourceName": "r", "pawnDescription": "P3", "disabled": true}]}),
+        ),
+    ];
+    let r = resolve(packs, None);
+    assert_eq!(r.models["P1"].0, "b", "a declared override replaces");
+    assert_eq!(
+        r.models["P2"].0, "a",
+        "an undeclared conflict: the first wins"
+    );
+    assert_eq!(
+        r.models["P3"].0, "a",
+        "a disabled override leaves the prior owner"
+    );
+    let report = r.report();
+    assert!(
+        report.contains("OVERRIDES APPLIED:\n  pawn=P1 'b' replaces 'a'"),
+        "{report}"
+    );
+    assert!(
+        report.contains("CONFLICTS:\n  pawn=P2 'a' wins over 'b'"),
+        "{report}"
+    );
+    assert!(
+        report.contains("DISABLED: pawn=P3 'b' is disabled; 'a' keeps the pawn"),
+        "{report}"
+    );
+    assert!(
+        report.contains("conflicts=1  overrides applied=1"),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_legacy_bare_file_takes_its_name_and_a_parse_error_says_where() {
+    let legacy = parse("haf_packs/old.json", "old", r#"{"models": []}"#).unwrap();
+    assert_eq!(
+        (legacy.mod_id.as_str(), legacy.schema_version),
+        ("old", None)
+    );
+    let e = parse("bad.json", "bad", "{\n  \"modId\": ,\n}").unwrap_err();
+    assert_eq!((e.line, e.file.as_str()), (2, "bad.json"));
+}
