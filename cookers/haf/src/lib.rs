@@ -2,10 +2,9 @@
 //! order and merged into one model registry, and the load report says how. Pure: the
 //! caller discovers the files and reads the game's module list.
 //!
-//! Built so far: discovery order, duplicate ids, iterated `dependsOn`, the game's module
-//! order, `dependsOn`/`loadAfter` layered on it, the merge by pawn, declared overrides,
-//! undeclared conflicts and `disabled`. Not yet: the tuning tables, the schema-version
-//! key stripping, file assets.
+//! Built: duplicate ids, iterated `dependsOn`, the game's module order, `dependsOn` and
+//! `loadAfter` layered on it, the merge by pawn, declared overrides, undeclared conflicts,
+//! `disabled`, the tuning tables and the schema-version rules. Not yet: file assets.
 
 mod pack;
 mod resolve;
@@ -15,3 +14,5 @@ pub use resolve::{resolve, Module, Placed, Resolution};
 
 /// The schema version this loader implements.
 pub const SCHEMA_VERSION: u64 = 1;
+/// The oldest schema version it reads without asking for a re-bake.
+pub const READS_FROM: u64 = 1;

@@ -19,6 +19,25 @@ pub struct Pack {
     /// Declared replacements: `(modId, pawnDescription)`.
     pub overrides: Vec<(String, String)>,
     pub models: Vec<Map<String, Value>>,
+    /// Top-level keys this loader does not know, stripped (only from newer packs).
+    pub stripped: Vec<String>,
+    /// The tuning tables: `unitScales` rules, `eraGrid` rows, `formationThresholds`.
+    pub unit_scales: Vec<(String, f64)>,
+    pub era_grid: Map<String, Value>,
+    pub formation_thresholds: Option<Value>,
+}
+
+/// The top-level keys this loader knows (a data file, so a new key is one line).
+fn known_keys() -> Vec<String> {
+    let data: Value =
+        serde_json::from_str(include_str!("../known-keys.json")).expect("known-keys.json is JSON");
+    data["pack"]
+        .as_array()
+        .expect("known-keys.json lists pack keys")
+        .iter()
+        .filter_map(Value::as_str)
+        .map(str::to_string)
+        .collect()
 }
 
 /// A file that does not parse: where, so the author can find it.
@@ -74,11 +93,36 @@ pub fn parse(file: &str, name: &str, text: &str) -> Result<Pack, ParseError> {
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(|m| m.as_object().cloned()).collect())
         .unwrap_or_default();
+    let schema_version = top.get("schemaVersion").and_then(Value::as_u64);
+    let known = known_keys();
+    let stripped: Vec<String> = match schema_version {
+        Some(v) if v > crate::SCHEMA_VERSION => {
+            top.keys().filter(|k| !known.contains(k)).cloned().collect()
+        }
+        _ => Vec::new(),
+    };
+    let unit_scales = top
+        .get("unitScales")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|r| Some((r["match"].as_str()?.to_string(), r["scale"].as_f64()?)))
+                .collect()
+        })
+        .unwrap_or_default();
     Ok(Pack {
+        stripped,
+        unit_scales,
+        era_grid: top
+            .get("eraGrid")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default(),
+        formation_thresholds: top.get("formationThresholds").cloned(),
         file: file.to_string(),
         name: name.to_string(),
         mod_id: text_of("modId").unwrap_or_else(|| name.to_string()),
-        schema_version: top.get("schemaVersion").and_then(Value::as_u64),
+        schema_version,
         depends_on: strings("dependsOn"),
         load_after: strings("loadAfter"),
         module: text_of("module"),

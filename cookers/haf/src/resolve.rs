@@ -33,6 +33,10 @@ pub struct Resolution {
     pub overrides: Vec<String>,
     pub conflicts: Vec<String>,
     pub disabled: Vec<String>,
+    /// Schema-version warnings.
+    pub warnings: Vec<String>,
+    /// One TUNING line per table whose packs' entries meet.
+    pub tuning: Vec<String>,
 }
 
 /// Resolves `packs` (in discovery order) against the game's module list, if it was read.
@@ -42,14 +46,88 @@ pub fn resolve(packs: Vec<Pack>, modules: Option<&[Module]>) -> Resolution {
     let packs = with_dependencies(packs, &mut r.notes);
     let placed = module_order(packs, modules);
     r.order = constrained(placed, &mut r.notes);
+    schema_versions(&mut r);
+    merge(&mut r);
+    r.tuning = tuning(&r.order);
+    r
+}
+
+/// The schema version is advisory: a note or a warning, never a skip.
+fn schema_versions(r: &mut Resolution) {
     for p in &r.order {
-        if p.pack.schema_version.is_none() {
-            r.notes
-                .push(format!("{}: unversioned (no schemaVersion)", p.pack.mod_id));
+        let (id, version) = (&p.pack.mod_id, p.pack.schema_version);
+        match version {
+            None => r
+                .notes
+                .push(format!("{id}: unversioned (no schemaVersion)")),
+            Some(v) if v < crate::READS_FROM => r.warnings.push(format!(
+                "WARNING: {id} schemaVersion={v} is older than this HAF reads ({}+); re-bake it",
+                crate::READS_FROM
+            )),
+            Some(v) if v > crate::SCHEMA_VERSION => {
+                let stripped = match p.pack.stripped.as_slice() {
+                    [] => "none".to_string(),
+                    keys => keys.join(", "),
+                };
+                r.warnings.push(format!(
+                    "WARNING: {id} schemaVersion={v} is newer than this HAF ({}); keys it does not know are stripped: {stripped}",
+                    crate::SCHEMA_VERSION
+                ))
+            }
+            Some(_) => {}
         }
     }
-    merge(&mut r);
-    r
+}
+
+/// Step 9: the tuning tables, from the resolved order only.
+fn tuning(order: &[Placed]) -> Vec<String> {
+    let mut lines = Vec::new();
+    // unitScales: rules multiply, across packs too.
+    let mut by_match: BTreeMap<&str, Vec<(&str, f64)>> = BTreeMap::new();
+    for p in order {
+        for (m, scale) in &p.pack.unit_scales {
+            by_match
+                .entry(m)
+                .or_default()
+                .push((&p.pack.mod_id, *scale));
+        }
+    }
+    for (m, rules) in by_match.iter().filter(|(_, r)| r.len() > 1) {
+        let factors: Vec<String> = rules.iter().map(|(id, f)| format!("{id} ×{f}")).collect();
+        let product: f64 = rules.iter().map(|(_, f)| f).product();
+        lines.push(format!(
+            "TUNING: unitScales match={m}: {} → ×{}",
+            factors.join(" × "),
+            (product * 1e6).round() / 1e6
+        ));
+    }
+    // eraGrid: each row belongs to the last pack that authors it.
+    let mut rows: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for p in order {
+        for era in p.pack.era_grid.keys() {
+            rows.entry(era).or_default().push(&p.pack.mod_id);
+        }
+    }
+    for (era, authors) in rows.iter().filter(|(_, a)| a.len() > 1) {
+        let (last, earlier) = authors.split_last().expect("two or more");
+        lines.push(format!(
+            "TUNING: eraGrid row {era}: {last} wins over {}",
+            earlier.join(", ")
+        ));
+    }
+    // formationThresholds: the whole table belongs to the last pack that authors one.
+    let authors: Vec<&str> = order
+        .iter()
+        .filter(|p| p.pack.formation_thresholds.is_some())
+        .map(|p| p.pack.mod_id.as_str())
+        .collect();
+    if let Some((last, earlier)) = authors.split_last().filter(|(_, e)| !e.is_empty()) {
+        lines.push(format!(
+            "TUNING: formationThresholds: {last}'s table replaces {}",
+            earlier.join(", ")
+        ));
+    }
+    lines
 }
 
 /// Step 2: the first file keeps a modId; later ones are skipped.
@@ -235,7 +313,7 @@ impl Resolution {
             })
             .collect();
         out.push_str(&format!("  HK module order: {}\n", chain.join(" → ")));
-        for note in &self.notes {
+        for note in self.notes.iter().chain(&self.warnings) {
             out.push_str(&format!("  {note}\n"));
         }
         for (title, lines) in [
@@ -253,6 +331,12 @@ impl Resolution {
                     };
                     out.push_str(&format!("  {prefix}{l}\n"));
                 }
+            }
+        }
+        if !self.tuning.is_empty() {
+            out.push('\n');
+            for l in &self.tuning {
+                out.push_str(&format!("{l}\n"));
             }
         }
         out

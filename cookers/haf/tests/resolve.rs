@@ -186,3 +186,75 @@ fn a_legacy_bare_file_takes_its_name_and_a_parse_error_says_where() {
     let e = parse("bad.json", "bad", "{\n  \"modId\": ,\n}").unwrap_err();
     assert_eq!((e.line, e.file.as_str()), (2, "bad.json"));
 }
+
+#[test]
+fn tuning_tables_follow_the_resolved_order_only() {
+    let packs = vec![
+        pack(
+            "a.json",
+            "a",
+            json!({"schemaVersion": 1, "modId": "a", "models": [],
+            "unitScales": [{"match": "Cavalry", "scale": 0.6}],
+            "eraGrid": {"3": [1, 2]}, "formationThresholds": {"line": 4}}),
+        ),
+        pack(
+            "b.json",
+            "b",
+            json!({"schemaVersion": 1, "modId": "b", "models": [],
+            "unitScales": [{"match": "Cavalry", "scale": 0.5}],
+            "eraGrid": {"3": [5, 6], "4": [1]}, "formationThresholds": {"line": 9}}),
+        ),
+        // Skipped: its scales must change nothing.
+        pack(
+            "c.json",
+            "c",
+            json!({"schemaVersion": 1, "modId": "c", "dependsOn": ["gone"], "models": [],
+            "unitScales": [{"match": "Cavalry", "scale": 0.1}]}),
+        ),
+    ];
+    let report = resolve(packs, None).report();
+    assert!(
+        report.contains("TUNING: unitScales match=Cavalry: a ×0.6 × b ×0.5 → ×0.3"),
+        "{report}"
+    );
+    assert!(
+        report.contains("TUNING: eraGrid row 3: b wins over a"),
+        "{report}"
+    );
+    assert!(!report.contains("row 4"), "{report}");
+    assert!(
+        report.contains("TUNING: formationThresholds: b's table replaces a"),
+        "{report}"
+    );
+}
+
+#[test]
+fn the_schema_version_is_advice_never_a_gate() {
+    let packs = vec![
+        pack(
+            "new.json",
+            "new",
+            json!({"schemaVersion": 2, "modId": "new", "models": [], "glowCurve": [1], "tint": 3}),
+        ),
+        pack(
+            "old.json",
+            "old",
+            json!({"schemaVersion": 0, "modId": "old", "models": []}),
+        ),
+        pack(
+            "now.json",
+            "now",
+            json!({"schemaVersion": 1, "modId": "now", "models": []}),
+        ),
+    ];
+    let r = resolve(packs, None);
+    assert_eq!(r.order.len(), 3, "every pack keeps its place");
+    let report = r.report();
+    assert!(report.contains("WARNING: new schemaVersion=2 is newer than this HAF (1); keys it does not know are stripped: glowCurve, tint"), "{report}");
+    assert!(
+        report
+            .contains("WARNING: old schemaVersion=0 is older than this HAF reads (1+); re-bake it"),
+        "{report}"
+    );
+    assert!(!report.contains("WARNING: now"), "{report}");
+}
