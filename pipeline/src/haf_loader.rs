@@ -35,6 +35,8 @@ pub fn run(args: &ResolveArgs) -> Result<i32> {
     for (i, note) in unreadable.into_iter().enumerate() {
         resolution.notes.insert(i, note);
     }
+    let dir = &args.config_dir;
+    haf::assets::check(&mut resolution, |rel| dir.join(rel).is_file());
     let out = args.out.clone().unwrap_or_else(|| args.config_dir.clone());
     std::fs::create_dir_all(&out)?;
     crate::atomic::write(

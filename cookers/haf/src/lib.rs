@@ -4,8 +4,9 @@
 //!
 //! Built: duplicate ids, iterated `dependsOn`, the game's module order, `dependsOn` and
 //! `loadAfter` layered on it, the merge by pawn, declared overrides, undeclared conflicts,
-//! `disabled`, the tuning tables and the schema-version rules. Not yet: file assets.
+//! `disabled`, the tuning tables, the schema-version rules, and file assets (`assets`).
 
+pub mod assets;
 mod pack;
 mod resolve;
 

@@ -258,3 +258,33 @@ fn the_schema_version_is_advice_never_a_gate() {
     );
     assert!(!report.contains("WARNING: now"), "{report}");
 }
+
+#[test]
+fn file_assets_look_in_the_packs_folder_then_the_shared_ones() {
+    let packs = vec![
+        pack(
+            "haf_packs/mymod/pack.json",
+            "mymod",
+            json!({"schemaVersion": 1, "modId": "mymod",
+            "models": [{"resourceName": "r", "pawnDescription": "P", "soundFile": "hum.wav", "textureFile": "skin.png"}]}),
+        ),
+        pack(
+            "haf_packs/flat.json",
+            "flat",
+            json!({"schemaVersion": 1, "modId": "flat",
+            "models": [{"resourceName": "r", "pawnDescription": "Q", "soundStartFile": "old.wav"}]}),
+        ),
+    ];
+    let mut r = resolve(packs, None);
+    let present = ["haf_packs/mymod/sounds/hum.wav", "haf_sounds/old.wav"];
+    haf::assets::check(&mut r, |p| present.contains(&p));
+    assert_eq!(
+        r.warnings,
+        ["WARNING: mymod: textureFile \"skin.png\" is in none of haf_packs/mymod/skins/skin.png, haf_skins/skin.png"]
+    );
+    assert_eq!(
+        haf::assets::pack_folder("haf_packs/flat.json").as_deref(),
+        Some("haf_packs/flat")
+    );
+    assert_eq!(haf::assets::pack_folder("haf_models.json"), None);
+}
