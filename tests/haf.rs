@@ -20,6 +20,12 @@ fn resolve_discovers_packs_reports_and_writes_the_registry() {
     )
     .unwrap();
     std::fs::write(packs.join("broken.json"), "{\n  \"modId\": ,\n}").unwrap();
+    // A legacy base file loads first, named by its file.
+    std::fs::write(
+        ws.path("config/haf_models.json"),
+        r#"{"models": [{"resourceName": "c", "pawnDescription": "P"}]}"#,
+    )
+    .unwrap();
     std::fs::write(
         ws.path("modules.json"),
         r#"[{"name": "ENCReload", "index": 1}, {"name": "YourMod", "index": 4}]"#,
@@ -43,6 +49,14 @@ fn resolve_discovers_packs_reports_and_writes_the_registry() {
     let registry: serde_json::Value =
         serde_json::from_slice(&std::fs::read(ws.path("config/haf_registry.json")).unwrap())
             .unwrap();
+    assert!(report.contains("[haf_models]  schemaVersion=0"), "{report}");
+    assert!(report.contains("haf_models: unversioned"), "{report}");
+    // The legacy file matches no module, so it follows the matched packs; enc, loaded
+    // first, keeps the pawn both name.
+    assert!(
+        report.contains("CONFLICTS:\n  pawn=P 'enc' wins over 'haf_models'"),
+        "{report}"
+    );
     assert_eq!(registry["P"]["modId"], "enc");
     assert_eq!(registry["Q"]["model"]["resourceName"], "b");
 }
