@@ -188,15 +188,17 @@ fn unimplemented_rules(file: &str, text: &str, manifest: &Value) -> Vec<Issue> {
         .collect()
 }
 
+/// The items of `value[key]`, none when it is not an array.
+fn list<'v>(value: &'v Value, key: &str) -> &'v [Value] {
+    value[key].as_array().map_or(&[], Vec::as_slice)
+}
+
 /// Every file of the manifest with its JSON pointer, in the manifest's order.
 fn files(manifest: &Value) -> Vec<(String, &Value)> {
     let mut out = Vec::new();
-    let empty = Vec::new();
-    let list = |v: &Value, key: &str| v[key].as_array().unwrap_or(&empty).clone();
     for (a, asset) in list(manifest, "assets").iter().enumerate() {
         for (r, rep) in list(asset, "representations").iter().enumerate() {
-            for (f, _) in list(rep, "files").iter().enumerate() {
-                let file = &manifest["assets"][a]["representations"][r]["files"][f];
+            for (f, file) in list(rep, "files").iter().enumerate() {
                 out.push((format!("/assets/{a}/representations/{r}/files/{f}"), file));
             }
         }

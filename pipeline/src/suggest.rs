@@ -15,15 +15,7 @@ use serde_json::{json, Value};
 pub fn suggest(pack: &Path, block: &str, write: bool) -> Result<i32> {
     let (hulls, bounds) = read_model(pack, block)?;
     let origin = existing_origin(pack).unwrap_or_else(|| "bottom_centre".into());
-    let parts: Vec<forge_contract::derive::Hull> = hulls
-        .iter()
-        .map(|h| forge_contract::derive::Hull {
-            name: &h.name,
-            material: &h.material,
-            points: &h.points,
-        })
-        .collect();
-    let entry = forge_contract::derive::entry(block, &origin, &parts, bounds);
+    let entry = entry_from_hulls(block, &origin, &hulls, bounds);
     println!(
         "{}",
         serde_json::to_string_pretty(&entry).expect("serializes")
@@ -40,6 +32,25 @@ pub fn suggest(pack: &Path, block: &str, write: bool) -> Result<i32> {
 }
 
 /// The model's hulls and the visual mesh's bounds, pack space.
+/// A block's geometry entry from its model's `UCX_` hulls and the mesh's bounds: what
+/// `forge suggest` prints and what the `geometry` step derives for a block left out.
+pub fn entry_from_hulls(
+    block: &str,
+    origin: &str,
+    hulls: &[forge_gltf::ModelHull],
+    bounds: [[f64; 3]; 2],
+) -> Value {
+    let parts: Vec<forge_contract::derive::Hull> = hulls
+        .iter()
+        .map(|h| forge_contract::derive::Hull {
+            name: &h.name,
+            material: &h.material,
+            points: &h.points,
+        })
+        .collect();
+    forge_contract::derive::entry(block, origin, &parts, bounds)
+}
+
 fn read_model(pack: &Path, block: &str) -> Result<(Vec<forge_gltf::ModelHull>, [[f64; 3]; 2])> {
     let models = pack.join("source/models");
     let (file, bytes) = ["glb", "gltf"]

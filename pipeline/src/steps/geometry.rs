@@ -163,15 +163,7 @@ fn from_model(
             "the model has no visual mesh besides its hulls",
         )]
     })?;
-    let parts: Vec<forge_contract::derive::Hull> = hulls
-        .iter()
-        .map(|h| forge_contract::derive::Hull {
-            name: &h.name,
-            material: &h.material,
-            points: &h.points,
-        })
-        .collect();
-    let entry = forge_contract::derive::entry(block, origin, &parts, [lo, hi]);
+    let entry = crate::suggest::entry_from_hulls(block, origin, &hulls, [lo, hi]);
     let bytes = compact(&entry);
     forge_contract::geometry::parse_block(
         &file,
