@@ -255,3 +255,204 @@ fn a_build_copies_derives_and_lists_what_waits_on_generation() {
         "assets[0].representations[0].files[0].derive.rule"
     );
 }
+
+/// The issues' codes of a lint-result, in order.
+fn codes(result: &Value) -> Vec<String> {
+    result["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            format!(
+                "{} {}",
+                i["code"].as_str().unwrap(),
+                i["where"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_review_is_started_from_a_delivery_filled_in_and_goes_stale_when_the_bytes_change() {
+    let ws = Workspace::without_donors(&[]);
+    let mut manifest = example();
+    manifest["assets"][0]["representations"][0]["files"] = json!([
+        {"path": "assets/examplemod/data/example.json", "format": "json", "action": "emit", "content": {"answer": 42}},
+        {"path": "authoring/examplemod/notes.txt", "format": "txt", "action": "copy", "source": "notes.txt"},
+        {"path": "assets/examplemod/sounds/hum.ogg", "format": "ogg", "action": "generate", "describe": "a low hum"},
+    ]);
+    std::fs::write(
+        ws.path("m.json"),
+        serde_json::to_vec_pretty(&manifest).unwrap(),
+    )
+    .unwrap();
+    let build = |notes: &[u8]| {
+        let zip = inputs_zip(
+            &ws,
+            &[
+                ("_inputs.json", br#"{"rights":"original"}"#),
+                ("notes.txt", notes),
+            ],
+        );
+        let out = ws.mjolnir(&[
+            "manifest",
+            "build",
+            "m.json",
+            "--inputs",
+            zip.to_str().unwrap(),
+            "--out",
+            "d.zip",
+        ]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    build(b"first");
+    let review = |extra: &[&str]| {
+        let mut args = vec![
+            "manifest",
+            "review",
+            "m.json",
+            "--delivery",
+            "d.zip",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let out = ws.mjolnir(&args);
+        let result: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+        assert!(follows("myrlin.lint-result-1", &result), "{result}");
+        (out.status.code(), result)
+    };
+
+    let (code, result) = review(&[
+        "--start",
+        "r.json",
+        "--reviewer",
+        "Ana",
+        "--check",
+        "r.json",
+    ]);
+    assert_eq!(code, Some(0), "{result}");
+    assert_eq!(result["warnings"], 3, "every file pending: {result}");
+    let mut started: Value =
+        serde_json::from_slice(&std::fs::read(ws.path("r.json")).unwrap()).unwrap();
+    assert!(follows("myrlin.asset-review-1", &started), "{started}");
+    assert_eq!(
+        started["files"][2].get("sha256"),
+        None,
+        "nothing delivered to judge yet"
+    );
+
+    started["files"][0]["verdict"] = json!("accepted");
+    started["files"][1]["verdict"] = json!("rejected");
+    started["files"][1]["notes"] = json!("say more");
+    std::fs::write(
+        ws.path("r.json"),
+        serde_json::to_vec_pretty(&started).unwrap(),
+    )
+    .unwrap();
+    assert!(follows("myrlin.asset-review-1", &started));
+    let (code, result) = review(&["--check", "r.json"]);
+    assert_eq!(code, Some(0), "{result}");
+    assert_eq!(
+        codes(&result),
+        [
+            "file_rejected authoring/examplemod/notes.txt",
+            "file_pending assets/examplemod/sounds/hum.ogg"
+        ]
+    );
+
+    build(b"second");
+    let (code, result) = review(&["--check", "r.json"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        codes(&result)[0],
+        "review_stale authoring/examplemod/notes.txt"
+    );
+    assert!(result["issues"][0]["line"].is_number(), "{result}");
+}
+
+#[test]
+fn each_review_rule_reports_its_code() {
+    let ws = Workspace::without_donors(&[]);
+    std::fs::write(
+        ws.path("m.json"),
+        serde_json::to_vec_pretty(&example()).unwrap(),
+    )
+    .unwrap();
+    let out = ws.mjolnir(&["manifest", "build", "m.json", "--out", "d.zip"]);
+    assert_eq!(out.status.code(), Some(0));
+    let path = "assets/examplemod/data/example.json";
+    let ok = json!({"path": path, "verdict": "accepted",
+        "sha256": "0000000000000000000000000000000000000000000000000000000000000000"});
+    let cases = [
+        (
+            json!({"reviewer": "", "files": []}),
+            "review_without_reviewer",
+        ),
+        (
+            json!({"revision": 2, "files": []}),
+            "review_of_another_manifest",
+        ),
+        (json!({"extra": 1, "files": []}), "unknown_field"),
+        (
+            json!({"files": [{"path": "x.json", "verdict": "pending"}]}),
+            "review_unknown_path",
+        ),
+        (
+            json!({"files": [{"path": path, "verdict": "pending"}, {"path": path, "verdict": "pending"}]}),
+            "review_duplicate_path",
+        ),
+        (
+            json!({"files": [{"path": path, "verdict": "fine"}]}),
+            "bad_verdict",
+        ),
+        (
+            json!({"files": [{"path": path, "verdict": "accepted"}]}),
+            "review_without_bytes",
+        ),
+        (json!({"files": [ok]}), "review_stale"),
+        (
+            json!({"files": [{"path": path, "verdict": "rejected", "sha256": ok["sha256"]}]}),
+            "review_rejection_unexplained",
+        ),
+        (
+            json!({"schema": "myrlin.asset-review/2", "files": []}),
+            "wrong_schema",
+        ),
+        (
+            json!({"files": [{"path": path, "verdict": "pending"}]}),
+            "file_pending",
+        ),
+        (json!({"files": []}), "review_missing_file"),
+    ];
+    for (change, code) in cases {
+        let mut review = json!({"schema": "myrlin.asset-review/1", "manifestId": "example-pack",
+            "revision": 1, "reviewer": "Ana"});
+        for (k, v) in change.as_object().unwrap() {
+            review[k] = v.clone();
+        }
+        std::fs::write(ws.path("r.json"), serde_json::to_vec(&review).unwrap()).unwrap();
+        let out = ws.mjolnir(&[
+            "manifest",
+            "review",
+            "m.json",
+            "--delivery",
+            "d.zip",
+            "--check",
+            "r.json",
+            "--json",
+        ]);
+        let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(
+            codes(&result)
+                .iter()
+                .any(|c| c.starts_with(&format!("{code} "))),
+            "{code}: {result}"
+        );
+    }
+}

@@ -164,7 +164,7 @@ pub fn build(args: &BuildArgs) -> Result<i32> {
 /// anything runs, never skipped.
 fn unimplemented_rules(file: &str, text: &str, manifest: &Value) -> Vec<Issue> {
     let mut findings = forge_contract::Findings::new(file, text);
-    for (pointer, f) in files(manifest) {
+    for (pointer, f) in asset_manifest::manifest_files(manifest) {
         if let Some(rule) = f["derive"]["rule"].as_str() {
             if !derive::IMPLEMENTED.contains(&rule) {
                 findings.error(
@@ -188,31 +188,13 @@ fn unimplemented_rules(file: &str, text: &str, manifest: &Value) -> Vec<Issue> {
         .collect()
 }
 
-/// The items of `value[key]`, none when it is not an array.
-fn list<'v>(value: &'v Value, key: &str) -> &'v [Value] {
-    value[key].as_array().map_or(&[], Vec::as_slice)
-}
-
-/// Every file of the manifest with its JSON pointer, in the manifest's order.
-fn files(manifest: &Value) -> Vec<(String, &Value)> {
-    let mut out = Vec::new();
-    for (a, asset) in list(manifest, "assets").iter().enumerate() {
-        for (r, rep) in list(asset, "representations").iter().enumerate() {
-            for (f, file) in list(rep, "files").iter().enumerate() {
-                out.push((format!("/assets/{a}/representations/{r}/files/{f}"), file));
-            }
-        }
-    }
-    out
-}
-
 type Plan = (Graph, Vec<Planned>, Vec<Value>, Vec<String>);
 
 /// A step per made file; the generated and existing files listed.
 fn plan(manifest: &Value, id: &str, work: &Path) -> Plan {
     let mut graph = Graph::default();
     let (mut planned, mut waiting, mut exists) = (Vec::new(), Vec::new(), Vec::new());
-    for (_, f) in files(manifest) {
+    for (_, f) in asset_manifest::manifest_files(manifest) {
         let path = f["path"].as_str().unwrap_or_default().to_string();
         let source = |name: String, input: &Value| Input::Source {
             name,

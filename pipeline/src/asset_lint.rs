@@ -57,17 +57,32 @@ pub fn report(manifest: &Path, issues: &[Issue], as_json: bool) -> i32 {
     }
 }
 
-/// The largest input taken from the ZIP.
+/// The largest file taken from a ZIP.
 const MAX_INPUT: u64 = 256 << 20;
 
 /// The inputs ZIP's files (by path) and their rights declaration.
 pub fn read_inputs(zip_path: &Path) -> Result<(Inputs, BTreeMap<String, Vec<u8>>)> {
+    let mut files = read_zip(zip_path)?;
+    let declared = match files.remove(INPUTS_FILE) {
+        Some(bytes) => Some(
+            String::from_utf8(bytes)
+                .with_context(|| format!("{}: {INPUTS_FILE} is not UTF-8", zip_path.display()))?,
+        ),
+        None => None,
+    };
+    match Inputs::new(files.keys().cloned().collect(), declared.as_deref()) {
+        Ok(inputs) => Ok((inputs, files)),
+        Err(e) => bail!("error[bad_inputs_file]: {}: {e}", zip_path.display()),
+    }
+}
+
+/// Every file of a ZIP (an inputs set or a delivery), by path.
+pub fn read_zip(zip_path: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
     let file = std::fs::File::open(zip_path)
         .with_context(|| format!("cannot read {}", zip_path.display()))?;
     let mut archive = zip::ZipArchive::new(file)
         .with_context(|| format!("{} is not a ZIP", zip_path.display()))?;
     let mut files = BTreeMap::new();
-    let mut declared = None;
     for i in 0..archive.len() {
         let mut entry = archive.by_index(i)?;
         if entry.is_dir() {
@@ -80,18 +95,9 @@ pub fn read_inputs(zip_path: &Path) -> Result<(Inputs, BTreeMap<String, Vec<u8>>
             .take(MAX_INPUT)
             .read_to_end(&mut bytes)
             .with_context(|| format!("{}: cannot read {name}", zip_path.display()))?;
-        if name == INPUTS_FILE {
-            let text = String::from_utf8(bytes)
-                .with_context(|| format!("{}: {INPUTS_FILE} is not UTF-8", zip_path.display()))?;
-            declared = Some(text);
-        } else {
-            files.insert(name, bytes);
-        }
+        files.insert(name, bytes);
     }
-    match Inputs::new(files.keys().cloned().collect(), declared.as_deref()) {
-        Ok(inputs) => Ok((inputs, files)),
-        Err(e) => bail!("error[bad_inputs_file]: {}: {e}", zip_path.display()),
-    }
+    Ok(files)
 }
 
 pub fn capabilities() -> Result<i32> {

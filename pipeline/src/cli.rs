@@ -100,6 +100,25 @@ enum AssetManifest {
         #[arg(long)]
         json: bool,
     },
+    /// Start a review of a delivery (`--start`), or check a filled-in one (`--check`)
+    /// against the manifest and the delivery's bytes; exit 1 on an error.
+    Review {
+        manifest: PathBuf,
+        /// The delivery ZIP that `manifest build` wrote.
+        #[arg(long, value_name = "DELIVERY.zip")]
+        delivery: PathBuf,
+        /// Write a review with every output path pending.
+        #[arg(long, value_name = "REVIEW.json", required_unless_present = "check")]
+        start: Option<PathBuf>,
+        /// Who reviews, for `--start`.
+        #[arg(long, default_value = "")]
+        reviewer: String,
+        /// Check a review: its shape, its paths, its digests against the delivery.
+        #[arg(long, value_name = "REVIEW.json")]
+        check: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
     /// The accepted format ids, limits and lanes, as data (always JSON).
     Capabilities {
         #[arg(long)]
@@ -442,6 +461,23 @@ fn dispatch(cli: Cli) -> Result<i32> {
                 inputs,
                 out,
                 build,
+                json,
+            })
+        }
+        Command::Manifest(AssetManifest::Review {
+            manifest,
+            delivery,
+            start,
+            reviewer,
+            check,
+            json,
+        }) => {
+            return crate::asset_review::review_command(&crate::asset_review::ReviewArgs {
+                manifest,
+                delivery,
+                start,
+                reviewer,
+                check,
                 json,
             })
         }

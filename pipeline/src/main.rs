@@ -2,6 +2,7 @@
 
 mod asset_build;
 mod asset_lint;
+mod asset_review;
 mod atomic;
 mod blender;
 mod cli;

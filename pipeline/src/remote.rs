@@ -20,8 +20,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use sha2::{Digest as _, Sha256};
-
 use crate::config::Remote;
 
 pub use action_result::RemoteOutput;
@@ -352,13 +350,4 @@ enum Refusal {
     Bad(String),
 }
 
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let digest = Sha256::digest(bytes);
-    let mut hex = String::with_capacity(64);
-    for b in digest {
-        hex.push(HEX[usize::from(b >> 4)] as char);
-        hex.push(HEX[usize::from(b & 15)] as char);
-    }
-    hex
-}
+pub use forge_release::signature::sha256_hex;

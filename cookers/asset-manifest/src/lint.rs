@@ -85,8 +85,13 @@ pub fn lint(file: &str, text: &str, inputs: Option<&Inputs>) -> Vec<Issue> {
     lint.findings.refuse_duplicate_keys(text);
     lint.places.resize(lint.findings.len(), None);
     lint.manifest(&value);
-    let places = lint.places;
-    lint.findings
+    issues_with_places(lint.findings, lint.places)
+}
+
+/// The findings as issues: each `where` is its place when one was given (an output path),
+/// else its pointer in the seed's form.
+pub(crate) fn issues_with_places(findings: Findings, places: Vec<Option<String>>) -> Vec<Issue> {
+    findings
         .into_vec()
         .into_iter()
         .zip(places)
