@@ -279,7 +279,7 @@ fn inspect_reads_static_meshes_and_actors() {
 
 #[test]
 fn cooked_containers_resolve_and_verify_through_inspect() {
-    let ws = Workspace::with_packs(&["foundry", "roadworks"]);
+    let ws = Workspace::with_packs(&["foundry", "roadworks", "foundry-wide"]);
     ws.cook(&[]);
     for pack in ["foundry", "roadworks"] {
         let out = ws.mjolnir(&[
@@ -321,6 +321,9 @@ fn cooked_containers_resolve_and_verify_through_inspect() {
                 "{c}"
             );
         }
+    }
+    for pack in ["foundry", "roadworks", "foundry-wide"] {
+        every_hull_is_reached_once_from_the_crate(&ws, pack);
     }
     let out = ws.mjolnir(&[
         "forge",
@@ -545,4 +548,60 @@ fn a_failed_cooks_report_lists_each_error_with_its_file_and_location() {
         page.contains("aperture_blocked_visual") && page.contains("wall_door"),
         "{page}"
     );
+}
+
+/// The tag a reference names, from the set's cooked folder: `objects\mjolnir\forge\<pack>\<block>`
+/// of group `ext` is `cooked/<block>/<block>.<ext>`.
+fn referenced(set: &std::path::Path, tag: &forge_tags::Tag, ext: &str) -> forge_tags::Tag {
+    fn refs(i: &forge_tags::Instance, out: &mut Vec<forge_tags::TagRef>) {
+        for c in i.children.values() {
+            match c {
+                forge_tags::Child::Ref(Some(r)) => out.push(r.clone()),
+                forge_tags::Child::Block { items, .. } => items.iter().for_each(|x| refs(x, out)),
+                _ => {}
+            }
+        }
+    }
+    let mut found = Vec::new();
+    refs(&tag.root, &mut found);
+    let r = found
+        .iter()
+        .find(|r| forge_tags::extension(&r.group) == ext)
+        .unwrap_or_else(|| panic!("no {ext} reference"));
+    let block = r.path.rsplit('\\').next().unwrap();
+    let bytes = std::fs::read(set.join(format!("cooked/{block}/{block}.{ext}"))).unwrap();
+    forge_tags::Tag::from_bytes(&bytes).unwrap()
+}
+
+/// Crate to model to physics_model, through each rigid body to the polyhedra: one fixed
+/// body per block, reaching each of the block's hulls exactly once.
+fn every_hull_is_reached_once_from_the_crate(ws: &Workspace, pack: &str) {
+    let set = ws.path(&format!("build/game/{pack}/all"));
+    let mut blocks = 0;
+    for dir in std::fs::read_dir(set.join("cooked")).unwrap() {
+        let dir = dir.unwrap().path();
+        let block = dir.file_name().unwrap().to_str().unwrap().to_string();
+        let crate_tag = std::fs::read(dir.join(format!("{block}.crate"))).unwrap();
+        let model = referenced(
+            &set,
+            &forge_tags::Tag::from_bytes(&crate_tag).unwrap(),
+            "model",
+        );
+        let physics = referenced(&set, &model, "physics_model");
+        let bodies = forge_tags::physics::bodies(&physics).unwrap();
+        let geometry: Value =
+            serde_json::from_slice(&std::fs::read(dir.join("geometry.json")).unwrap()).unwrap();
+        let hulls = geometry["hulls"].as_array().unwrap().len();
+        assert_eq!(bodies.len(), 1, "{pack}/{block}");
+        assert_eq!(bodies[0].motion_type, "fixed", "{pack}/{block}");
+        let mut reached = bodies[0].polyhedra.clone();
+        reached.sort_unstable();
+        assert_eq!(
+            reached,
+            (0..hulls).collect::<Vec<_>>(),
+            "{pack}/{block}: each hull once"
+        );
+        blocks += 1;
+    }
+    assert!(blocks >= 12, "{pack}: {blocks} blocks");
 }

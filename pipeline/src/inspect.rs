@@ -276,10 +276,38 @@ fn tag_summary(group: &[u8; 4], tag: &forge_tags::Tag) -> (Value, String) {
     for b in &blocks {
         text.push_str(&format!("  {}\n", b));
     }
-    (
-        json!({"format": "tag", "group": String::from_utf8_lossy(group), "name": g.key, "references": refs, "blocks": blocks}),
-        text,
-    )
+    let mut summary = json!({"format": "tag", "group": String::from_utf8_lossy(group), "name": g.key, "references": refs, "blocks": blocks});
+    if *group == forge_tags::PHYSICS_MODEL {
+        let bodies = rigid_bodies(tag, &mut text);
+        summary["rigid_bodies"] = bodies;
+    }
+    (summary, text)
+}
+
+/// A physics model's rigid bodies, each walked through its shapes to the polyhedra.
+fn rigid_bodies(tag: &forge_tags::Tag, text: &mut String) -> Value {
+    match forge_tags::physics::bodies(tag) {
+        Ok(bodies) => {
+            for (i, b) in bodies.iter().enumerate() {
+                text.push_str(&format!(
+                    "  rigid body {i}: {}, mass {}, flags {:#06x}, shape {} -> polyhedra {:?}\n",
+                    b.motion_type,
+                    b.mass,
+                    b.flags,
+                    b.path.join(" -> "),
+                    b.polyhedra
+                ));
+            }
+            bodies
+                .iter()
+                .map(|b| json!({"motion_type": b.motion_type, "mass": b.mass, "flags": b.flags, "can_use_mopps": b.flags & forge_tags::physics::CAN_USE_MOPPS != 0, "shapes": b.path, "polyhedra": b.polyhedra}))
+                .collect()
+        }
+        Err(e) => {
+            text.push_str(&format!("  rigid bodies do not walk: {e}\n"));
+            json!({"error": e.to_string()})
+        }
+    }
 }
 
 /// A `.utoc` (with its `.ucas` when beside it): every chunk with its package path, checked

@@ -1,10 +1,10 @@
 //! Tags for stock-like pieces: references, tables in place, byte-for-byte round trips, and
 //! the bundled definitions matching the shared reference.
 
-use forge_collision::{hull, CollisionModel, MoppIndex, Polyhedron};
+use forge_collision::{hull, CollisionModel, Polyhedron};
 use forge_tags::{block_tags, definitions, Child, Tag};
 
-fn door_wall() -> (CollisionModel, MoppIndex, Vec<Polyhedron>) {
+fn door_wall() -> (CollisionModel, Vec<Polyhedron>) {
     let boxes = [
         ([-2.0, -0.25, 0.0], [-1.0, 0.25, 4.0]),
         ([1.0, -0.25, 0.0], [2.0, 0.25, 4.0]),
@@ -27,19 +27,17 @@ fn door_wall() -> (CollisionModel, MoppIndex, Vec<Polyhedron>) {
         })
         .collect();
     let model = CollisionModel::build(&hulls).unwrap();
-    let index = MoppIndex::build(&model).unwrap();
-    (model, index, hulls.iter().map(Polyhedron::build).collect())
+    (model, hulls.iter().map(Polyhedron::build).collect())
 }
 
 #[test]
 fn four_tags_round_trip_and_carry_the_cooked_data() {
-    let (model, index, polys) = door_wall();
+    let (model, polys) = door_wall();
     let tags = block_tags(
         "foundry",
         "wall_door",
         ([-0.66, -0.08, 0.0], [0.66, 0.08, 1.31]),
         &model,
-        &index,
         &polys,
     )
     .unwrap();
@@ -100,11 +98,19 @@ fn four_tags_round_trip_and_carry_the_cooked_data() {
     };
     assert_eq!(regions.len(), 3);
     let phmo = Tag::from_bytes(&tags[2].1).unwrap();
+    let bodies = forge_tags::physics::bodies(&phmo).unwrap();
+    assert_eq!(bodies.len(), 1, "one rigid body");
+    let body = &bodies[0];
+    assert_eq!(body.motion_type, "fixed");
+    assert_eq!(body.mass, 0.0);
+    assert_ne!(body.flags & forge_tags::physics::CAN_USE_MOPPS, 0);
+    assert_eq!(body.path, ["mopp 0", "list 0"]);
+    assert_eq!(body.polyhedra, [0, 1, 2], "each hull reached once, apart");
     assert!(
         phmo.root
             .children
             .values()
-            .any(|c| matches!(c, Child::Data(d) if *d == index.mopp.code)),
+            .any(|c| matches!(c, Child::Data(d) if !d.is_empty())),
         "the MOPP code is in the physics model"
     );
     assert!(
@@ -134,16 +140,8 @@ fn bundled_definitions_match_the_shared_reference() {
 #[test]
 fn hostile_tag_files_are_errors() {
     assert!(Tag::from_bytes(b"").is_err());
-    let (model, index, polys) = door_wall();
-    let tags = block_tags(
-        "foundry",
-        "wall_door",
-        ([0.0; 3], [1.0; 3]),
-        &model,
-        &index,
-        &polys,
-    )
-    .unwrap();
+    let (model, polys) = door_wall();
+    let tags = block_tags("foundry", "wall_door", ([0.0; 3], [1.0; 3]), &model, &polys).unwrap();
     let mut bad = tags[3].1.clone();
     let at = bad.len() / 2;
     bad[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());

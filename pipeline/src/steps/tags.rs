@@ -2,8 +2,8 @@
 //! `<block>.<group extension>`.
 
 use super::{
-    bad_intermediate, block, collision, geometry, input, label, mopp, polyhedra, Cooked, Inputs,
-    Lands, Names, Scope, StepKind, Wired,
+    bad_intermediate, block, collision, geometry, input, label, polyhedra, Cooked, Inputs, Lands,
+    Names, Scope, StepKind, Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -38,7 +38,6 @@ fn outputs(block: &str) -> Vec<String> {
 fn wire(w: &Wiring) -> Option<Wired> {
     Wired::inputs(vec![
         collision::of_block(w),
-        mopp::of_block(w),
         w.upstream(polyhedra::OUTPUT, &polyhedra::KIND, polyhedra::OUTPUT),
     ])
 }
@@ -47,13 +46,12 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     let block = block(step);
     let file = label(step, geometry::SOURCE);
     let model = collision::read(inputs, &file)?;
-    let index = mopp::read(inputs, &file)?;
     let polyhedra =
         forge_collision::polyhedron::from_bytes(input(inputs, polyhedra::OUTPUT, &file)?)
             .map_err(|e| bad_intermediate(&file, "polyhedra", e))?;
     let (lo, hi) = model.bounds_m().unwrap_or(([0.0; 3], [0.0; 3]));
     let bounds = (forge_units::pack_to_blam(lo), forge_units::pack_to_blam(hi));
-    let tags = forge_tags::block_tags(&step.pack, block, bounds, &model, &index, &polyhedra)
+    let tags = forge_tags::block_tags(&step.pack, block, bounds, &model, &polyhedra)
         .map_err(|e| bad_intermediate(&file, "tags", e))?;
     Ok(tags
         .into_iter()
