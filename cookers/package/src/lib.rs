@@ -3,6 +3,8 @@
 pub mod container_header;
 mod error;
 pub mod header;
+mod imports;
+pub mod material_instance;
 pub mod names;
 pub mod namespace;
 pub mod object_index;

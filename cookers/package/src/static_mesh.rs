@@ -10,7 +10,8 @@
 use forge_bytes::{Reader, Writer};
 
 use crate::error::{PackageError, Result};
-use crate::properties::ObjectProperties;
+use crate::names::MappedName;
+use crate::properties::{ObjectProperties, TagList};
 
 /// One LOD's geometry in Unreal space: centimetres, left-handed, front faces wound as
 /// Unreal expects.
@@ -582,5 +583,54 @@ mod tests {
         assert_eq!(half_bits(-2.0), 0xc000);
         assert_eq!(half_bits(0.5), 0x3800);
         assert_eq!(half_bits(1e9), 0x7bff);
+    }
+}
+
+/// The names a slot's material is found by, in the package's name map.
+pub struct SlotNames {
+    pub static_materials: MappedName,
+    pub material_interface: MappedName,
+    pub none: usize,
+}
+
+impl MeshExport {
+    /// Points material slot `slot` at `material` (an FPackageIndex), in both places a
+    /// cooked mesh keeps it: the `StaticMaterials` property and the native static
+    /// materials. Returns the index it pointed at before.
+    pub fn set_slot_material(
+        &mut self,
+        slot: usize,
+        material: i32,
+        names: &SlotNames,
+    ) -> Result<i32> {
+        if slot >= self.material_count as usize {
+            return Err(bad(format!(
+                "slot {slot} is past the donor's {} material slots",
+                self.material_count
+            )));
+        }
+        // bHasSpeedTreeWind and the array count, then 40 bytes a slot.
+        let at = 8 + 40 * slot;
+        let old = i32::from_le_bytes(self.materials[at..at + 4].try_into().expect("4 bytes"));
+        self.materials[at..at + 4].copy_from_slice(&material.to_le_bytes());
+        if let Some(tag) = self.properties.list.find_mut(names.static_materials) {
+            let mut r = Reader::new(&tag.value);
+            let count = r.u32().map_err(e)?;
+            let mut elements = (0..count.min(self.material_count))
+                .map(|_| TagList::read(&mut r, names.none))
+                .collect::<Result<Vec<_>>>()?;
+            r.finish().map_err(e)?;
+            if let Some(field) = elements
+                .get_mut(slot)
+                .and_then(|el| el.find_mut(names.material_interface))
+            {
+                field.value = material.to_le_bytes().to_vec();
+            }
+            let mut w = Writer::default();
+            w.u32(elements.len() as u32);
+            elements.iter().for_each(|el| el.write(&mut w));
+            tag.value = w.bytes;
+        }
+        Ok(old)
     }
 }
