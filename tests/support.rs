@@ -35,6 +35,10 @@ pub fn copy_dir(from: &Path, to: &Path) {
 pub const DONOR_MESH: &str = "/Game/Fixtures/Meshes/SM_Fixture";
 pub const DONOR_ACTOR: &str = "/Game/Fixtures/Blueprints/BP_Components";
 
+/// The fixture material instance serves both profiles; its parent exposes `PrimaryColor`
+/// and `FixtureRoughness`, and the emissive parameter is added to it.
+pub const DONOR_MATERIALS: &str = "glass_material = \"/Game/Fixtures/Materials/MI_Fixture\"\nportal_material = \"/Game/Fixtures/Materials/MI_Fixture\"\ntint_parameter = \"PrimaryColor\"\nopacity_parameter = \"FixtureRoughness\"\n";
+
 pub fn donor_paks() -> PathBuf {
     repo().join("tests/data/donor-paks")
 }
@@ -45,7 +49,7 @@ impl Workspace {
     pub fn with_packs(packs: &[&str]) -> Workspace {
         let ws = Workspace::without_donors(packs);
         let donors = format!(
-            "[donors]\npaks = {:?}\nstatic_mesh = \"{DONOR_MESH}\"\nactor = \"{DONOR_ACTOR}\"\n",
+            "[donors]\npaks = {:?}\nstatic_mesh = \"{DONOR_MESH}\"\nactor = \"{DONOR_ACTOR}\"\n{DONOR_MATERIALS}",
             donor_paks().display().to_string()
         );
         let toml = std::fs::read_to_string(ws.path("pipeline.toml")).unwrap();

@@ -154,3 +154,104 @@ fn a_donor_that_is_not_in_the_paks_is_named() {
     );
     assert!(!ws.path("build/game").exists(), "nothing is materialized");
 }
+
+/// The container header's store entries: each package id with the ids it imports.
+fn store_entries(ws: &Workspace, pack: &str) -> forge_package::ContainerHeader {
+    let content = ws.path(&format!("build/game/{pack}/all/content/{pack}_P"));
+    let toc = Toc::parse(&std::fs::read(content.with_extension("utoc")).unwrap()).unwrap();
+    let ucas = std::fs::read(content.with_extension("ucas")).unwrap();
+    let at = (0..toc.chunks.len())
+        .find(|&i| toc.chunks[i].kind() == forge_iostore::ids::CONTAINER_HEADER)
+        .unwrap();
+    let ChunkData::Bytes(bytes) = read_chunk(&toc, &ucas, at).unwrap() else {
+        panic!("the container header")
+    };
+    forge_package::ContainerHeader::read(&bytes).unwrap()
+}
+
+#[test]
+fn glass_and_portal_pieces_ship_their_material_instances_and_wear_them() {
+    let ws = Workspace::with_packs(&["foundry-wide"]);
+    ws.cook(&[]);
+    let packages = packages(&ws, "foundry-wide");
+    let root = "/Game/MJOLNIR/Forge/foundry-wide/";
+    let header = store_entries(&ws, "foundry-wide");
+    for (block, slot, glows) in [
+        ("glass_panel", "glass", false),
+        ("portal_frame", "portal", true),
+    ] {
+        let mi_path = format!("{root}Materials/MI_{block}_{slot}");
+        let mi = packages
+            .get(&mi_path)
+            .unwrap_or_else(|| panic!("{mi_path} in {:?}", packages.keys()));
+        let values = forge_package::material_instance::parameters(mi).unwrap();
+        let emissive = values.iter().find(|(n, _)| n == "Emissive").unwrap().1;
+        assert_eq!(
+            emissive != forge_package::material_instance::Parameter::Vector([0.0, 0.0, 0.0, 1.0]),
+            glows,
+            "{block}: {values:?}"
+        );
+        let mesh = &packages[&format!("{root}{block}/SM_{block}")];
+        assert!(mesh.header.imported_packages.contains(&mi_path), "{block}");
+        let mesh_id = forge_iostore::ids::name_hash(&format!("{root}{block}/SM_{block}"));
+        let (_, entry) = header
+            .packages
+            .iter()
+            .find(|(id, _)| *id == mesh_id)
+            .unwrap();
+        assert!(
+            entry
+                .imported_packages
+                .contains(&forge_iostore::ids::name_hash(&mi_path)),
+            "{block}: the container header lists the mesh's import of its material"
+        );
+        let mi_id = forge_iostore::ids::name_hash(&mi_path);
+        assert!(header.packages.iter().any(|(id, _)| *id == mi_id));
+    }
+    let inventory: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(ws.path("build/game/foundry-wide/all/inventory.json")).unwrap(),
+    )
+    .unwrap();
+    let visuals = &inventory["visuals"]["glass_panel"];
+    assert_eq!(
+        visuals["materials"],
+        serde_json::json!([format!("{root}Materials/MI_glass_panel_glass")]),
+        "{visuals}"
+    );
+    assert!(
+        visuals["imports"]
+            .as_array()
+            .unwrap()
+            .contains(&serde_json::json!("/Game/Fixtures/Materials/M_Fixture")),
+        "the instance's parent is pulled in: {visuals}"
+    );
+    let out = ws.mjolnir(&[
+        "forge",
+        "inspect",
+        "build/game/foundry-wide/all/cooked/glass_panel/glass_panel.crate",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for needed in [
+        format!("package {root}glass_panel/SM_glass_panel"),
+        format!("package {root}glass_panel/BP_glass_panel"),
+        format!("package {root}Materials/MI_glass_panel_glass"),
+        "imports /Game/Fixtures/Materials/M_Fixture".to_string(),
+    ] {
+        assert!(text.contains(&needed), "{needed} in:\n{text}");
+    }
+}
+
+#[test]
+fn a_surface_without_a_donor_material_fails_with_a_code() {
+    let ws = Workspace::with_packs(&["foundry-wide"]);
+    ws.edit("pipeline.toml", |t| {
+        t.replace("portal_material", "# portal_material")
+    });
+    let out = ws.mjolnir(&["forge", "cook"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("donor_material_missing") && err.contains("portal_frame"),
+        "{err}"
+    );
+}

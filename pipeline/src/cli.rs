@@ -407,6 +407,12 @@ struct CookArgs {
     /// The donor actor Blueprint's package path (overrides `[donors] actor`).
     #[arg(long, value_name = "PACKAGE")]
     donor_actor: Option<String>,
+    /// The donor material instance of glass surfaces (overrides `[donors] glass_material`).
+    #[arg(long, value_name = "PACKAGE")]
+    donor_glass: Option<String>,
+    /// The donor material instance of portal surfaces (overrides `[donors] portal_material`).
+    #[arg(long, value_name = "PACKAGE")]
+    donor_portal: Option<String>,
     /// Off a terminal, a line per finished stage (step kind and pack) as well.
     #[arg(long, short = 'v')]
     verbose: bool,
@@ -711,6 +717,8 @@ fn overrides_of(args: &CookArgs) -> Overrides {
         paks: args.paks.clone(),
         donor_mesh: args.donor_mesh.clone(),
         donor_actor: args.donor_actor.clone(),
+        donor_glass: args.donor_glass.clone(),
+        donor_portal: args.donor_portal.clone(),
         remote_cache: args.remote_cache.clone(),
         remote_cache_readonly: args.remote_cache_readonly,
     }

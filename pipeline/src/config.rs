@@ -62,6 +62,11 @@ struct DonorSection {
     paks: Option<PathBuf>,
     static_mesh: Option<String>,
     actor: Option<String>,
+    glass_material: Option<String>,
+    portal_material: Option<String>,
+    tint_parameter: Option<String>,
+    opacity_parameter: Option<String>,
+    emissive_parameter: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -165,6 +170,11 @@ pub struct Donors {
     pub paks: PathBuf,
     pub static_mesh: String,
     pub actor: String,
+    /// The material instances glass and portal surfaces are written over, when set.
+    pub glass_material: Option<String>,
+    pub portal_material: Option<String>,
+    /// The parameter names the donor materials' parents expose.
+    pub parameters: forge_material::ParameterNames,
 }
 
 /// The settings of one run, after the file and the flags are merged.
@@ -192,6 +202,9 @@ pub struct Overrides {
     pub paks: Option<PathBuf>,
     pub donor_mesh: Option<String>,
     pub donor_actor: Option<String>,
+    /// `--donor-glass`, `--donor-portal`.
+    pub donor_glass: Option<String>,
+    pub donor_portal: Option<String>,
     /// `--remote-cache URL` and `--remote-cache-readonly`.
     pub remote_cache: Option<String>,
     pub remote_cache_readonly: bool,
@@ -319,15 +332,29 @@ fn donors(file: DonorSection, base: &Path, overrides: &Overrides) -> Result<Opti
     match (paks, static_mesh, actor) {
         (None, None, None) => Ok(None),
         (Some(paks), Some(static_mesh), Some(actor)) => {
-            for path in [&static_mesh, &actor] {
+            let glass_material = overrides.donor_glass.clone().or(file.glass_material);
+            let portal_material = overrides.donor_portal.clone().or(file.portal_material);
+            let optional = [&glass_material, &portal_material];
+            for path in [&static_mesh, &actor]
+                .into_iter()
+                .chain(optional.into_iter().flatten())
+            {
                 if !path.starts_with('/') || path.contains(['.', '\\', ' ']) {
                     bail!("error[bad_donor_path]: {path:?} is not a package path like /Game/Props/SM_Crate");
                 }
             }
+            let name = |given: Option<String>, default: &str| given.unwrap_or(default.into());
             Ok(Some(Donors {
                 paks,
                 static_mesh,
                 actor,
+                glass_material,
+                portal_material,
+                parameters: forge_material::ParameterNames {
+                    tint: name(file.tint_parameter, "Tint"),
+                    opacity: name(file.opacity_parameter, "Opacity"),
+                    emissive: name(file.emissive_parameter, "Emissive"),
+                },
             }))
         }
         (paks, mesh, actor) => {

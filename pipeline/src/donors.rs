@@ -16,35 +16,77 @@ use crate::config::Donors;
 /// Far more than any static mesh or Blueprint package; a TOC that says more is damaged.
 const MAX_DONOR_BYTES: u64 = 1 << 30;
 
+/// A donor's role: the file it is extracted to (and the donors step's output), and the
+/// class its package must export.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Role {
+    pub output: &'static str,
+    pub class: &'static str,
+}
+
+pub const STATIC_MESH: Role = Role {
+    output: "static_mesh.uasset",
+    class: forge_mesh::unreal::STATIC_MESH_CLASS,
+};
+pub const ACTOR: Role = Role {
+    output: "actor.uasset",
+    class: "/Script/Engine.BlueprintGeneratedClass",
+};
+pub const GLASS_MATERIAL: Role = Role {
+    output: "glass_material.uasset",
+    class: forge_package::material_instance::MATERIAL_INSTANCE_CLASS,
+};
+pub const PORTAL_MATERIAL: Role = Role {
+    output: "portal_material.uasset",
+    class: forge_package::material_instance::MATERIAL_INSTANCE_CLASS,
+};
+
+/// One extracted donor: its role, its package path and the file it was written to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DonorFile {
+    pub role: Role,
+    pub package: String,
+    pub file: PathBuf,
+}
+
 /// The extracted donors, as the planner wires them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DonorFiles {
-    pub static_mesh: String,
-    pub actor: String,
-    pub static_mesh_file: PathBuf,
-    pub actor_file: PathBuf,
+    /// The static mesh and the actor, then the material instances configured.
+    pub files: Vec<DonorFile>,
     /// Each TOC a donor was found in: `paks/<file name>` and its path.
     pub tocs: Vec<(String, PathBuf)>,
+    pub parameters: forge_material::ParameterNames,
+}
+
+impl DonorFiles {
+    pub fn has(&self, role: Role) -> bool {
+        self.files.iter().any(|f| f.role == role)
+    }
 }
 
 pub fn extract(donors: &Donors, out: &Path) -> Result<DonorFiles> {
     let tocs = crate::paks::read_tocs(&donors.paks)?;
     let mut used = Vec::new();
     let mut files = Vec::new();
-    for (role, package) in [
-        ("static_mesh", &donors.static_mesh),
-        ("actor", &donors.actor),
-    ] {
+    let roles = [
+        (STATIC_MESH, Some(&donors.static_mesh)),
+        (ACTOR, Some(&donors.actor)),
+        (GLASS_MATERIAL, donors.glass_material.as_ref()),
+        (PORTAL_MATERIAL, donors.portal_material.as_ref()),
+    ];
+    for (role, package) in roles {
+        let Some(package) = package else { continue };
         let (utoc, toc, entry) = find(&tocs, package).ok_or_else(|| {
             anyhow!(
-                "error[donor_not_found]: no container in {} holds the donor {role} {package}",
-                donors.paks.display()
+                "error[donor_not_found]: no container in {} holds the donor {} {package}",
+                donors.paks.display(),
+                role.output.trim_end_matches(".uasset")
             )
         })?;
-        let bytes = read_package(utoc, toc, entry).with_context(|| {
-            format!("reading the donor {role} {package} from {}", utoc.display())
-        })?;
-        let file = out.join("donors").join(format!("{role}.uasset"));
+        let bytes = read_package(utoc, toc, entry)
+            .with_context(|| format!("reading the donor {package} from {}", utoc.display()))?;
+        let file = out.join("donors").join(role.output);
         if std::fs::read(&file).ok().as_deref() != Some(bytes.as_slice()) {
             crate::atomic::write(&file, &bytes)
                 .with_context(|| format!("cannot write {}", file.display()))?;
@@ -56,15 +98,16 @@ pub fn extract(donors: &Donors, out: &Path) -> Result<DonorFiles> {
         if !used.iter().any(|(n, _)| *n == name) {
             used.push((name, utoc.clone()));
         }
-        files.push(file);
+        files.push(DonorFile {
+            role,
+            package: package.clone(),
+            file,
+        });
     }
-    let [static_mesh_file, actor_file]: [PathBuf; 2] = files.try_into().expect("two donors");
     Ok(DonorFiles {
-        static_mesh: donors.static_mesh.clone(),
-        actor: donors.actor.clone(),
-        static_mesh_file,
-        actor_file,
+        files,
         tocs: used,
+        parameters: donors.parameters.clone(),
     })
 }
 

@@ -33,7 +33,14 @@ pub fn inspect(path: &Path, as_json: bool, global: Option<&Path>) -> Result<i32>
         return container(path, &bytes, as_json);
     } else if let Some(tag) = tag_group(&bytes) {
         let parsed = forge_tags::Tag::from_bytes(&bytes).map_err(fail(path))?;
-        tag_summary(&tag, &parsed)
+        let (mut summary, mut text) = tag_summary(&tag, &parsed);
+        if tag == forge_tags::CRATE {
+            if let Some(visuals) = block_visuals(path) {
+                text.push_str(&visuals_text(&visuals));
+                summary["visuals"] = visuals;
+            }
+        }
+        (summary, text)
     } else if bytes.starts_with(b"FCOL") {
         collision(&CollisionModel::from_bytes(&bytes).map_err(fail(path))?)
     } else if bytes.starts_with(b"FMOP") {
@@ -282,6 +289,38 @@ fn tag_summary(group: &[u8; 4], tag: &forge_tags::Tag) -> (Value, String) {
         summary["rigid_bodies"] = bodies;
     }
     (summary, text)
+}
+
+/// What a cooked block's visuals pull in, from its set's `inventory.json`: a crate at
+/// `<set>/cooked/<block>/<block>.crate` is the block's, and the set records its packages.
+fn block_visuals(crate_path: &Path) -> Option<Value> {
+    let block = crate_path.file_stem()?.to_str()?;
+    let set = crate_path.parent()?.parent()?.parent()?;
+    let inventory: Value =
+        serde_json::from_slice(&std::fs::read(set.join("inventory.json")).ok()?).ok()?;
+    let visuals = inventory["visuals"].get(block)?;
+    Some(visuals.clone())
+}
+
+fn visuals_text(visuals: &Value) -> String {
+    let list = |key: &str| -> Vec<String> {
+        visuals[key]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut text = String::from("  visuals (the set's inventory.json):\n");
+    for p in list("packages") {
+        text.push_str(&format!("    package {p}\n"));
+    }
+    for p in list("imports") {
+        text.push_str(&format!("    imports {p}\n"));
+    }
+    text
 }
 
 /// A physics model's rigid bodies, each walked through its shapes to the polyhedra.

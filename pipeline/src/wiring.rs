@@ -132,6 +132,14 @@ impl Wiring<'_> {
         &self.sources.pack.id
     }
 
+    /// The same wiring, for `block` of the set.
+    pub fn for_block<'b>(&'b self, block: &'b str) -> Wiring<'b> {
+        Wiring {
+            block: Some(block),
+            ..*self
+        }
+    }
+
     pub fn block(&self) -> &str {
         self.block.expect("a per-block kind is wired for a block")
     }

@@ -1,10 +1,11 @@
 //! `SM_<block>` as a cooked UE 5.8 package, rewritten from a donor static mesh: the donor
 //! keeps its material slots, body setup and everything else the engine needs that no one
 //! here can author; the package and mesh are renamed into the pack's namespace, and the
-//! render data and bounds become the cooked mesh's.
+//! render data and bounds become the cooked mesh's. A slot a surface styles points at the
+//! pack's own material instance instead of the donor's material.
 
 use forge_package::properties::{vector_bytes, TagList};
-use forge_package::static_mesh::{Bounds, Geometry, MeshExport};
+use forge_package::static_mesh::{Bounds, Geometry, MeshExport, SlotNames};
 use forge_package::Package;
 
 use crate::{MeshError, StaticMesh};
@@ -18,8 +19,20 @@ fn donor_error(e: forge_package::PackageError) -> MeshError {
     }
 }
 
-/// The package bytes of `mesh` written over the donor package `donor`.
-pub fn package(donor: &[u8], mesh: &StaticMesh) -> Result<Vec<u8>, MeshError> {
+/// A material slot of the mesh (a glTF material name) styled by a material instance of
+/// the pack: the instance's package path.
+pub struct SlotMaterial<'a> {
+    pub slot: &'a str,
+    pub package: &'a str,
+}
+
+/// The package bytes of `mesh` written over the donor package `donor`, with each of
+/// `materials` pointing its slot at its material instance.
+pub fn package(
+    donor: &[u8],
+    mesh: &StaticMesh,
+    materials: &[SlotMaterial],
+) -> Result<Vec<u8>, MeshError> {
     let mut package = Package::read(donor).map_err(donor_error)?;
     let index = package
         .export_of_class(STATIC_MESH_CLASS)
@@ -31,6 +44,9 @@ pub fn package(donor: &[u8], mesh: &StaticMesh) -> Result<Vec<u8>, MeshError> {
     let export = MeshExport::read(&package.exports[index], none).map_err(donor_error)?;
     let mut rewritten = export.with_geometry(&geometry(mesh)).map_err(donor_error)?;
     set_extended_bounds(&mut package, &mut rewritten, none)?;
+    for material in materials {
+        point_slot(&mut package, &mut rewritten, mesh, material, none)?;
+    }
     package.replace_export(index, rewritten.to_bytes());
     let old_name = package.export_path(index);
     let short = mesh
@@ -87,5 +103,49 @@ fn set_extended_bounds(
         }
     }
     tag.set_nested(&list);
+    Ok(())
+}
+
+/// Points the donor slot a mesh section uses at the material instance. Sections past the
+/// donor's last slot share it, so a styled section must have a donor slot to itself.
+fn point_slot(
+    package: &mut Package,
+    export: &mut MeshExport,
+    mesh: &StaticMesh,
+    material: &SlotMaterial,
+    none: usize,
+) -> Result<(), MeshError> {
+    let section = mesh
+        .sections
+        .iter()
+        .position(|s| s.material == material.slot)
+        .ok_or_else(|| MeshError {
+            code: "unknown_surface_slot",
+            message: format!("the mesh has no material {:?}", material.slot),
+        })?;
+    let slots = export.material_count as usize;
+    if section + 1 >= slots && mesh.sections.len() > slots {
+        return Err(MeshError {
+            code: "surface_slot_shared",
+            message: format!(
+                "material {:?} is section {} of {}, but the donor mesh has {slots} material slots, so it would share the last one with other materials; choose a donor mesh with at least {} slots",
+                material.slot,
+                section + 1,
+                mesh.sections.len(),
+                mesh.sections.len()
+            ),
+        });
+    }
+    let short = material.package.rsplit('/').next().unwrap_or_default();
+    let import = package.add_package_import(material.package, short);
+    let names = SlotNames {
+        static_materials: package.intern("StaticMaterials"),
+        material_interface: package.intern("MaterialInterface"),
+        none,
+    };
+    let old = export
+        .set_slot_material(section, import, &names)
+        .map_err(donor_error)?;
+    package.depend_like(old, import);
     Ok(())
 }

@@ -41,7 +41,7 @@ fn ramp() -> ImportedMesh {
 #[test]
 fn the_package_holds_the_cooked_mesh_under_the_pack_namespace() {
     let mesh = forge_mesh::cook("demo", "ramp", &ramp()).unwrap();
-    let bytes = forge_mesh::unreal::package(&donor("SM_Fixture.uasset"), &mesh).unwrap();
+    let bytes = forge_mesh::unreal::package(&donor("SM_Fixture.uasset"), &mesh, &[]).unwrap();
     let package = Package::read(&bytes).unwrap();
     assert_eq!(
         package.header.package_name().unwrap(),
@@ -74,9 +74,9 @@ fn the_package_holds_the_cooked_mesh_under_the_pack_namespace() {
 #[test]
 fn a_package_that_is_not_a_static_mesh_is_refused_with_a_code() {
     let mesh = forge_mesh::cook("demo", "ramp", &ramp()).unwrap();
-    let err = forge_mesh::unreal::package(&donor("BP_Components.uasset"), &mesh).unwrap_err();
+    let err = forge_mesh::unreal::package(&donor("BP_Components.uasset"), &mesh, &[]).unwrap_err();
     assert_eq!(err.code, "donor_not_static_mesh");
-    let err = forge_mesh::unreal::package(b"not a package", &mesh).unwrap_err();
+    let err = forge_mesh::unreal::package(b"not a package", &mesh, &[]).unwrap_err();
     assert!(err.code.starts_with("package_"), "{}", err.code);
 }
 
@@ -87,8 +87,65 @@ fn a_damaged_donor_is_refused_or_rewritten_never_a_panic() {
     for at in 0..good.len() {
         let mut bad = good.clone();
         bad[at] ^= 0x41;
-        if let Ok(bytes) = forge_mesh::unreal::package(&bad, &mesh) {
+        if let Ok(bytes) = forge_mesh::unreal::package(&bad, &mesh, &[]) {
             Package::read(&bytes).expect("what the rewrite writes reads back");
         }
     }
+}
+
+#[test]
+fn a_styled_slot_points_at_the_packs_material_instance_and_the_other_keeps_the_donors() {
+    let mesh = forge_mesh::cook("demo", "ramp", &ramp()).unwrap();
+    let mi = "/Game/MJOLNIR/Forge/demo/Materials/MI_ramp_edge";
+    let slot = forge_mesh::unreal::SlotMaterial {
+        slot: "edge",
+        package: mi,
+    };
+    let bytes = forge_mesh::unreal::package(&donor("SM_Fixture.uasset"), &mesh, &[slot]).unwrap();
+    let package = Package::read(&bytes).unwrap();
+    assert_eq!(package.to_bytes(), bytes);
+    assert_eq!(
+        package.header.imported_packages,
+        ["/Engine/EngineMaterials/WorldGridMaterial", mi]
+    );
+    let import = package.header.imports.len() as i32 - 1;
+    let index = package.export_named("SM_ramp").unwrap();
+    let export = MeshExport::read(&package.exports[index], package.none_slot().unwrap()).unwrap();
+    let slot_material = |slot: usize| {
+        i32::from_le_bytes(
+            export.materials[8 + 40 * slot..12 + 40 * slot]
+                .try_into()
+                .unwrap(),
+        )
+    };
+    assert_eq!(slot_material(0), -6, "deck keeps WorldGridMaterial");
+    assert_eq!(slot_material(1), -import - 1, "edge wears the instance");
+    assert!(
+        package.header.dependency_entries.contains(&(-import - 1)),
+        "the mesh is serialized after its new material, as after the old one"
+    );
+    assert_eq!(
+        package.header.imported_public_export_hashes.last(),
+        Some(&forge_package::object_index::public_export_hash(
+            "mi_ramp_edge"
+        ))
+    );
+}
+
+#[test]
+fn a_styled_slot_that_would_share_the_donors_last_slot_is_refused() {
+    let mut three = ramp();
+    three.sections.push(Section {
+        material: "trim".into(),
+        first_triangle: 1,
+        triangle_count: 0,
+    });
+    three.sections[1].triangle_count = 1;
+    let mesh = forge_mesh::cook("demo", "ramp", &three).unwrap();
+    let slot = forge_mesh::unreal::SlotMaterial {
+        slot: "edge",
+        package: "/Game/MJOLNIR/Forge/demo/Materials/MI_ramp_edge",
+    };
+    let err = forge_mesh::unreal::package(&donor("SM_Fixture.uasset"), &mesh, &[slot]).unwrap_err();
+    assert_eq!(err.code, "surface_slot_shared", "{err}");
 }

@@ -572,20 +572,6 @@ fn half_bits(value: f32) -> u16 {
     sign | ((((exponent as u32) << 10) + rounded) as u16)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn halves_round_trip_common_values() {
-        assert_eq!(half_bits(0.0), 0);
-        assert_eq!(half_bits(1.0), 0x3c00);
-        assert_eq!(half_bits(-2.0), 0xc000);
-        assert_eq!(half_bits(0.5), 0x3800);
-        assert_eq!(half_bits(1e9), 0x7bff);
-    }
-}
-
 /// The names a slot's material is found by, in the package's name map.
 pub struct SlotNames {
     pub static_materials: MappedName,
@@ -632,5 +618,19 @@ impl MeshExport {
             tag.value = w.bytes;
         }
         Ok(old)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn halves_round_trip_common_values() {
+        assert_eq!(half_bits(0.0), 0);
+        assert_eq!(half_bits(1.0), 0x3c00);
+        assert_eq!(half_bits(-2.0), 0xc000);
+        assert_eq!(half_bits(0.5), 0x3800);
+        assert_eq!(half_bits(1e9), 0x7bff);
     }
 }

@@ -10,8 +10,8 @@ use serde_json::{json, Value};
 
 use super::{
     actor, bad_intermediate, catalog, checks, diagnostic, donors, finding, input, label, params,
-    pretty, tags, text, unreal_actor, unreal_mesh, Cooked, Inputs, Lands, Names, Scope, StepKind,
-    Wired,
+    pretty, tags, text, unreal_actor, unreal_material, unreal_mesh, Cooked, Inputs, Lands, Names,
+    Scope, StepKind, Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -61,8 +61,21 @@ fn wire(w: &Wiring) -> Option<Wired> {
             output: shipped.output,
         });
     }
-    for output in [donors::STATIC_MESH, donors::ACTOR] {
-        inputs.extend(donors::of_pack(w, &donor_input(output), output));
+    for block in &set.blocks {
+        let w = w.for_block(block);
+        for (slot, _) in unreal_material::of_block(&w) {
+            let name = unreal_material::output(block, &slot);
+            if let Some(step) = w.planned.step(&unreal_material::KIND, Some(block)) {
+                inputs.push(crate::graph::Input::Upstream {
+                    name: block_input(block, &name),
+                    step,
+                    output: name,
+                });
+            }
+        }
+    }
+    for role in donors::ROLES {
+        inputs.extend(donors::of_pack(w, &donor_input(role.output), role));
     }
     let params = json!({"set": set.name, "blocks": set.blocks, "diagnostic": set.diagnostic});
     Some(Wired {
@@ -152,15 +165,47 @@ fn inventory(step: &Step, params: &Params, inputs: &Inputs) -> Result<Value, Vec
         }
     }
     let unreal = installable(step, params, inputs)?;
+    let visuals = visuals(step, params, inputs)?;
     Ok(
-        json!({"pack": step.pack, "set": params.set, "diagnostic": params.diagnostic, "unreal": unreal, "blocks": blocks}),
+        json!({"pack": step.pack, "set": params.set, "diagnostic": params.diagnostic, "unreal": unreal, "blocks": blocks, "visuals": visuals}),
     )
+}
+
+/// What each block's visuals pull in: its Unreal packages (mesh, actor, material
+/// instances) and the packages outside them they import (the donors' shipped materials
+/// and textures). Empty without donors. The tags' layout has no field for an Unreal
+/// package path, so this is where an author sees a block's whole visual footprint.
+fn visuals(step: &Step, params: &Params, inputs: &Inputs) -> Result<Value, Vec<Diagnostic>> {
+    let file = label(step, catalog::MANIFEST);
+    let mut out = serde_json::Map::new();
+    for block in &params.blocks {
+        let mut packages = Vec::new();
+        let mut imports = std::collections::BTreeSet::new();
+        for (_, bytes) in unreal_packages(block, inputs) {
+            let package = forge_package::Package::read(bytes).map_err(|e| diagnostic(&file, &e))?;
+            packages.push(package.header.package_name().unwrap_or_default());
+            imports.extend(package.header.imported_packages);
+        }
+        if packages.is_empty() {
+            continue;
+        }
+        let materials: Vec<&String> = packages
+            .iter()
+            .filter(|p| p.contains("/Materials/MI_"))
+            .collect();
+        imports.retain(|i| !packages.contains(i));
+        out.insert(
+            block.clone(),
+            json!({"packages": packages, "materials": materials, "imports": imports}),
+        );
+    }
+    Ok(Value::Object(out))
 }
 
 /// Without donors the set has no Unreal packages and is not installable; with them, a
 /// light the donor Blueprint cannot carry is named.
 fn installable(step: &Step, params: &Params, inputs: &Inputs) -> Result<Value, Vec<Diagnostic>> {
-    if !inputs.contains_key(&donor_input(donors::ACTOR)) {
+    if !inputs.contains_key(&donor_input(donors::ACTOR.output)) {
         return Ok(
             json!({"installable": false, "reason": "cooked without donors: the container holds no Unreal packages (see docs/donors.md)"}),
         );
@@ -216,9 +261,9 @@ fn container(step: &Step, blocks: &[&str], inputs: &Inputs) -> Cooked {
                 get(block, &tags::output(block, group))?,
             ));
         }
-        let packages = [unreal_mesh::OUTPUT, unreal_actor::OUTPUT]
-            .iter()
-            .filter_map(|name| inputs.get(&block_input(block, name)).map(|b| b.as_slice()))
+        let packages = unreal_packages(block, inputs)
+            .into_iter()
+            .map(|(_, bytes)| bytes)
             .collect();
         content.push(forge_release::container::BlockContent {
             id: block,
@@ -230,12 +275,30 @@ fn container(step: &Step, blocks: &[&str], inputs: &Inputs) -> Cooked {
         .map_err(|e| diagnostic(&file, &e))
 }
 
+/// A block's Unreal packages, by input name: `SM_`, `BP_`, then its material instances.
+fn unreal_packages<'a>(block: &str, inputs: &'a Inputs) -> Vec<(&'a str, &'a [u8])> {
+    let mut found = Vec::new();
+    for name in [unreal_mesh::OUTPUT, unreal_actor::OUTPUT] {
+        if let Some((key, bytes)) = inputs.get_key_value(&block_input(block, name)) {
+            found.push((key.as_str(), bytes.as_slice()));
+        }
+    }
+    let materials = block_input(block, "MI_");
+    found.extend(
+        inputs
+            .range(materials.clone()..)
+            .take_while(|(k, _)| k.starts_with(&materials))
+            .map(|(k, v)| (k.as_str(), v.as_slice())),
+    );
+    found
+}
+
 /// The packages the donors import (their materials, say): what an Unreal package of the
 /// set may import from outside the pack's namespace.
 fn shipped(inputs: &Inputs, file: &str) -> Result<Vec<String>, Vec<Diagnostic>> {
     let mut shipped = Vec::new();
-    for output in [donors::STATIC_MESH, donors::ACTOR] {
-        if let Some(bytes) = inputs.get(&donor_input(output)) {
+    for role in donors::ROLES {
+        if let Some(bytes) = inputs.get(&donor_input(role.output)) {
             let package = forge_package::Package::read(bytes).map_err(|e| diagnostic(file, &e))?;
             shipped.extend(package.header.imported_packages);
         }

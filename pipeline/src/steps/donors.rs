@@ -5,66 +5,78 @@
 
 use forge_iostore::ids::{self, ChunkId};
 use forge_package::Package;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use super::{finding, input, params, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired};
+pub use crate::donors::Role;
 use crate::graph::{Input, Step};
 use crate::wiring::Wiring;
 
 pub static KIND: StepKind = StepKind {
     name: "donors",
-    version: 1,
+    version: 2,
     scope: Scope::Pack,
     lands: Lands::Nowhere,
-    outputs: Names::Fixed(|_| vec![STATIC_MESH.to_string(), ACTOR.to_string()]),
+    outputs: Names::Dynamic,
     wire,
     cook,
 };
 
-pub const STATIC_MESH: &str = "static_mesh.uasset";
-pub const ACTOR: &str = "actor.uasset";
+pub use crate::donors::{ACTOR, GLASS_MATERIAL, PORTAL_MATERIAL, STATIC_MESH};
 const TOC_PREFIX: &str = "paks/";
 /// Where a donor error points: the donors are the configuration's, not a pack's.
 const DONORS_FILE: &str = "pipeline.toml [donors]";
 
-#[derive(Deserialize)]
-struct Params {
-    static_mesh: String,
-    actor: String,
+/// One donor the step checks: its output (the role) and package path.
+#[derive(Serialize, Deserialize)]
+struct Checked {
+    output: String,
+    package: String,
 }
 
-/// A donor package of this pack, as input `name`; `None` when the cook has no donors.
-pub fn of_pack(w: &Wiring, name: &str, output: &str) -> Option<Input> {
-    w.options.donors.as_ref()?;
-    Some(w.upstream_of(None, name, &KIND, output))
+/// A donor package of this pack in `role`, as input `name`; `None` when the cook has no
+/// donors, or none in that role (a material instance is optional).
+pub fn of_pack(w: &Wiring, name: &str, role: Role) -> Option<Input> {
+    if !w.options.donors.as_ref()?.has(role) {
+        return None;
+    }
+    Some(w.upstream_of(None, name, &KIND, role.output))
 }
 
 fn wire(w: &Wiring) -> Option<Wired> {
     let donors = w.options.donors.as_ref()?;
-    let mut inputs = vec![
-        Input::Source {
-            name: format!("donor/{STATIC_MESH}"),
-            path: donors.static_mesh_file.clone(),
-        },
-        Input::Source {
-            name: format!("donor/{ACTOR}"),
-            path: donors.actor_file.clone(),
-        },
-    ];
+    let mut inputs: Vec<Input> = donors
+        .files
+        .iter()
+        .map(|d| Input::Source {
+            name: format!("donor/{}", d.role.output),
+            path: d.file.clone(),
+        })
+        .collect();
     inputs.extend(donors.tocs.iter().map(|(name, path)| Input::Source {
         name: name.clone(),
         path: path.clone(),
     }));
+    let checked: Vec<Checked> = donors
+        .files
+        .iter()
+        .map(|d| Checked {
+            output: d.role.output.to_string(),
+            package: d.package.clone(),
+        })
+        .collect();
     Some(Wired {
-        params: json!({"static_mesh": donors.static_mesh, "actor": donors.actor}).to_string(),
+        params: serde_json::to_string(&checked).expect("serializes"),
         inputs,
     })
 }
 
+/// Every role a donor can have.
+pub const ROLES: [Role; 4] = [STATIC_MESH, ACTOR, GLASS_MATERIAL, PORTAL_MATERIAL];
+
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     let file = DONORS_FILE.to_string();
-    let params: Params = params(step, &file)?;
+    let checked: Vec<Checked> = params(step, &file)?;
     let tocs: Vec<(&String, forge_iostore::Toc)> = inputs
         .iter()
         .filter(|(name, _)| name.starts_with(TOC_PREFIX))
@@ -72,21 +84,21 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
         .collect::<Result<_, _>>()
         .map_err(|e| vec![finding(e.code, &file, e.message)])?;
     let mut out = Vec::new();
-    for (output, path, class) in [
-        (
-            STATIC_MESH,
-            &params.static_mesh,
-            forge_mesh::unreal::STATIC_MESH_CLASS,
-        ),
-        (
-            ACTOR,
-            &params.actor,
-            "/Script/Engine.BlueprintGeneratedClass",
-        ),
-    ] {
-        let bytes = input(inputs, &format!("donor/{output}"), &file)?;
-        check(path, bytes, &tocs, class).map_err(|why| vec![finding(why.0, &file, why.1)])?;
-        out.push((output.to_string(), bytes.to_vec()));
+    for donor in &checked {
+        let role = ROLES
+            .iter()
+            .find(|r| r.output == donor.output)
+            .ok_or_else(|| {
+                vec![finding(
+                    "bad_intermediate",
+                    &file,
+                    format!("no donor role {}", donor.output),
+                )]
+            })?;
+        let bytes = input(inputs, &format!("donor/{}", role.output), &file)?;
+        check(&donor.package, bytes, &tocs, role.class)
+            .map_err(|why| vec![finding(why.0, &file, why.1)])?;
+        out.push((role.output.to_string(), bytes.to_vec()));
     }
     Ok(out)
 }

@@ -38,6 +38,7 @@ pub mod render;
 pub mod sheet;
 pub mod tags;
 pub mod unreal_actor;
+pub mod unreal_material;
 pub mod unreal_mesh;
 
 pub use coded::{diagnostic, Coded};
@@ -51,6 +52,7 @@ pub static REGISTRY: &[&StepKind] = &[
     &import::KIND,
     &mesh::KIND,
     &actor::KIND,
+    &unreal_material::KIND,
     &unreal_mesh::KIND,
     &unreal_actor::KIND,
     &collision::KIND,

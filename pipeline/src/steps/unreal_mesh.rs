@@ -1,15 +1,18 @@
 //! `unreal_mesh`: the block's static mesh as the cooked UE package `SM_<block>`, written
-//! over the donor static mesh. Planned only when the cook has donors.
+//! over the donor static mesh, with each slot a surface styles pointing at the pack's
+//! material instance of it. Planned only when the cook has donors.
 
 use super::{
-    diagnostic, donors, label, mesh, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired,
+    diagnostic, donors, label, mesh, unreal_material, Cooked, Inputs, Lands, Names, Scope,
+    StepKind, Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
+use forge_mesh::unreal::SlotMaterial;
 
 pub static KIND: StepKind = StepKind {
     name: "unreal_mesh",
-    version: 1,
+    version: 2,
     scope: Scope::Block,
     lands: Lands::Cooked,
     outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
@@ -20,17 +23,38 @@ pub static KIND: StepKind = StepKind {
 pub const OUTPUT: &str = "static_mesh.uasset";
 const DONOR: &str = "donor.uasset";
 
+/// The parameters: the slots the block's surfaces style, which point at the pack's
+/// material instances (`unreal_material`).
 fn wire(w: &Wiring) -> Option<Wired> {
-    Wired::inputs(vec![
-        mesh::of_block(w),
-        donors::of_pack(w, DONOR, donors::STATIC_MESH)?,
-    ])
+    let styled: Vec<String> = unreal_material::of_block(w)
+        .into_iter()
+        .map(|(slot, _)| slot)
+        .collect();
+    Some(Wired {
+        inputs: vec![
+            mesh::of_block(w),
+            donors::of_pack(w, DONOR, donors::STATIC_MESH)?,
+        ],
+        params: serde_json::to_string(&styled).expect("serializes"),
+    })
 }
 
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
-    let file = label(step, super::block(step));
+    let block = super::block(step);
+    let file = label(step, block);
     let mesh = mesh::read(inputs, &file)?;
     let donor = super::input(inputs, DONOR, &file)?;
-    let bytes = forge_mesh::unreal::package(donor, &mesh).map_err(|e| diagnostic(&file, &e))?;
+    let styled: Vec<String> = super::params(step, &file)?;
+    let packages: Vec<String> = styled
+        .iter()
+        .map(|slot| forge_material::package_path(&step.pack, block, slot))
+        .collect();
+    let materials: Vec<SlotMaterial> = styled
+        .iter()
+        .zip(&packages)
+        .map(|(slot, package)| SlotMaterial { slot, package })
+        .collect();
+    let bytes =
+        forge_mesh::unreal::package(donor, &mesh, &materials).map_err(|e| diagnostic(&file, &e))?;
     Ok(vec![(OUTPUT.to_string(), bytes)])
 }

@@ -1,0 +1,142 @@
+//! `unreal_material`: a block's glass and portal surfaces as the pack's own material
+//! instances, `MI_<block>_<slot>`, written over the donor material instance of each
+//! surface's profile. Planned for a block with surfaces when the cook has donors.
+
+use serde::{Deserialize, Serialize};
+
+use super::{
+    catalog, diagnostic, finding, input, label, params, text, Cooked, Inputs, Lands, Names, Scope,
+    StepKind, Wired,
+};
+use crate::donors::{Role, GLASS_MATERIAL, PORTAL_MATERIAL};
+use crate::graph::Step;
+use crate::wiring::Wiring;
+
+pub static KIND: StepKind = StepKind {
+    name: "unreal_material",
+    version: forge_material::VERSION,
+    scope: Scope::Block,
+    lands: Lands::Nowhere,
+    outputs: Names::Dynamic,
+    wire,
+    cook,
+};
+
+/// The package file of a block's surface: `MI_<block>_<slot>.uasset`.
+pub fn output(block: &str, slot: &str) -> String {
+    format!("MI_{block}_{slot}.uasset")
+}
+
+/// A block's surfaces as the pack's manifest declares them: `(slot, profile)`. Read at
+/// plan time, remembered by the stat cache against the manifest's content; the catalog
+/// step validates the same text, so a malformed surface fails there.
+pub fn of_block(w: &Wiring) -> Vec<(String, String)> {
+    let block = w.block();
+    let path = w.sources.pack.dir.join(catalog::MANIFEST);
+    let facts = w
+        .stat_cache()
+        .derived(&path, KIND.name, KIND.version, declared_surfaces)
+        .unwrap_or_default();
+    facts
+        .iter()
+        .filter_map(|line| {
+            let mut parts = line.split('\t');
+            let (b, slot, profile) = (parts.next()?, parts.next()?, parts.next()?);
+            (b == block).then(|| (slot.to_string(), profile.to_string()))
+        })
+        .collect()
+}
+
+/// `block\tslot\tprofile` for every surface of every block of a manifest.
+fn declared_surfaces(bytes: &[u8]) -> Vec<String> {
+    let Ok(manifest) = serde_json::from_slice::<serde_json::Value>(bytes) else {
+        return Vec::new();
+    };
+    let none = Vec::new();
+    let blocks = manifest["forge_pack"]["blocks"].as_array().unwrap_or(&none);
+    let mut out = Vec::new();
+    for b in blocks {
+        for s in b["surfaces"].as_array().unwrap_or(&none) {
+            if let (Some(id), Some(slot), Some(profile)) =
+                (b["id"].as_str(), s["slot"].as_str(), s["profile"].as_str())
+            {
+                out.push(format!("{id}\t{slot}\t{profile}"));
+            }
+        }
+    }
+    out
+}
+
+fn role(profile: &str) -> Role {
+    match profile {
+        "portal" => PORTAL_MATERIAL,
+        _ => GLASS_MATERIAL,
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct Params {
+    parameters: [String; 3],
+}
+
+fn wire(w: &Wiring) -> Option<Wired> {
+    let donors = w.options.donors.as_ref()?;
+    let surfaces = of_block(w);
+    if surfaces.is_empty() {
+        return None;
+    }
+    let mut inputs = vec![catalog::entry(w)];
+    for role in [GLASS_MATERIAL, PORTAL_MATERIAL] {
+        if surfaces.iter().any(|(_, p)| self::role(p) == role) {
+            inputs.extend(super::donors::of_pack(w, role.output, role));
+        }
+    }
+    let names = &donors.parameters;
+    let params = Params {
+        parameters: [
+            names.tint.clone(),
+            names.opacity.clone(),
+            names.emissive.clone(),
+        ],
+    };
+    Some(Wired {
+        inputs,
+        params: serde_json::to_string(&params).expect("serializes"),
+    })
+}
+
+fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+    let file = label(step, catalog::MANIFEST);
+    let entry = forge_contract::parse_entry(&file, &step.pack, text(inputs, "entry.json", &file)?)?;
+    let Params {
+        parameters: [tint, opacity, emissive],
+    } = params(step, &file)?;
+    let names = forge_material::ParameterNames {
+        tint,
+        opacity,
+        emissive,
+    };
+    let mut out = Vec::new();
+    for surface in &entry.surfaces {
+        let profile = match surface.profile {
+            forge_contract::manifest::SurfaceProfile::Glass => "glass",
+            forge_contract::manifest::SurfaceProfile::Portal => "portal",
+        };
+        let role = role(profile);
+        if !inputs.contains_key(role.output) {
+            return Err(vec![finding(
+                "donor_material_missing",
+                &file,
+                format!(
+                    "block {:?}: its {profile} surface on slot {:?} needs a donor material instance; set [donors] {profile}_material (or --donor-{profile}) in pipeline.toml",
+                    entry.id, surface.slot
+                ),
+            )]);
+        }
+        let donor = input(inputs, role.output, &file)?;
+        let bytes = forge_material::package(donor, &step.pack, &entry.id, surface, &names)
+            .map_err(|e| diagnostic(&file, &e))?;
+        out.push((output(&entry.id, &surface.slot), bytes));
+    }
+    Ok(out)
+}
