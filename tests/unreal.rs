@@ -239,6 +239,13 @@ fn glass_and_portal_pieces_ship_their_material_instances_and_wear_them() {
     ] {
         assert!(text.contains(&needed), "{needed} in:\n{text}");
     }
+    let donor = support::repo().join("tests/data/donors/MI_Fixture.uasset");
+    let out = ws.mjolnir(&["forge", "inspect", donor.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("parameter PrimaryColor = [0.25,0.75,0.5,0.875]"),
+        "{text}"
+    );
 }
 
 #[test]

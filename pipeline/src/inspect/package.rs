@@ -149,8 +149,34 @@ pub fn summary(package: &Package, names: &Names) -> (Value, String) {
             x["serial_size"]
         );
     }
-    let value = json!({"format": "zen-package", "name": name, "package_flags": h.package_flags,
+    let mut value = json!({"format": "zen-package", "name": name, "package_flags": h.package_flags,
         "versioned": h.versioning.is_some(), "names": h.names, "imported_packages": h.imported_packages,
         "imports": imports, "exports": exports});
+    if let Some(parameters) = material_parameters(package, &mut text) {
+        value["material_parameters"] = parameters;
+    }
     (value, text)
+}
+
+/// A material instance's parameter overrides, listed: what a glass or portal surface set.
+fn material_parameters(package: &Package, text: &mut String) -> Option<Value> {
+    use forge_package::material_instance::{self, Parameter};
+    package.export_of_class(material_instance::MATERIAL_INSTANCE_CLASS)?;
+    let parameters = match material_instance::parameters(package) {
+        Ok(p) => p,
+        Err(e) => {
+            *text += &format!("  parameters do not read: {e}\n");
+            return Some(json!({"error": e.to_string()}));
+        }
+    };
+    let mut out = serde_json::Map::new();
+    for (name, value) in parameters {
+        let value = match value {
+            Parameter::Scalar(v) => json!(v),
+            Parameter::Vector(v) => json!(v),
+        };
+        *text += &format!("  parameter {name} = {value}\n");
+        out.insert(name, value);
+    }
+    Some(Value::Object(out))
 }
