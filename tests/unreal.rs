@@ -261,4 +261,18 @@ fn a_surface_without_a_donor_material_fails_with_a_code() {
         err.contains("donor_material_missing") && err.contains("portal_frame"),
         "{err}"
     );
+    // A static mesh named as the glass donor: found, but not a material instance.
+    ws.edit("pipeline.toml", |t| {
+        t.replace("# portal_material", "portal_material").replacen(
+            "glass_material = \"/Game/Fixtures/Materials/MI_Fixture\"",
+            &format!("glass_material = \"{}\"", support::DONOR_MESH),
+            1,
+        )
+    });
+    let out = ws.mjolnir(&["forge", "cook"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("donor_wrong_class") && err.contains("MaterialInstanceConstant"),
+        "{err}"
+    );
 }

@@ -198,7 +198,7 @@ pub struct Overrides {
     pub packs: Vec<String>,
     pub jobs: Option<usize>,
     pub out: Option<PathBuf>,
-    /// `--paks`, `--donor-mesh`, `--donor-actor`.
+    /// `--paks`, `--donor-mesh`, `--donor-actor` (the three parts every cook with donors needs).
     pub paks: Option<PathBuf>,
     pub donor_mesh: Option<String>,
     pub donor_actor: Option<String>,
