@@ -142,7 +142,13 @@ pub fn block_tags(
         root,
     };
 
-    let physics_tag = physics::physics_model(polyhedra)?;
+    // One polyhedron per hull, as one region per hull: each takes its region's material.
+    let material_of: Vec<i8> = model
+        .regions
+        .iter()
+        .map(|r| r.bsp.surfaces.first().map_or(0, |s| s.material as i8))
+        .collect();
+    let physics_tag = physics::physics_model(polyhedra, model.materials.len(), &material_of)?;
 
     [crate_tag, model_tag, physics_tag, collision_tag]
         .into_iter()

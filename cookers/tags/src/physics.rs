@@ -34,8 +34,13 @@ pub const CAN_USE_MOPPS: u16 = 1 << 2;
 /// The list's `enabled children` bit set holds 256 children.
 const MAX_LIST_CHILDREN: usize = 256;
 
-/// The physics_model tag of a fixed piece made of `polyhedra`.
-pub fn physics_model(polyhedra: &[Polyhedron]) -> Result<Tag, TagError> {
+/// The physics_model tag of a fixed piece made of `polyhedra`. `materials` counts the
+/// collision materials, and `material_of` gives each polyhedron's index among them.
+pub fn physics_model(
+    polyhedra: &[Polyhedron],
+    materials: usize,
+    material_of: &[i8],
+) -> Result<Tag, TagError> {
     if polyhedra.is_empty() || polyhedra.len() > MAX_LIST_CHILDREN {
         return Err(format!(
             "a piece has 1-{MAX_LIST_CHILDREN} polyhedra; found {}",
@@ -46,7 +51,21 @@ pub fn physics_model(polyhedra: &[Polyhedron]) -> Result<Tag, TagError> {
     let b = Builder::new(&PHYSICS_MODEL);
     let mut root = b.instance("physics_model_block_struct");
     b.set_f32s(&mut root, &["mass scale"], &[1.0]);
-    add_polyhedra(&b, &mut root, polyhedra);
+    if material_of.len() != polyhedra.len() || material_of.iter().any(|&m| m as usize >= materials)
+    {
+        return Err("each polyhedron needs one of the collision materials".into());
+    }
+    // Names are string ids into the game's string table, so they stay 0 here.
+    let rows = (0..materials)
+        .map(|_| b.instance("physics_model_materials_block"))
+        .collect();
+    b.block(
+        &mut root,
+        &["materials"],
+        "physics_model_materials_block",
+        rows,
+    );
+    add_polyhedra(&b, &mut root, polyhedra, material_of);
     let (lo, hi) = bounds(polyhedra);
     b.block(
         &mut root,
@@ -108,12 +127,13 @@ fn f32s(v: [f64; 3]) -> [f32; 3] {
     v.map(|x| x as f32)
 }
 
-fn add_polyhedra(b: &Builder, root: &mut Instance, polyhedra: &[Polyhedron]) {
+fn add_polyhedra(b: &Builder, root: &mut Instance, polyhedra: &[Polyhedron], material_of: &[i8]) {
     let mut polys = Vec::new();
     let mut four_vectors = Vec::new();
     let mut planes = Vec::new();
-    for p in polyhedra {
+    for (p, &material) in polyhedra.iter().zip(material_of) {
         let mut row = b.instance("polyhedra_block");
+        b.set(&mut row, &["base", "material"], &[material as u8]);
         b.set_f32s(&mut row, &["aabb half extents"], &p.aabb_half_extents);
         b.set_f32s(&mut row, &["aabb center"], &p.aabb_centre);
         b.set_f32s(&mut row, &["polyhedron shape", "radius"], &[p.radius]);
