@@ -25,7 +25,6 @@
 
 pub mod unreal;
 
-use forge_contract::manifest::SurfaceProfile;
 use forge_contract::{Entry, Origin};
 use forge_units::{pack_to_unreal, CENTIMETRES_PER_METRE};
 use serde::{Deserialize, Serialize};
@@ -184,10 +183,7 @@ pub fn cook(pack_id: &str, entry: &Entry, origin: Origin, mesh_offset_cm: [f64; 
             .iter()
             .map(|s| SurfaceData {
                 slot: s.slot.clone(),
-                profile: match s.profile {
-                    SurfaceProfile::Glass => "glass".into(),
-                    SurfaceProfile::Portal => "portal".into(),
-                },
+                profile: s.profile.name().into(),
                 opacity: s.opacity,
                 tint_rgb: s.tint_rgb,
             })

@@ -106,6 +106,16 @@ pub enum SurfaceProfile {
     Portal,
 }
 
+impl SurfaceProfile {
+    /// The name the catalog spells it with.
+    pub fn name(self) -> &'static str {
+        match self {
+            SurfaceProfile::Glass => "glass",
+            SurfaceProfile::Portal => "portal",
+        }
+    }
+}
+
 /// A visual surface profile bound to one material slot of the piece's mesh.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Surface {

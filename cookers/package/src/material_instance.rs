@@ -58,16 +58,16 @@ fn split(package: &Package, none: usize) -> Result<(usize, ObjectProperties, Vec
 pub fn set_parameters(package: &mut Package, values: &[(&str, Parameter)]) -> Result<()> {
     let none = package.none_slot()?;
     let (index, mut properties, rest) = split(package, none)?;
+    let names = Names {
+        info: package.intern("ParameterInfo"),
+        name: package.intern("Name"),
+        value: package.intern("ParameterValue"),
+        none,
+    };
+    let guid = package.intern("ExpressionGUID");
     for (name, value) in values {
         let array_name = package.intern(value.array());
         let wanted = package.intern(name);
-        let names = Names {
-            info: package.intern("ParameterInfo"),
-            name: package.intern("Name"),
-            value: package.intern("ParameterValue"),
-            guid: package.intern("ExpressionGUID"),
-            none,
-        };
         let tag = properties.list.find_mut(array_name).ok_or_else(|| {
             bad(format!(
                 "the donor overrides no {} parameter, so there is none to model {name:?} on",
@@ -85,7 +85,7 @@ pub fn set_parameters(package: &mut Package, values: &[(&str, Parameter)]) -> Re
                     .first()
                     .cloned()
                     .ok_or_else(|| bad(format!("the donor's {} is empty", value.array())))?;
-                names.rename(&mut element, wanted)?;
+                names.rename(&mut element, wanted, guid)?;
                 elements.push(element);
                 elements.len() - 1
             }
@@ -130,7 +130,6 @@ pub fn parameters(package: &Package) -> Result<Vec<(String, Parameter)>> {
         info: mapped(info),
         name: mapped(name),
         value: mapped(value),
-        guid: mapped(none),
         none,
     };
     let mut out = Vec::new();
@@ -163,7 +162,6 @@ struct Names {
     info: MappedName,
     name: MappedName,
     value: MappedName,
-    guid: MappedName,
     none: usize,
 }
 
@@ -182,7 +180,7 @@ impl Names {
 
     /// Names the element's parameter `name`, and clears its expression guid: the guid
     /// ties an override to one expression of the parent, which a new name is not.
-    fn rename(&self, element: &mut TagList, name: MappedName) -> Result<()> {
+    fn rename(&self, element: &mut TagList, name: MappedName, guid: MappedName) -> Result<()> {
         let info = element
             .find_mut(self.info)
             .ok_or_else(|| bad("a parameter has no ParameterInfo"))?;
@@ -194,7 +192,7 @@ impl Names {
         name.write(&mut w);
         field.value = w.bytes;
         info.set_nested(&list);
-        if let Some(guid) = element.find_mut(self.guid) {
+        if let Some(guid) = element.find_mut(guid) {
             guid.value.fill(0);
         }
         Ok(())

@@ -118,10 +118,7 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     };
     let mut out = Vec::new();
     for surface in &entry.surfaces {
-        let profile = match surface.profile {
-            forge_contract::manifest::SurfaceProfile::Glass => "glass",
-            forge_contract::manifest::SurfaceProfile::Portal => "portal",
-        };
+        let profile = surface.profile.name();
         let role = role(profile);
         if !inputs.contains_key(role.output) {
             return Err(vec![finding(
