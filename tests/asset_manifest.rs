@@ -366,6 +366,26 @@ fn a_review_is_started_from_a_delivery_filled_in_and_goes_stale_when_the_bytes_c
         ]
     );
 
+    let mut claimed = started.clone();
+    claimed["files"][2]["sha256"] = json!("ab".repeat(32));
+    std::fs::write(
+        ws.path("r.json"),
+        serde_json::to_vec_pretty(&claimed).unwrap(),
+    )
+    .unwrap();
+    let (code, result) = review(&["--check", "r.json"]);
+    assert_eq!(code, Some(1));
+    assert!(
+        codes(&result)
+            .contains(&"review_not_delivered assets/examplemod/sounds/hum.ogg".to_string()),
+        "{result}"
+    );
+    std::fs::write(
+        ws.path("r.json"),
+        serde_json::to_vec_pretty(&started).unwrap(),
+    )
+    .unwrap();
+
     build(b"second");
     let (code, result) = review(&["--check", "r.json"]);
     assert_eq!(code, Some(1));
