@@ -239,6 +239,16 @@ fn glass_and_portal_pieces_ship_their_material_instances_and_wear_them() {
     ] {
         assert!(text.contains(&needed), "{needed} in:\n{text}");
     }
+    let out = ws.mjolnir(&[
+        "forge",
+        "inspect",
+        "build/game/foundry-wide/all/cooked/portal_frame/MI_portal_frame_portal.uasset",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("parameter Emissive = [0.2,0.6,1.0,1.0]"),
+        "the set folder holds the instance beside the block's other packages:\n{text}"
+    );
     let donor = support::repo().join("tests/data/donors/MI_Fixture.uasset");
     let out = ws.mjolnir(&["forge", "inspect", donor.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&out.stdout);

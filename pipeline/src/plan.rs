@@ -13,7 +13,7 @@ use std::sync::Arc;
 use crate::execute::{Finished, Output};
 use crate::graph::{Graph, Step, StepId};
 use crate::layout;
-use crate::steps::{Lands, Scope, StepKind};
+use crate::steps::{Lands, Names, Scope, StepKind};
 use crate::wiring::{shipped, PackSources, PlanOptions, Planned, SetSpec, Wiring};
 
 /// One set of one pack, planned.
@@ -238,6 +238,16 @@ impl SetPlan {
         for s in shipped(registry, &self.planned, &self.spec.blocks) {
             if let Some(o) = outputs(s.step).find(|o| o.name == s.output) {
                 set.insert(layout::cooked_file(&s.block, &s.file), o.clone());
+            }
+        }
+        for kind in registry
+            .iter()
+            .filter(|k| matches!(k.lands, Lands::Cooked) && matches!(k.outputs, Names::Dynamic))
+        {
+            for (block, steps) in &self.planned.blocks {
+                for o in steps.get(kind.name).into_iter().flat_map(|&s| outputs(s)) {
+                    set.insert(layout::cooked_file(block, &o.name), o.clone());
+                }
             }
         }
         let mut renders = BTreeMap::new();

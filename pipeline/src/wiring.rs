@@ -8,7 +8,7 @@ use crate::config::PackSource;
 use crate::graph::{Input, StepId};
 use crate::stat_cache::StatCache;
 use crate::steps::render::RenderParams;
-use crate::steps::{Lands, Scope, StepKind};
+use crate::steps::{Lands, Names, Scope, StepKind};
 
 /// The options that decide which optional kinds a cook plans.
 #[derive(Debug, Clone, Default)]
@@ -82,6 +82,9 @@ pub fn shipped(
                         file: file.to_string(),
                     });
                 }
+                // Named only once cooked: the set folder takes them as they come
+                // (`SetPlan::folders`), and an assembly wires the ones it reads itself.
+                Lands::Cooked if matches!(kind.outputs, Names::Dynamic) => {}
                 Lands::Cooked => {
                     out.extend(kind.fixed_outputs(block).into_iter().map(|o| Shipped {
                         block: block.clone(),

@@ -169,11 +169,13 @@ fn material_parameters(package: &Package, text: &mut String) -> Option<Value> {
             return Some(json!({"error": e.to_string()}));
         }
     };
+    // An f32 as the shortest decimal that reads back to it (0.8, not 0.800000011920929).
+    let shortest = |v: f32| v.to_string().parse::<f64>().unwrap_or(f64::NAN);
     let mut out = serde_json::Map::new();
     for (name, value) in parameters {
         let value = match value {
-            Parameter::Scalar(v) => json!(v),
-            Parameter::Vector(v) => json!(v),
+            Parameter::Scalar(v) => json!(shortest(v)),
+            Parameter::Vector(v) => json!(v.map(shortest)),
         };
         *text += &format!("  parameter {name} = {value}\n");
         out.insert(name, value);

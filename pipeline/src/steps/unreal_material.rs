@@ -16,7 +16,7 @@ pub static KIND: StepKind = StepKind {
     name: "unreal_material",
     version: forge_material::VERSION,
     scope: Scope::Block,
-    lands: Lands::Nowhere,
+    lands: Lands::Cooked,
     outputs: Names::Dynamic,
     wire,
     cook,
