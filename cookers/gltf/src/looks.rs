@@ -24,6 +24,9 @@ pub struct MaterialLook {
     /// other than the first), for the preview's notes.
     pub texture_problem: Option<String>,
     pub double_sided: bool,
+    /// glTF's `alphaMode` `BLEND`: the surface is laid over what is behind it by its
+    /// base colour's alpha (glass, a portal's sheet).
+    pub blend: bool,
 }
 
 /// A decoded base-colour texture, sRGB-encoded as the image stores it.
@@ -91,6 +94,7 @@ pub fn looks(
             texture,
             texture_problem,
             double_sided: material.double_sided(),
+            blend: material.alpha_mode() == gltf::material::AlphaMode::Blend,
         });
     }
     Ok(out)

@@ -35,6 +35,7 @@ fn foundry_scenes() -> Vec<(String, Scene, [f64; 3], [f64; 3])> {
                     base_colour: m.base_colour,
                     texture: None,
                     double_sided: m.double_sided,
+                    translucent: m.blend,
                 };
                 scene.looks.insert(m.slot, look);
             }

@@ -29,7 +29,7 @@ pub use sheet::contact_sheet;
 pub use turntable::turntable_gif;
 
 /// Version of this cooker; part of every render step's key.
-pub const VERSION: u32 = 7; // 3: the grid never shows through the piece; 4: materials' own colours and textures, studio lighting, fitted framing, sRGB output; 5: shaded once a pixel, single-sided back faces culled; 6: textures kept as sRGB bytes, mip levels rounded to them; 7: texture coordinates from screen-space planes
+pub const VERSION: u32 = 8; // 3: the grid never shows through the piece; 4: materials' own colours and textures, studio lighting, fitted framing, sRGB output; 5: shaded once a pixel, single-sided back faces culled; 6: textures kept as sRGB bytes, mip levels rounded to them; 7: texture coordinates from screen-space planes; 8: translucent (glTF BLEND) surfaces laid over what is behind them
 
 pub type V3 = [f64; 3];
 
@@ -170,7 +170,11 @@ pub fn render(scene: &Scene, camera: &Camera, options: &Options) -> RgbaImage {
         if let (Some(p), true) = (corners, surface.textured()) {
             surface.uv = t.uvs.and_then(|uv| raster::Varying::new(p, uv));
         }
-        projected.push((corners, surface.flat.is_some()));
+        projected.push(raster::Projected {
+            corners,
+            flat: surface.flat.is_some(),
+            alpha: surface.alpha(),
+        });
     }
     canvas.triangles(&projected);
     if options.outline {
@@ -268,6 +272,15 @@ impl<'a> Surface<'a> {
             surface.flat = Some(surface.shade(studio, [1.0 / 3.0; 3]));
         }
         surface
+    }
+
+    /// Its opacity: a translucent look's base-colour alpha (texture alpha is not read),
+    /// else 1.
+    fn alpha(&self) -> f32 {
+        match self.look {
+            Some(look) if look.translucent => look.base_colour[3].clamp(0.0, 1.0),
+            _ => 1.0,
+        }
     }
 
     fn textured(&self) -> bool {

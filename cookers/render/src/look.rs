@@ -14,6 +14,8 @@ pub struct Look {
     /// Seen from behind too. A single-sided surface facing away is not drawn, as in the
     /// game (and as glTF defines it).
     pub double_sided: bool,
+    /// Laid over what is behind it by `base_colour`'s alpha, rather than hiding it.
+    pub translucent: bool,
 }
 
 /// A decoded base-colour texture with its mipmaps: each level half the one before, down

@@ -5,6 +5,11 @@
 //! linear light, which anti-aliases every edge, and encodes sRGB. Shading once a pixel
 //! rather than once a sample is what multisampling does; it keeps a 512² preview within a
 //! few milliseconds.
+//!
+//! A translucent triangle (glass) goes into a second depth and id buffer: the nearest
+//! translucent sample in front of the opaque one. Resolve lays it over the opaque colour
+//! by its alpha. One translucent layer a sample is what a pane of glass needs; a second
+//! pane behind the first is hidden by it.
 
 use std::sync::OnceLock;
 
@@ -23,6 +28,11 @@ pub struct Canvas {
     depth: Vec<f32>,
     /// 0 where no triangle covers the sample, else the triangle's index + 1.
     id: Vec<u32>,
+    /// The nearest translucent triangle in front of the opaque one: its depth and id.
+    glass_depth: Vec<f32>,
+    glass_id: Vec<u32>,
+    /// Each triangle's opacity: 1 for an opaque one.
+    alpha: Vec<f32>,
     /// 0 where no line covers the sample, else the line colour's index in `palette` + 1.
     overlay: Vec<u8>,
     palette: Vec<[f32; 4]>,
@@ -43,6 +53,8 @@ pub struct Canvas {
 struct Buffers {
     depth: Vec<f32>,
     id: Vec<u32>,
+    glass_depth: Vec<f32>,
+    glass_id: Vec<u32>,
     overlay: Vec<u8>,
     outlined: Vec<bool>,
 }
@@ -67,17 +79,24 @@ impl Canvas {
         let mut b = SPARE.with(|s| s.borrow_mut().take()).unwrap_or(Buffers {
             depth: Vec::new(),
             id: Vec::new(),
+            glass_depth: Vec::new(),
+            glass_id: Vec::new(),
             overlay: Vec::new(),
             outlined: Vec::new(),
         });
         reset(&mut b.depth, n, f32::INFINITY);
         reset(&mut b.id, n, 0);
+        reset(&mut b.glass_depth, n, f32::INFINITY);
+        reset(&mut b.glass_id, n, 0);
         reset(&mut b.overlay, n, 0);
         Canvas {
             width,
             height,
             depth: b.depth,
             id: b.id,
+            glass_depth: b.glass_depth,
+            glass_id: b.glass_id,
+            alpha: Vec::new(),
             overlay: b.overlay,
             palette: Vec::new(),
             corners: Vec::new(),
@@ -108,39 +127,65 @@ impl Canvas {
                 return;
             }
             self.depth[i] = z;
+        } else {
+            // On top of everything, glass included, and of depth-tested lines drawn later.
+            self.depth[i] = f32::NEG_INFINITY;
         }
         self.overlay[i] = ink;
     }
 
-    /// Triangles from three projected points each (sample units, with view depth), each
-    /// `flat` when it has one colour all over. Each takes the next index, whether or not
-    /// it covers a sample, so indices follow the caller's (`None` covers nothing).
+    /// Triangles from three projected points each (sample units, with view depth). Each
+    /// takes the next index, whether or not it covers a sample, so indices follow the
+    /// caller's (`None` covers nothing).
     ///
-    /// Bands of rows are filled in parallel, each drawing every triangle in order over its
-    /// own rows: a sample sees the same triangles in the same order on any thread count.
-    pub fn triangles(&mut self, triangles: &[(Option<[[f64; 3]; 3]>, bool)]) {
+    /// Bands of rows are filled in parallel, each drawing every opaque triangle in order
+    /// over its own rows and then every translucent one against the finished opaque
+    /// depth: a sample sees the same triangles in the same order on any thread count.
+    pub fn triangles(&mut self, triangles: &[Projected]) {
         let first = self.corners.len() as u32 + 1;
         let setups: Vec<Option<Setup>> = triangles
             .iter()
-            .map(|(p, _)| p.and_then(|p| Setup::new(p, self.height)))
+            .map(|t| t.corners.and_then(|p| Setup::new(p, self.height)))
             .collect();
-        for (p, flat) in triangles {
-            self.corners.push(p.unwrap_or([[0.0; 3]; 3]));
-            self.flat.push(*flat);
+        for t in triangles {
+            self.corners.push(t.corners.unwrap_or([[0.0; 3]; 3]));
+            self.flat.push(t.flat);
+            self.alpha.push(t.alpha);
         }
         let width = self.width as usize;
         let band = BAND_ROWS * width;
         self.depth
             .par_chunks_mut(band)
             .zip(self.id.par_chunks_mut(band))
+            .zip(self.glass_depth.par_chunks_mut(band))
+            .zip(self.glass_id.par_chunks_mut(band))
             .enumerate()
-            .for_each(|(b, (depth, id))| {
+            .for_each(|(b, (((depth, id), glass_depth), glass_id))| {
                 let rows = (b * BAND_ROWS) as i64..((b + 1) * BAND_ROWS) as i64;
-                for (k, setup) in setups.iter().enumerate() {
-                    if let Some(setup) = setup {
-                        let ids = (first + k as u32, rows.start as usize * width);
-                        setup.fill(rows.clone(), self.width, depth, id, ids);
-                    }
+                let offset = rows.start as usize * width;
+                let each = |translucent: bool| {
+                    setups
+                        .iter()
+                        .zip(triangles)
+                        .enumerate()
+                        .filter_map(move |(k, (s, t))| {
+                            let s = s.as_ref().filter(|_| (t.alpha < 1.0) == translucent)?;
+                            Some((s, first + k as u32))
+                        })
+                };
+                for (setup, index) in each(false) {
+                    setup.fill(rows.clone(), self.width, depth, id, (index, offset), None);
+                }
+                for (setup, index) in each(true) {
+                    let ids = (index, offset);
+                    setup.fill(
+                        rows.clone(),
+                        self.width,
+                        glass_depth,
+                        glass_id,
+                        ids,
+                        Some(depth),
+                    );
                 }
             });
     }
@@ -242,20 +287,27 @@ impl Canvas {
                     None => encode(self.pixel(&samples, [x, y], uniform, &inks), srgb),
                 };
                 out[x * 4..][..4].copy_from_slice(&bytes);
-                let one_colour = key.1 == 0 || key.0 != 0 || self.flat[key.1 as usize - 1];
-                last = (uniform && one_colour).then_some((key, bytes));
+                last = (uniform && self.one_colour(key)).then_some((key, bytes));
             }
         });
         RgbaImage::from_raw(w as u32, h as u32, raw).expect("the buffer fits the image")
     }
 
-    /// What decides a sample's colour: its line, its triangle and whether it is outlined.
+    /// What decides a sample's colour: its line, its triangle, whether it is outlined,
+    /// and the translucent triangle over it.
     fn key(&self, i: usize) -> SampleKey {
         (
             self.overlay[i],
             self.id[i],
             self.outlined.get(i) == Some(&true),
+            self.glass_id[i],
         )
+    }
+
+    /// Whether a sample of `key` has one colour wherever it falls in its pixel.
+    fn one_colour(&self, key: SampleKey) -> bool {
+        let flat = |id: u32| id == 0 || self.flat[id as usize - 1];
+        key.0 != 0 || (flat(key.1) && flat(key.3))
     }
 
     /// One pixel's colour in linear light with straight alpha: its samples' average, or
@@ -271,38 +323,49 @@ impl Canvas {
         let centre = [x as f64 * s + s / 2.0, y as f64 * s + s / 2.0];
         // The pixel's few triangles, each shaded once.
         let mut shaded: [(u32, [f32; 3]); SAMPLES] = [(0, [0.0; 3]); SAMPLES];
+        let mut shade_once = |id: u32| -> [f32; 3] {
+            if let Some((_, rgb)) = shaded.iter().find(|(k, _)| *k == id) {
+                return *rgb;
+            }
+            let index = id as usize - 1;
+            let at = Weights {
+                corners: &self.corners[index],
+                centre,
+            };
+            let rgb = (inks.shade)(index, at);
+            if let Some(slot) = shaded.iter_mut().find(|(k, _)| *k == 0) {
+                *slot = (id, rgb);
+            }
+            rgb
+        };
         let mut colour_of = |i: usize| -> [f32; 4] {
-            let (ink, id, outlined) = self.key(i);
-            if ink != 0 {
-                return self.palette[ink as usize - 1];
-            }
-            if id == 0 {
-                return inks.background;
-            }
-            let rgb = match shaded.iter().find(|(k, _)| *k == id) {
-                Some((_, rgb)) => *rgb,
-                None => {
-                    let index = id as usize - 1;
-                    let at = Weights {
-                        corners: &self.corners[index],
-                        centre,
-                    };
-                    let rgb = (inks.shade)(index, at);
-                    if let Some(slot) = shaded.iter_mut().find(|(k, _)| *k == 0) {
-                        *slot = (id, rgb);
-                    }
-                    rgb
-                }
-            };
-            let o = inks.outline;
-            let mix = |k: usize| {
-                if outlined {
-                    rgb[k] * (1.0 - o[3]) + o[k] * o[3]
+            let (ink, id, outlined, glass) = self.key(i);
+            // Glass nearer than what the sample shows (a line behind it, say) lies over it.
+            let glazed = |under: [f32; 4], shade_once: &mut dyn FnMut(u32) -> [f32; 3]| {
+                if glass != 0 && self.glass_depth[i] < self.depth[i] {
+                    over(shade_once(glass), self.alpha[glass as usize - 1], under)
                 } else {
-                    rgb[k]
+                    under
                 }
             };
-            [mix(0), mix(1), mix(2), 1.0]
+            if ink != 0 {
+                return glazed(self.palette[ink as usize - 1], &mut shade_once);
+            }
+            let under = if id == 0 {
+                inks.background
+            } else {
+                let rgb = shade_once(id);
+                let o = inks.outline;
+                let mix = |k: usize| {
+                    if outlined {
+                        rgb[k] * (1.0 - o[3]) + o[k] * o[3]
+                    } else {
+                        rgb[k]
+                    }
+                };
+                [mix(0), mix(1), mix(2), 1.0]
+            };
+            glazed(under, &mut shade_once)
         };
         if uniform {
             return colour_of(samples[0]);
@@ -327,8 +390,28 @@ impl Canvas {
 
 const SAMPLES: usize = (SUPERSAMPLE * SUPERSAMPLE) as usize;
 
-/// A sample's line colour (0 for none), triangle (0 for none) and outline flag.
-type SampleKey = (u8, u32, bool);
+/// A sample's line colour (0 for none), triangle (0 for none), outline flag and
+/// translucent triangle (0 for none).
+type SampleKey = (u8, u32, bool, u32);
+
+/// A triangle as the canvas takes it: its projected corners (`None` covers nothing),
+/// whether it has one colour all over, and its opacity (below 1 is translucent).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Projected {
+    pub corners: Option<[[f64; 3]; 3]>,
+    pub flat: bool,
+    pub alpha: f32,
+}
+
+/// `rgb` at opacity `alpha` laid over `under` (straight alpha, linear light).
+fn over(rgb: [f32; 3], alpha: f32, under: [f32; 4]) -> [f32; 4] {
+    let a = alpha + under[3] * (1.0 - alpha);
+    if a <= 0.0 {
+        return [0.0; 4];
+    }
+    let mix = |k: usize| (rgb[k] * alpha + under[k] * under[3] * (1.0 - alpha)) / a;
+    [mix(0), mix(1), mix(2), a]
+}
 
 /// The colours `resolve` paints with besides the lines'.
 struct Inks<'a, F> {
@@ -356,6 +439,8 @@ impl Drop for Canvas {
         let spare = Buffers {
             depth: std::mem::take(&mut self.depth),
             id: std::mem::take(&mut self.id),
+            glass_depth: std::mem::take(&mut self.glass_depth),
+            glass_id: std::mem::take(&mut self.glass_id),
             overlay: std::mem::take(&mut self.overlay),
             outlined: if self.outlined.is_empty() {
                 std::mem::take(&mut self.spare_outlined)
@@ -417,7 +502,8 @@ impl Setup {
     }
 
     /// Depth-tests the triangle's samples in `rows` into a band's buffers, whose first
-    /// sample is `offset` in the canvas; a sample it wins takes `id`.
+    /// sample is `offset` in the canvas; a sample it wins takes `id`. With `front_of`, a
+    /// sample must also be nearer than that depth (a translucent layer over the opaque).
     fn fill(
         &self,
         rows: std::ops::Range<i64>,
@@ -425,6 +511,7 @@ impl Setup {
         depth: &mut [f32],
         ids: &mut [u32],
         (id, offset): (u32, usize),
+        front_of: Option<&[f32]>,
     ) {
         let from = rows.start.max(*self.rows.start());
         let to = (rows.end - 1).min(*self.rows.end());
@@ -438,7 +525,7 @@ impl Setup {
             for x in x0..=x1 {
                 let i = row + x as usize;
                 let zf = z as f32;
-                if zf < depth[i] {
+                if zf < depth[i] && front_of.is_none_or(|o| zf < o[i]) {
                     depth[i] = zf;
                     ids[i] = id;
                 }

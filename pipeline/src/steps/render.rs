@@ -210,6 +210,7 @@ fn looks(
             base_colour: m.base_colour,
             texture,
             double_sided: m.double_sided,
+            translucent: m.blend,
         });
     }
     Ok((looks, notes))
