@@ -60,8 +60,11 @@ fn glass_over_a_floor_shows_both_and_a_floor_over_glass_hides_it() {
         "over an opaque floor the pixel stays opaque"
     );
 
-    let mut alone = Scene::default();
-    alone.looks = scene.looks.clone();
+    let with_looks = || Scene {
+        looks: scene.looks.clone(),
+        ..Default::default()
+    };
+    let mut alone = with_looks();
     square(&mut alone, 1.0, "glass");
     let pane = centre(&alone);
     assert_eq!(
@@ -70,13 +73,11 @@ fn glass_over_a_floor_shows_both_and_a_floor_over_glass_hides_it() {
     );
 
     // The same glass under the floor: the opaque floor in front hides it entirely.
-    let mut under = Scene::default();
-    under.looks = scene.looks.clone();
+    let mut under = with_looks();
     square(&mut under, 0.0, "glass");
     square(&mut under, 1.0, "red");
     let hidden = centre(&under);
-    let mut red_only = Scene::default();
-    red_only.looks = scene.looks.clone();
+    let mut red_only = with_looks();
     square(&mut red_only, 1.0, "red");
     assert_eq!(hidden, centre(&red_only));
 }
