@@ -29,7 +29,7 @@ pub use sheet::contact_sheet;
 pub use turntable::turntable_gif;
 
 /// Version of this cooker; part of every render step's key.
-pub const VERSION: u32 = 8; // 3: the grid never shows through the piece; 4: materials' own colours and textures, studio lighting, fitted framing, sRGB output; 5: shaded once a pixel, single-sided back faces culled; 6: textures kept as sRGB bytes, mip levels rounded to them; 7: texture coordinates from screen-space planes; 8: translucent (glTF BLEND) surfaces laid over what is behind them
+pub const VERSION: u32 = 9; // 3: the grid never shows through the piece; 4: materials' own colours and textures, studio lighting, fitted framing, sRGB output; 5: shaded once a pixel, single-sided back faces culled; 6: textures kept as sRGB bytes, mip levels rounded to them; 7: texture coordinates from screen-space planes; 8: translucent (glTF BLEND) surfaces laid over what is behind them; 9: the glass a sample shows is part of its pixel key
 
 pub type V3 = [f64; 3];
 

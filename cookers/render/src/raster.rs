@@ -294,13 +294,19 @@ impl Canvas {
     }
 
     /// What decides a sample's colour: its line, its triangle, whether it is outlined,
-    /// and the translucent triangle over it.
+    /// and the translucent triangle over them (none when what the sample shows, a line
+    /// say, is nearer than the glass).
     fn key(&self, i: usize) -> SampleKey {
+        let glass = self.glass_id[i];
         (
             self.overlay[i],
             self.id[i],
             self.outlined.get(i) == Some(&true),
-            self.glass_id[i],
+            if self.glass_depth[i] < self.depth[i] {
+                glass
+            } else {
+                0
+            },
         )
     }
 
@@ -340,13 +346,11 @@ impl Canvas {
         };
         let mut colour_of = |i: usize| -> [f32; 4] {
             let (ink, id, outlined, glass) = self.key(i);
-            // Glass nearer than what the sample shows (a line behind it, say) lies over it.
             let glazed = |under: [f32; 4], shade_once: &mut dyn FnMut(u32) -> [f32; 3]| {
-                if glass != 0 && self.glass_depth[i] < self.depth[i] {
-                    over(shade_once(glass), self.alpha[glass as usize - 1], under)
-                } else {
-                    under
+                if glass == 0 {
+                    return under;
                 }
+                over(shade_once(glass), self.alpha[glass as usize - 1], under)
             };
             if ink != 0 {
                 return glazed(self.palette[ink as usize - 1], &mut shade_once);
