@@ -47,24 +47,24 @@ pub fn of_block(w: &Wiring) -> Vec<(String, String)> {
         .collect()
 }
 
-/// `block\tslot\tprofile` for every surface of every block of a manifest.
+/// `block\tslot\tprofile` for every surface of every block of a manifest; none when the
+/// manifest does not read (the catalog step reports why).
 fn declared_surfaces(bytes: &[u8]) -> Vec<String> {
-    let Ok(manifest) = serde_json::from_slice::<serde_json::Value>(bytes) else {
+    let Ok(text) = std::str::from_utf8(bytes) else {
         return Vec::new();
     };
-    let none = Vec::new();
-    let blocks = manifest["forge_pack"]["blocks"].as_array().unwrap_or(&none);
-    let mut out = Vec::new();
-    for b in blocks {
-        for s in b["surfaces"].as_array().unwrap_or(&none) {
-            if let (Some(id), Some(slot), Some(profile)) =
-                (b["id"].as_str(), s["slot"].as_str(), s["profile"].as_str())
-            {
-                out.push(format!("{id}\t{slot}\t{profile}"));
-            }
-        }
-    }
-    out
+    let Ok((manifest, _)) = forge_contract::parse_manifest(catalog::MANIFEST, text) else {
+        return Vec::new();
+    };
+    let blocks = manifest.catalog().map_or(&[][..], |c| &c.blocks);
+    blocks
+        .iter()
+        .flat_map(|b| {
+            b.surfaces
+                .iter()
+                .map(move |s| format!("{}\t{}\t{}", b.id, s.slot, s.profile.name()))
+        })
+        .collect()
 }
 
 fn role(profile: &str) -> Role {
