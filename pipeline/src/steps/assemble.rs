@@ -180,19 +180,21 @@ fn visuals(step: &Step, params: &Params, inputs: &Inputs) -> Result<Value, Vec<D
     let mut out = serde_json::Map::new();
     for block in &params.blocks {
         let mut packages = Vec::new();
+        let mut materials = Vec::new();
         let mut imports = std::collections::BTreeSet::new();
-        for (_, bytes) in unreal_packages(block, inputs) {
+        let instances = block_input(block, "MI_");
+        for (input, bytes) in unreal_packages(block, inputs) {
             let package = forge_package::Package::read(bytes).map_err(|e| diagnostic(&file, &e))?;
-            packages.push(package.header.package_name().unwrap_or_default());
+            let name = package.header.package_name().unwrap_or_default();
+            if input.starts_with(&instances) {
+                materials.push(name.clone());
+            }
+            packages.push(name);
             imports.extend(package.header.imported_packages);
         }
         if packages.is_empty() {
             continue;
         }
-        let materials: Vec<&String> = packages
-            .iter()
-            .filter(|p| p.contains("/Materials/MI_"))
-            .collect();
         imports.retain(|i| !packages.contains(i));
         out.insert(
             block.clone(),
