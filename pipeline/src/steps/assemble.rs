@@ -182,7 +182,7 @@ fn visuals(step: &Step, params: &Params, inputs: &Inputs) -> Result<Value, Vec<D
         let mut packages = Vec::new();
         let mut materials = Vec::new();
         let mut imports = std::collections::BTreeSet::new();
-        let instances = block_input(block, "MI_");
+        let instances = block_input(block, unreal_material::PREFIX);
         for (input, bytes) in unreal_packages(block, inputs) {
             let package = forge_package::Package::read(bytes).map_err(|e| diagnostic(&file, &e))?;
             let name = package.header.package_name().unwrap_or_default();
@@ -285,7 +285,7 @@ fn unreal_packages<'a>(block: &str, inputs: &'a Inputs) -> Vec<(&'a str, &'a [u8
             found.push((key.as_str(), bytes.as_slice()));
         }
     }
-    let materials = block_input(block, "MI_");
+    let materials = block_input(block, unreal_material::PREFIX);
     found.extend(
         inputs
             .range(materials.clone()..)

@@ -22,9 +22,12 @@ pub static KIND: StepKind = StepKind {
     cook,
 };
 
+/// What every output's name starts with.
+pub const PREFIX: &str = "MI_";
+
 /// The package file of a block's surface: `MI_<block>_<slot>.uasset`.
 pub fn output(block: &str, slot: &str) -> String {
-    format!("MI_{block}_{slot}.uasset")
+    format!("{PREFIX}{block}_{slot}.uasset")
 }
 
 /// A block's surfaces as the pack's manifest declares them: `(slot, profile)`. Read at
