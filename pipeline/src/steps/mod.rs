@@ -92,8 +92,9 @@ pub enum Lands {
     /// A pack step's per-block output, copied into each block's `cooked/<block>/`:
     /// `(output name, file name)` for a block.
     PerBlock(fn(&str) -> (String, &'static str)),
-    /// Under the set folder's `cooked/<block>/`. The kind's output names must be
-    /// [`Names::Fixed`]: the set's assembly takes them as inputs before the step runs.
+    /// Under the set folder's `cooked/<block>/`. With [`Names::Fixed`] outputs the set's
+    /// assembly takes them as inputs before the step runs; [`Names::Dynamic`] outputs land
+    /// as they come, and an assembly that reads them wires them itself.
     Cooked,
     /// Every output, at the set folder's root.
     SetRoot,
