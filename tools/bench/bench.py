@@ -281,15 +281,24 @@ and parry3d's `TriMesh` over the same triangles: `cast_ray` (`parry_trimesh`), w
 returns the distance only, and `cast_ray_and_get_normal` (`parry_trimesh_feature`), which
 also names the triangle hit, as ours name the surface and hull.
 """
-    # The Workbench section (tools/bench/workbench.py) and the fuzzing section (written by
-    # hand after fuzz/run-all.sh) come from elsewhere; keep them across reruns.
+    # Every other section (the remote cache's and Workbench's from their own scripts, the
+    # fuzzing one written by hand after fuzz/run-all.sh) comes from elsewhere; keep them
+    # across reruns, in their order.
     path = REPO / "BENCHMARKS.md"
     previous = path.read_text() if path.exists() else ""
-    kept = [previous.index(m) for m in ("\n## Previews against", "\n## Fuzzing") if m in previous]
-    if kept:
-        text += previous[min(kept):]
+    text += "".join("\n" + s for s in others_sections(previous))
     path.write_text(text)
     print(text)
+
+
+# The sections this script writes; BENCHMARKS.md's others belong to other scripts.
+OWN_SECTIONS = ("## Stock packs", "## Scaling", "## Cookers")
+
+
+def others_sections(previous):
+    """The `## ` sections of `previous` that this script does not write, in order."""
+    parts = re.split(r"\n(?=## )", previous)
+    return [p for p in parts[1:] if not p.startswith(OWN_SECTIONS)]
 
 
 if __name__ == "__main__":

@@ -61,7 +61,9 @@ fn wire(w: &Wiring) -> Option<Wired> {
             output: shipped.output,
         });
     }
-    for block in &set.blocks {
+    // Material instances exist only in a cook with donors.
+    let donors = w.options.donors.is_some();
+    for block in set.blocks.iter().filter(|_| donors) {
         let w = w.for_block(block);
         for (slot, _) in unreal_material::of_block(&w) {
             let name = unreal_material::output(block, &slot);

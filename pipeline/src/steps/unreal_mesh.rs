@@ -26,15 +26,13 @@ const DONOR: &str = "donor.uasset";
 /// The parameters: the slots the block's surfaces style, which point at the pack's
 /// material instances (`unreal_material`).
 fn wire(w: &Wiring) -> Option<Wired> {
+    let donor = donors::of_pack(w, DONOR, donors::STATIC_MESH)?;
     let styled: Vec<String> = unreal_material::of_block(w)
         .into_iter()
         .map(|(slot, _)| slot)
         .collect();
     Some(Wired {
-        inputs: vec![
-            mesh::of_block(w),
-            donors::of_pack(w, DONOR, donors::STATIC_MESH)?,
-        ],
+        inputs: vec![mesh::of_block(w), donor],
         params: serde_json::to_string(&styled).expect("serializes"),
     })
 }
