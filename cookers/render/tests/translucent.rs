@@ -23,6 +23,16 @@ fn look(rgba: [f32; 4], translucent: bool) -> Look {
     }
 }
 
+/// A scene with an opaque red look and a glass look of `glass` (its alpha the opacity).
+fn red_and_glass(glass: [f32; 4]) -> Scene {
+    let mut scene = Scene::default();
+    scene
+        .looks
+        .insert("red".into(), look([1.0, 0.0, 0.0, 1.0], false));
+    scene.looks.insert("glass".into(), look(glass, true));
+    scene
+}
+
 fn centre(scene: &Scene) -> [u8; 4] {
     let camera = Camera::framing([-3.0, -3.0, 0.0], [3.0, 3.0, 2.0], 0.0, 64);
     let options = Options {
@@ -36,13 +46,7 @@ fn centre(scene: &Scene) -> [u8; 4] {
 
 #[test]
 fn glass_over_a_floor_shows_both_and_a_floor_over_glass_hides_it() {
-    let mut scene = Scene::default();
-    scene
-        .looks
-        .insert("red".into(), look([1.0, 0.0, 0.0, 1.0], false));
-    scene
-        .looks
-        .insert("glass".into(), look([0.0, 0.0, 1.0, 0.5], true));
+    let mut scene = red_and_glass([0.0, 0.0, 1.0, 0.5]);
     square(&mut scene, 0.0, "red");
     let floor = centre(&scene);
     square(&mut scene, 1.0, "glass");
@@ -84,13 +88,7 @@ fn glass_over_a_floor_shows_both_and_a_floor_over_glass_hides_it() {
 
 #[test]
 fn glass_is_drawn_the_same_on_any_thread_count() {
-    let mut scene = Scene::default();
-    scene
-        .looks
-        .insert("red".into(), look([1.0, 0.0, 0.0, 1.0], false));
-    scene
-        .looks
-        .insert("glass".into(), look([0.2, 0.6, 1.0, 0.35], true));
+    let mut scene = red_and_glass([0.2, 0.6, 1.0, 0.35]);
     square(&mut scene, 0.0, "red");
     square(&mut scene, 1.0, "glass");
     let camera = Camera::framing([-3.0, -3.0, 0.0], [3.0, 3.0, 2.0], 30.0, 256);
