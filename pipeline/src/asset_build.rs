@@ -19,13 +19,20 @@ use crate::stat_cache::StatCache;
 use crate::steps::{self, asset_copy, asset_derive, asset_emit};
 use crate::store::Store;
 
+/// `mjolnir manifest build`'s arguments.
+#[derive(clap::Args)]
 pub struct BuildArgs {
     pub manifest: PathBuf,
+    /// The inputs ZIP, with `_inputs.json` declaring their rights.
+    #[arg(long, value_name = "ZIP")]
     pub inputs: Option<PathBuf>,
+    #[arg(long, value_name = "DELIVERY.zip")]
     pub out: PathBuf,
-    /// The build folder: its `cache/` is the cook's, and the inputs are unpacked in
+    /// The build folder: its cache is the cook's, and the inputs are unpacked in
     /// `manifests/<manifestId>/inputs/`.
+    #[arg(long, value_name = "DIR", default_value = "build")]
     pub build: PathBuf,
+    #[arg(long)]
     pub json: bool,
 }
 

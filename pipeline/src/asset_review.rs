@@ -9,14 +9,23 @@ use anyhow::{Context, Result};
 use asset_manifest::review::{self, Delivery};
 use serde_json::Value;
 
+/// `mjolnir manifest review`'s arguments.
+#[derive(clap::Args)]
 pub struct ReviewArgs {
     pub manifest: PathBuf,
+    /// The delivery ZIP that `manifest build` wrote.
+    #[arg(long, value_name = "DELIVERY.zip")]
     pub delivery: PathBuf,
-    /// Write a review to fill in here, in the name of `reviewer`.
+    /// Write a review with every output path pending.
+    #[arg(long, value_name = "REVIEW.json", required_unless_present = "check")]
     pub start: Option<PathBuf>,
+    /// Who reviews, for `--start`.
+    #[arg(long, default_value = "")]
     pub reviewer: String,
-    /// Check this filled-in review.
+    /// Check a review: its shape, its paths, its digests against the delivery.
+    #[arg(long, value_name = "REVIEW.json")]
     pub check: Option<PathBuf>,
+    #[arg(long)]
     pub json: bool,
 }
 

@@ -88,37 +88,10 @@ enum AssetManifest {
     },
     /// Make a manifest's emit, copy and derive files on the cook's graph and cache, and
     /// zip them into the delivery; generate files are listed as waiting, with their lane.
-    Build {
-        manifest: PathBuf,
-        #[arg(long, value_name = "ZIP")]
-        inputs: Option<PathBuf>,
-        #[arg(long, value_name = "DELIVERY.zip")]
-        out: PathBuf,
-        /// The build folder (its cache is the cook's).
-        #[arg(long, value_name = "DIR", default_value = "build")]
-        build: PathBuf,
-        #[arg(long)]
-        json: bool,
-    },
+    Build(crate::asset_build::BuildArgs),
     /// Start a review of a delivery (`--start`), or check a filled-in one (`--check`)
     /// against the manifest and the delivery's bytes; exit 1 on an error.
-    Review {
-        manifest: PathBuf,
-        /// The delivery ZIP that `manifest build` wrote.
-        #[arg(long, value_name = "DELIVERY.zip")]
-        delivery: PathBuf,
-        /// Write a review with every output path pending.
-        #[arg(long, value_name = "REVIEW.json", required_unless_present = "check")]
-        start: Option<PathBuf>,
-        /// Who reviews, for `--start`.
-        #[arg(long, default_value = "")]
-        reviewer: String,
-        /// Check a review: its shape, its paths, its digests against the delivery.
-        #[arg(long, value_name = "REVIEW.json")]
-        check: Option<PathBuf>,
-        #[arg(long)]
-        json: bool,
-    },
+    Review(crate::asset_review::ReviewArgs),
     /// The accepted format ids, limits and lanes, as data (always JSON).
     Capabilities {
         #[arg(long)]
@@ -455,37 +428,9 @@ fn dispatch(cli: Cli) -> Result<i32> {
             inputs,
             json,
         }) => return crate::asset_lint::lint_command(&manifest, inputs.as_deref(), json),
-        Command::Manifest(AssetManifest::Build {
-            manifest,
-            inputs,
-            out,
-            build,
-            json,
-        }) => {
-            return crate::asset_build::build(&crate::asset_build::BuildArgs {
-                manifest,
-                inputs,
-                out,
-                build,
-                json,
-            })
-        }
-        Command::Manifest(AssetManifest::Review {
-            manifest,
-            delivery,
-            start,
-            reviewer,
-            check,
-            json,
-        }) => {
-            return crate::asset_review::review_command(&crate::asset_review::ReviewArgs {
-                manifest,
-                delivery,
-                start,
-                reviewer,
-                check,
-                json,
-            })
+        Command::Manifest(AssetManifest::Build(args)) => return crate::asset_build::build(&args),
+        Command::Manifest(AssetManifest::Review(args)) => {
+            return crate::asset_review::review_command(&args)
         }
         Command::Manifest(AssetManifest::Capabilities { .. }) => {
             return crate::asset_lint::capabilities()
