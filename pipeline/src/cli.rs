@@ -120,11 +120,15 @@ enum Cache {
 
 #[derive(Subcommand)]
 enum Hub {
-    /// Lay out the .mjolnir releases in DIR as the Hub's read API under --out.
+    /// Publish the .mjolnir releases in DIR under --out as the Hub's read API, with the
+    /// Hub's publish rules; what --out published before stays published.
     Index {
         dir: PathBuf,
         #[arg(long)]
         out: PathBuf,
+        /// Publish unsigned archives too: for local tests only, never a public Hub.
+        #[arg(long)]
+        allow_unsigned: bool,
     },
 }
 
@@ -139,6 +143,12 @@ enum Launcher {
         profile: PathBuf,
         #[arg(long)]
         json: bool,
+        /// Move each needed pack to the newest release that serves what needs it.
+        #[arg(long)]
+        update: bool,
+        /// The whole sync's deadline, in seconds.
+        #[arg(long, default_value_t = 600)]
+        deadline: u64,
     },
 }
 
@@ -422,7 +432,18 @@ fn dispatch(cli: Cli) -> Result<i32> {
         Command::Forge(forge) => forge,
         Command::Key(Key::New { force }) => return crate::release::key_new(force),
         Command::Key(Key::Show) => return crate::release::key_show(),
-        Command::Hub(Hub::Index { dir, out }) => return crate::hub::index(&dir, &out),
+        Command::Hub(Hub::Index {
+            dir,
+            out,
+            allow_unsigned,
+        }) => {
+            let args = mjolnir_launcher::IndexArgs {
+                dir,
+                out,
+                allow_unsigned,
+            };
+            return mjolnir_launcher::index(&args).map_err(|f| anyhow::anyhow!("{f}"));
+        }
         Command::Manifest(AssetManifest::Lint {
             manifest,
             inputs,
@@ -456,11 +477,25 @@ fn dispatch(cli: Cli) -> Result<i32> {
             let config = Config::load(&config, &Overrides::default())?;
             return crate::housekeeping::gc(&config, max_size);
         }
-        Command::Launcher(Launcher::Sync { hub, profile, json }) => {
-            return crate::launcher::sync(&crate::launcher::SyncArgs { hub, profile, json })
+        Command::Launcher(Launcher::Sync {
+            hub,
+            profile,
+            json,
+            update,
+            deadline,
+        }) => {
+            let args = mjolnir_launcher::SyncArgs {
+                hub,
+                profile,
+                json,
+                update,
+                deadline: std::time::Duration::from_secs(deadline),
+            };
+            return mjolnir_launcher::sync(&args).map_err(|f| anyhow::anyhow!("{f}"));
         }
         Command::Layout(Layout::Check { layout, profile }) => {
-            return crate::launcher::check_layout(&layout, &profile)
+            return mjolnir_launcher::check_layout(&layout, &profile)
+                .map_err(|f| anyhow::anyhow!("{f}"))
         }
         Command::Map(Map::Bake {
             level,

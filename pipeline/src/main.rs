@@ -3,7 +3,6 @@
 mod asset_build;
 mod asset_lint;
 mod asset_review;
-mod atomic;
 mod blender;
 mod cli;
 mod config;
@@ -15,10 +14,8 @@ mod graph;
 mod haf_loader;
 mod housekeeping;
 mod html;
-mod hub;
 mod inspect;
 mod keyed_log;
-mod launcher;
 mod layout;
 mod lock;
 mod map;
@@ -39,6 +36,9 @@ mod suggest;
 mod usage;
 mod watch;
 mod wiring;
+
+// One implementation of atomic writes serves the cook and the launcher.
+use mjolnir_files::atomic;
 
 fn main() {
     // Like other command-line tools, end quietly when the reader of our output goes away

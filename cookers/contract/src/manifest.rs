@@ -39,6 +39,9 @@ pub struct Manifest {
     /// The Hub slug, when the manifest names it; the pack id must equal it.
     pub slug: Option<String>,
     pub deps: Vec<Dependency>,
+    /// Features the release needs, at its top level (the catalog and each entry may list
+    /// their own); every one must be known.
+    pub requires: Vec<String>,
     pub forge_pack: Option<Catalog>,
     /// Set on reduced `--only` builds, which must never be published as the full set.
     pub diagnostic: bool,
@@ -72,6 +75,8 @@ pub struct Entry {
     pub lift: Option<Lift>,
     pub door: Option<Door>,
     pub surfaces: Vec<Surface>,
+    /// Features this entry needs beyond schema 1.
+    pub requires: Vec<String>,
 }
 
 /// A data-only point light, in pack space (right-handed, Z up, metres).
@@ -250,6 +255,9 @@ fn read_manifest(f: &mut Findings, value: &Value) -> Option<Manifest> {
         }
         None => false,
     };
+    let requires = fields::optional(map, "requires")
+        .map(|v| read_requires(f, v, "/requires"))
+        .unwrap_or_default();
     let forge_pack = fields::optional(map, "forge_pack").and_then(|v| read_catalog(f, v));
     if let (Some(pack), Some(slug)) = (&forge_pack, &slug) {
         if &pack.id != slug {
@@ -279,6 +287,7 @@ fn read_manifest(f: &mut Findings, value: &Value) -> Option<Manifest> {
         summary,
         slug,
         deps,
+        requires,
         forge_pack,
         diagnostic,
     })
@@ -401,7 +410,7 @@ fn read_catalog(f: &mut Findings, value: &Value) -> Option<Catalog> {
         }
     });
     let requires = fields::optional(map, "requires")
-        .map(|v| read_requires(f, v))
+        .map(|v| read_requires(f, v, "/forge_pack/requires"))
         .unwrap_or_default();
     let blocks =
         fields::required(f, map, p, "blocks").and_then(|v| read_entries(f, v, id.as_deref()));
@@ -413,8 +422,8 @@ fn read_catalog(f: &mut Findings, value: &Value) -> Option<Catalog> {
     })
 }
 
-fn read_requires(f: &mut Findings, value: &Value) -> Vec<String> {
-    let p = "/forge_pack/requires";
+/// A `requires` list, wherever it stands: each feature must be one this MJOLNIR knows.
+fn read_requires(f: &mut Findings, value: &Value, p: &str) -> Vec<String> {
     let Some(items) = fields::array(f, value, p) else {
         return Vec::new();
     };
@@ -558,7 +567,11 @@ fn read_entry(f: &mut Findings, value: &Value, at: &str, pack_id: Option<&str>) 
         None => Some(Vec::new()),
         Some(v) => read_surfaces(f, v, &child(at, "surfaces")),
     };
+    let requires = fields::optional(map, "requires")
+        .map(|v| read_requires(f, v, &child(at, "requires")))
+        .unwrap_or_default();
     Some(Entry {
+        requires,
         id: id?,
         name: name?,
         kind: kind?,

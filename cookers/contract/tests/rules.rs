@@ -613,3 +613,17 @@ fn names_hold_no_control_or_direction_characters() {
     });
     passes(|v| v["forge_pack"]["blocks"][0]["name"] = json!("Floor — café 2×2"));
 }
+
+#[test]
+fn an_unknown_feature_is_refused_wherever_it_is_required() {
+    fails("unknown_feature", "/requires/0", |v| {
+        v["requires"] = json!(["turrets"])
+    });
+    fails("unknown_feature", "/forge_pack/requires/0", |v| {
+        v["forge_pack"]["requires"] = json!(["turrets"])
+    });
+    fails("unknown_feature", "/forge_pack/blocks/1/requires/0", |v| {
+        v["forge_pack"]["blocks"][1]["requires"] = json!(["turrets"])
+    });
+    passes(|v| v["requires"] = json!([]));
+}

@@ -42,6 +42,13 @@ pub struct ScanReport {
     /// The signer's key fingerprint, when signed and valid.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub signer: Option<String>,
+    /// The signer's public key as hex, as `trusted-keys.txt` lists keys.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signer_key: Option<String>,
+    /// The archive's own manifest, when it parsed: what a reader of the archive goes by,
+    /// rather than anything said about it from outside.
+    #[serde(skip)]
+    pub manifest: Option<Manifest>,
 }
 
 impl ScanReport {
@@ -186,6 +193,7 @@ pub fn scan(bytes: &[u8], options: &ScanOptions) -> ScanReport {
         members.insert(name, data);
     }
     let manifest = manifest(&mut r, &members, options);
+    listed_members(&mut r, &members, manifest.as_ref());
     containers(
         &mut r,
         &members,
@@ -193,7 +201,36 @@ pub fn scan(bytes: &[u8], options: &ScanOptions) -> ScanReport {
     );
     changes(&mut r, &members);
     signature_check(&mut r, &members, options);
+    r.manifest = manifest;
     r
+}
+
+/// The members the contract lists: `mjolnir.json`, containers under `content/`, optional
+/// `docs/README.md` and `changes.json`, the signature, and for a map its level and layout.
+/// Anything else (sources, notes) is not installable content.
+fn listed_members(r: &mut ScanReport, members: &BTreeMap<String, Vec<u8>>, m: Option<&Manifest>) {
+    let is_map = m.is_some_and(|m| m.catalog().is_none());
+    for name in members.keys() {
+        let container = name
+            .strip_prefix("content/")
+            .is_some_and(|rest| rest.ends_with(".utoc") || rest.ends_with(".ucas"));
+        let listed = container
+            || [
+                "mjolnir.json",
+                "docs/README.md",
+                "changes.json",
+                "signature.json",
+            ]
+            .contains(&name.as_str())
+            || (is_map && [crate::LEVEL_MEMBER, crate::LAYOUT_MEMBER].contains(&name.as_str()));
+        if !listed {
+            r.error(
+                "unlisted_member",
+                Some(name),
+                "a release holds only mjolnir.json, content/*.utoc and .ucas, docs/README.md, changes.json and its signature (and a map its level.json and layout.json); sources and notes are not installable content",
+            );
+        }
+    }
 }
 
 /// Every name the central directory lists, duplicates included; `None` when it cannot be
@@ -255,13 +292,23 @@ fn manifest(
             Some(m)
         }
         Err(findings) => {
+            // A pack needing what this reader does not know is refused with that code, so
+            // the author is told to update rather than to fix the manifest.
+            let newer = |d: &&forge_contract::Diagnostic| {
+                ["unknown_feature", "schema_too_new"].contains(&d.code)
+            };
+            for d in findings.iter().filter(newer) {
+                r.error(d.code, Some("mjolnir.json"), d.to_string());
+            }
             let first: Vec<String> = findings
                 .iter()
-                .filter(|d| d.is_error())
+                .filter(|d| d.is_error() && !newer(d))
                 .take(3)
                 .map(|d| d.to_string())
                 .collect();
-            r.error("bad_manifest", Some("mjolnir.json"), first.join("; "));
+            if !first.is_empty() {
+                r.error("bad_manifest", Some("mjolnir.json"), first.join("; "));
+            }
             None
         }
     }
@@ -347,6 +394,7 @@ fn signature_check(r: &mut ScanReport, members: &BTreeMap<String, Vec<u8>>, opti
         }
         return;
     };
+    r.signer_key = signature::public_key_hex(envelope);
     match signature::verify(envelope, options.expect_key) {
         Err(Problem::Bad(why)) => r.error("bad_signature", Some("signature.json"), why),
         Err(Problem::Foreign { fingerprint }) => r.error(

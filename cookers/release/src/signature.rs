@@ -100,6 +100,14 @@ pub enum Problem {
     Foreign { fingerprint: String },
 }
 
+/// The hex public key an envelope names, whether or not it verifies: what a reader adds to
+/// its trusted keys once it has decided to trust that signer.
+pub fn public_key_hex(envelope_bytes: &[u8]) -> Option<String> {
+    let env: Envelope = serde_json::from_slice(envelope_bytes).ok()?;
+    let key = B64.decode(&env.public_key).ok()?;
+    (key.len() == 32).then(|| hex(&key))
+}
+
 /// Checks the envelope's signature (and the signer, when `expect_key` is given: base64
 /// or hex of the public key, or its fingerprint), and returns the statement it signs.
 pub fn verify(envelope_bytes: &[u8], expect_key: Option<&str>) -> Result<Statement, Problem> {

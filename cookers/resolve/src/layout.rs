@@ -22,36 +22,69 @@ pub struct Row {
     pub sha256: String,
 }
 
+/// Why a sidecar cannot be read: a stable code, and a message naming the line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SidecarError {
+    /// `sidecar_format` (no `forge-packs N` first line), `sidecar_too_new` (a later
+    /// format than 1), or `sidecar_row`.
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl std::fmt::Display for SidecarError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{}", self.message)
+    }
+}
+
 /// Reads a sidecar; the error names the line.
-pub fn read_sidecar(text: &str) -> Result<Vec<Row>, String> {
+pub fn read_sidecar(text: &str) -> Result<Vec<Row>, SidecarError> {
     let mut lines = text.lines();
-    if lines.next() != Some(HEADER) {
-        return Err(format!("the first line is not {HEADER:?}"));
+    let first = lines.next().unwrap_or_default();
+    if first != HEADER {
+        let newer = first
+            .strip_prefix("forge-packs ")
+            .and_then(|n| n.parse::<u32>().ok())
+            .filter(|n| *n > 1);
+        return Err(match newer {
+            Some(n) => SidecarError {
+                code: "sidecar_too_new",
+                message: format!("the sidecar is format forge-packs {n}; this launcher reads {HEADER:?}; update the launcher"),
+            },
+            None => SidecarError {
+                code: "sidecar_format",
+                message: format!("the first line is not {HEADER:?}"),
+            },
+        });
     }
     lines
         .enumerate()
         .filter(|(_, l)| !l.is_empty())
-        .map(|(i, line)| {
-            let at = i + 2;
-            let fields: Vec<&str> = line.split('\t').collect();
-            let [index, tag, slug, version, sha256] = fields[..] else {
-                return Err(format!(
-                    "line {at}: {} fields, not 5 tab-separated ones",
-                    fields.len()
-                ));
-            };
-            Ok(Row {
-                index: index
-                    .parse()
-                    .map_err(|_| format!("line {at}: {index:?} is not a palette index"))?,
-                tag: tag.to_string(),
-                slug: slug.to_string(),
-                version: Version::parse(version)
-                    .map_err(|e| format!("line {at}: {version:?}: {e}"))?,
-                sha256: sha256.to_string(),
-            })
-        })
+        .map(|(i, line)| read_row(i + 2, line))
         .collect()
+}
+
+fn read_row(at: usize, line: &str) -> Result<Row, SidecarError> {
+    let bad = |message: String| SidecarError {
+        code: "sidecar_row",
+        message: format!("line {at}: {message}"),
+    };
+    let fields: Vec<&str> = line.split('\t').collect();
+    let [index, tag, slug, version, sha256] = fields[..] else {
+        return Err(bad(format!(
+            "{} fields, not 5 tab-separated ones",
+            fields.len()
+        )));
+    };
+    Ok(Row {
+        index: index
+            .parse()
+            .map_err(|_| bad(format!("{index:?} is not a palette index")))?,
+        tag: tag.to_string(),
+        slug: slug.to_string(),
+        version: Version::parse(version).map_err(|e| bad(format!("{version:?}: {e}")))?,
+        sha256: sha256.to_string(),
+    })
 }
 
 pub fn write_sidecar(rows: &[Row]) -> String {
@@ -116,9 +149,7 @@ pub fn check(
                 format!("{} {} has no {}", row.slug, pack.version, row.tag),
             ));
         }
-        let line = semver::VersionReq::parse(&format!("^{}", row.version))
-            .expect("a version makes a caret requirement");
-        if !line.matches(pack.version) {
+        if !crate::caret(&row.version).matches(pack.version) {
             let code = if *pack.version < row.version {
                 "release_older"
             } else {
@@ -166,9 +197,13 @@ mod tests {
             "forge-packs 1\n27\tobjects\\mjolnir\\forge\\foundry\\floor_2x2\tfoundry\t0.2.0\t"
         ));
         assert_eq!(read_sidecar(&text).unwrap(), rows);
-        assert!(read_sidecar("forge-packs 2\n").is_err());
-        assert!(read_sidecar("forge-packs 1\n1\t2\n")
-            .unwrap_err()
-            .contains("line 2"));
+        assert_eq!(
+            read_sidecar("forge-packs 2\n").unwrap_err().code,
+            "sidecar_too_new"
+        );
+        assert_eq!(read_sidecar("MVAR\n").unwrap_err().code, "sidecar_format");
+        let row = read_sidecar("forge-packs 1\n1\t2\n").unwrap_err();
+        assert_eq!(row.code, "sidecar_row");
+        assert!(row.message.contains("line 2"), "{row}");
     }
 }

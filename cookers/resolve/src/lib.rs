@@ -1,12 +1,15 @@
 //! Which pack releases a profile enables (the seed's "Updating a pack" and "Saved layouts
-//! and downloads"): maps record `^<version>`, layouts the version they were saved with;
-//! each pack's needs must fall on one caret line, the newest need of that line sets the
-//! floor, an installed release at or past it serves as it is, and otherwise the newest
-//! release of the line is taken. Needs on two lines of one pack conflict: the needers are
-//! left out, and everything else is still enabled. Packs' own dependencies are followed to
-//! their closure. Pure: the launcher passes what it found and what the Hub offers.
+//! and downloads"). Every need is a Rust SemVer requirement: a map's dependency range as it
+//! is written (a bare complete version is an exact pin, which the caller has already made
+//! `=`), a layout's `^<saved version>`, a pack's own dependency ranges. For each pack the
+//! newest release that meets every requirement is taken, unless the installed one meets
+//! them all (and no update was asked for). Requirements that share no release conflict:
+//! the maps keep theirs when some release serves all maps, and the layouts and packs that
+//! disagree are left out; otherwise every needer is left out. Everything else is still
+//! enabled. A pack's own dependencies are followed to their closure, however deep. Pure:
+//! the launcher answers what is installed and what the Hub offers through [`World`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use semver::{Version, VersionReq};
 use serde::Serialize;
@@ -18,12 +21,21 @@ pub mod order;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Need {
     pub slug: String,
-    /// The release it was built or saved with; it needs that or a later one of its line.
-    pub version: Version,
-    /// `map crossline`, `layout Crossline.mvar`, `pack foundry 0.2.0`.
+    /// Which releases serve it.
+    #[serde(serialize_with = "as_text")]
+    pub req: VersionReq,
+    /// Who needs it, as a chain from what the player enabled: `map crossline`,
+    /// `layout Crossline.mvar`, `map crossline → pack foundry-wide 0.2.0`.
     pub who: String,
     /// Maps win a conflict against layouts; layouts are what the seed says to move aside.
     pub kind: NeedKind,
+    /// The release that needs it, for a pack's own dependency.
+    #[serde(skip)]
+    pub via: Option<(String, Version)>,
+}
+
+fn as_text<S: serde::Serializer>(req: &VersionReq, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&req.to_string())
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -34,17 +46,29 @@ pub enum NeedKind {
     Layout,
 }
 
-/// The caret line a version belongs to: `^0.2.3` is 0.2.x, `^1.4.0` is 1.x.
-pub fn line(version: &Version) -> String {
-    match (version.major, version.minor) {
-        (0, 0) => format!("0.0.{}", version.patch),
-        (0, minor) => format!("0.{minor}"),
-        (major, _) => format!("{major}"),
+impl Need {
+    /// A layout saved with `saved` loads with it or any later release of its caret line.
+    pub fn layout(slug: &str, saved: &Version, who: &str) -> Need {
+        Need {
+            slug: slug.into(),
+            req: caret(saved),
+            who: who.into(),
+            kind: NeedKind::Layout,
+            via: None,
+        }
     }
 }
 
-fn in_line(floor: &Version, candidate: &Version) -> bool {
-    VersionReq::parse(&format!("^{floor}")).is_ok_and(|r| r.matches(candidate))
+/// `^v`, the caret line a release belongs to.
+pub fn caret(v: &Version) -> VersionReq {
+    VersionReq::parse(&format!("^{v}")).expect("a version makes a caret requirement")
+}
+
+/// A pack release's own dependency on another pack.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Requirement {
+    pub slug: String,
+    pub req: VersionReq,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -53,13 +77,17 @@ pub struct Chosen {
     /// Whether it must be downloaded (else the installed release serves).
     pub download: bool,
     pub why: String,
+    /// The first enabled need it serves, as its chain: what its own dependencies are
+    /// reported as needed by.
+    #[serde(skip)]
+    pub by: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Conflict {
     pub slug: String,
-    /// Each line and who needs it.
-    pub lines: Vec<(String, Vec<String>)>,
+    /// Each requirement and who needs it.
+    pub requirements: Vec<(String, Vec<String>)>,
     /// The needers left out: move these layouts aside, or use compatible versions.
     pub left_out: Vec<String>,
 }
@@ -68,153 +96,209 @@ pub struct Conflict {
 pub struct Resolution {
     pub packs: BTreeMap<String, Chosen>,
     pub conflicts: Vec<Conflict>,
-    /// Packs needed that no release can serve: `(slug, why)`.
+    /// Packs needed that no release can serve: `(slug, why)`, the why naming each chain.
     pub missing: Vec<(String, String)>,
 }
 
-/// A release's own dependencies: `(slug, version)` of each pack it needs.
-pub type Dependencies<'a> = &'a dyn Fn(&str, &Version) -> Vec<(String, Version)>;
-
-/// What the launcher knows: the installed release of each pack, the releases the Hub
-/// offers, and each release's own dependencies.
-pub struct World<'a> {
-    pub installed: &'a BTreeMap<String, Version>,
-    pub available: &'a BTreeMap<String, Vec<Version>>,
-    pub dependencies: Dependencies<'a>,
+/// What the launcher knows, asked lazily: the installed release of each pack, the releases
+/// the Hub offers, and each release's own dependencies.
+pub trait World {
+    fn installed(&self, slug: &str) -> Option<Version>;
+    fn available(&self, slug: &str) -> Vec<Version>;
+    fn dependencies(&self, slug: &str, version: &Version) -> Vec<Requirement>;
 }
 
-pub fn resolve(needs: &[Need], world: &World) -> Resolution {
-    let mut needs = needs.to_vec();
-    let mut out = Resolution::default();
-    // Each round adds the chosen releases' own dependencies; a closure is reached when a
-    // round adds nothing (bounded by the number of releases there are).
-    for _ in 0..=world.available.values().map(Vec::len).sum::<usize>() {
-        out = resolve_once(&needs, world);
-        let mut added = false;
-        for (slug, chosen) in &out.packs {
-            for (dep, version) in (world.dependencies)(slug, &chosen.version) {
-                let who = format!("pack {slug} {}", chosen.version);
-                if !needs.iter().any(|n| n.slug == dep && n.who == who) {
-                    needs.push(Need {
-                        slug: dep,
-                        version,
-                        who,
-                        kind: NeedKind::Pack,
-                    });
-                    added = true;
+/// How to choose among the releases that serve.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Policy {
+    /// Move each pack to the newest release that serves, even when the installed one does.
+    pub update: bool,
+}
+
+/// Resolves `needs` and the chosen releases' own dependencies to their closure. Each round
+/// starts again from the enabled needs plus the dependencies of the releases the last
+/// round chose, so a dependency of a release no longer chosen does not linger. It stops
+/// when a round chooses what the last one did; a closure n packs deep takes n + 1 rounds.
+/// Should choices cycle (each release's dependencies pushing another choice), the rounds
+/// stop once every release has been chosen once, and the union of all their dependencies
+/// decides.
+pub fn resolve(needs: &[Need], world: &dyn World, policy: Policy) -> Resolution {
+    let mut seen: BTreeSet<(String, Version)> = BTreeSet::new();
+    let mut union: Vec<Need> = needs.to_vec();
+    let mut current = resolve_once(needs, world, policy);
+    loop {
+        let mut next_needs = needs.to_vec();
+        let mut fresh = false;
+        for (slug, chosen) in &current.packs {
+            fresh |= seen.insert((slug.clone(), chosen.version.clone()));
+            for need in dependency_needs(slug, chosen, world) {
+                if !union
+                    .iter()
+                    .any(|n| n.slug == need.slug && n.via == need.via)
+                {
+                    union.push(need.clone());
                 }
+                next_needs.push(need);
             }
         }
-        if !added {
-            break;
+        let next = resolve_once(&next_needs, world, policy);
+        if next.packs == current.packs {
+            return next;
         }
+        if !fresh {
+            return resolve_once(&union, world, policy);
+        }
+        current = next;
     }
-    out
 }
 
-fn resolve_once(needs: &[Need], world: &World) -> Resolution {
+/// The needs a chosen release adds: one for each of its dependencies, named by the chain
+/// that led to it.
+fn dependency_needs(slug: &str, chosen: &Chosen, world: &dyn World) -> Vec<Need> {
+    world
+        .dependencies(slug, &chosen.version)
+        .into_iter()
+        .map(|dep| Need {
+            slug: dep.slug,
+            req: dep.req,
+            who: format!("{} → pack {slug} {}", chosen.by, chosen.version),
+            kind: NeedKind::Pack,
+            via: Some((slug.to_string(), chosen.version.clone())),
+        })
+        .collect()
+}
+
+fn resolve_once(needs: &[Need], world: &dyn World, policy: Policy) -> Resolution {
     let mut by_slug: BTreeMap<&str, Vec<&Need>> = BTreeMap::new();
     for need in needs {
         by_slug.entry(&need.slug).or_default().push(need);
     }
     let mut out = Resolution::default();
     for (slug, needs) in by_slug {
-        let mut lines: BTreeMap<String, Vec<&Need>> = BTreeMap::new();
-        for need in &needs {
-            lines.entry(line(&need.version)).or_default().push(need);
-        }
-        let kept = if lines.len() == 1 {
-            lines.into_values().next().expect("one line")
-        } else {
-            match settle(slug, lines, &mut out) {
-                Some(kept) => kept,
-                None => continue,
+        let installed = world.installed(slug);
+        let mut releases = world.available(slug);
+        releases.extend(installed.clone());
+        releases.sort();
+        releases.dedup();
+        let kept = match settle(slug, &needs, &releases) {
+            Ok(kept) => kept,
+            Err(conflict) => {
+                let kept = conflict.1;
+                out.conflicts.push(conflict.0);
+                match kept {
+                    Some(kept) => kept,
+                    None => continue,
+                }
             }
         };
-        let floor = kept
-            .iter()
-            .map(|n| &n.version)
-            .max()
-            .expect("a need")
-            .clone();
-        let setter = kept
-            .iter()
-            .find(|n| n.version == floor)
-            .map_or("", |n| n.who.as_str())
-            .to_string();
-        match choose(slug, &floor, &setter, world) {
-            Ok(chosen) => {
+        match choose(slug, &kept, &releases, installed.as_ref(), policy) {
+            Some(chosen) => {
                 out.packs.insert(slug.to_string(), chosen);
             }
-            Err(why) => out.missing.push((slug.to_string(), why)),
+            None => out.missing.push((slug.to_string(), unmet(slug, &kept))),
         }
     }
     out
 }
 
-/// Two or more lines of one pack: the maps' line wins when the maps agree on one, and the
-/// layouts (and packs) on other lines are left out; otherwise every needer is left out.
-fn settle<'n>(
-    slug: &str,
-    lines: BTreeMap<String, Vec<&'n Need>>,
-    out: &mut Resolution,
-) -> Option<Vec<&'n Need>> {
-    let map_lines: Vec<&String> = lines
-        .iter()
-        .filter(|(_, n)| n.iter().any(|n| n.kind == NeedKind::Map))
-        .map(|(l, _)| l)
-        .collect();
-    let winner = match map_lines.as_slice() {
-        [one] => Some((*one).clone()),
-        _ => None,
-    };
-    let listed = lines
-        .iter()
-        .map(|(l, n)| (l.clone(), n.iter().map(|n| n.who.clone()).collect()))
-        .collect();
-    let left_out: Vec<String> = lines
-        .iter()
-        .filter(|(l, _)| Some(*l) != winner.as_ref())
-        .flat_map(|(_, n)| n.iter().map(|n| n.who.clone()))
-        .collect();
-    out.conflicts.push(Conflict {
-        slug: slug.to_string(),
-        lines: listed,
-        left_out,
-    });
-    let mut lines = lines;
-    winner.and_then(|w| lines.remove(&w))
+fn serves(version: &Version, needs: &[&Need]) -> bool {
+    needs.iter().all(|n| n.req.matches(version))
 }
 
-fn choose(slug: &str, floor: &Version, setter: &str, world: &World) -> Result<Chosen, String> {
-    if let Some(installed) = world
-        .installed
-        .get(slug)
-        .filter(|v| in_line(floor, v) && *v >= floor)
-    {
-        return Ok(Chosen {
-            version: installed.clone(),
-            download: false,
-            why: format!("installed {installed} serves ^{floor} ({setter})"),
-        });
+/// Which needs can be served together. All of them when one release meets every
+/// requirement, or when no release meets even one of them (that is a missing pack, not a
+/// conflict). Otherwise the maps' needs, with every other need that still fits, when some
+/// release serves all the maps; else none.
+type Settled<'n> = Result<Vec<&'n Need>, (Conflict, Option<Vec<&'n Need>>)>;
+
+fn settle<'n>(slug: &str, needs: &[&'n Need], releases: &[Version]) -> Settled<'n> {
+    let any_serves = |needs: &[&Need]| releases.iter().any(|v| serves(v, needs));
+    if any_serves(needs) || !needs.iter().any(|n| any_serves(&[*n])) {
+        return Ok(needs.to_vec());
     }
-    let newest = world
-        .available
-        .get(slug)
-        .into_iter()
-        .flatten()
-        .filter(|v| in_line(floor, v) && *v >= floor && v.pre.is_empty())
-        .max();
-    match newest {
-        Some(v) => Ok(Chosen {
-            version: v.clone(),
-            download: true,
-            why: format!("newest release of ^{floor} on the Hub ({setter})"),
-        }),
-        None => Err(format!(
-            "no release of {slug} in ^{floor} (needed by {setter}) is installed or on the Hub"
-        )),
+    let mut kept: Vec<&Need> = needs
+        .iter()
+        .copied()
+        .filter(|n| n.kind == NeedKind::Map)
+        .collect();
+    let kept = if any_serves(&kept) {
+        let mut others: Vec<&Need> = needs
+            .iter()
+            .copied()
+            .filter(|n| n.kind != NeedKind::Map)
+            .collect();
+        others.sort_by_key(|n| n.kind);
+        for need in others {
+            kept.push(need);
+            if !any_serves(&kept) {
+                kept.pop();
+            }
+        }
+        Some(kept)
+    } else {
+        None
+    };
+    let mut requirements: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for n in needs {
+        requirements
+            .entry(n.req.to_string())
+            .or_default()
+            .push(n.who.clone());
     }
+    let left_out = needs
+        .iter()
+        .filter(|n| !kept.as_ref().is_some_and(|k| k.contains(n)))
+        .map(|n| n.who.clone())
+        .collect();
+    let conflict = Conflict {
+        slug: slug.to_string(),
+        requirements: requirements.into_iter().collect(),
+        left_out,
+    };
+    Err((conflict, kept))
+}
+
+fn choose(
+    slug: &str,
+    needs: &[&Need],
+    releases: &[Version],
+    installed: Option<&Version>,
+    policy: Policy,
+) -> Option<Chosen> {
+    let wants = needs
+        .iter()
+        .map(|n| format!("{} ({})", n.req, n.who))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let by = needs.first().map_or(String::new(), |n| n.who.clone());
+    let newest = releases.iter().rev().find(|v| serves(v, needs))?;
+    let (version, download, why) = match installed.filter(|v| serves(v, needs)) {
+        Some(v) if !policy.update || v == newest => {
+            (v.clone(), false, format!("installed {v} meets {wants}"))
+        }
+        _ => (
+            newest.clone(),
+            true,
+            format!("newest release of {slug} on the Hub that meets {wants}"),
+        ),
+    };
+    Some(Chosen {
+        version,
+        download,
+        why,
+        by,
+    })
+}
+
+fn unmet(slug: &str, needs: &[&Need]) -> String {
+    let wants: Vec<String> = needs
+        .iter()
+        .map(|n| format!("{} (needed by {})", n.req, n.who))
+        .collect();
+    format!(
+        "no release of {slug} installed or on the Hub matches {}",
+        wants.join(" and ")
+    )
 }
 
 #[cfg(test)]
@@ -225,105 +309,194 @@ mod tests {
         Version::parse(s).unwrap()
     }
 
-    fn need(slug: &str, version: &str, who: &str, kind: NeedKind) -> Need {
+    fn req(s: &str) -> VersionReq {
+        VersionReq::parse(s).unwrap()
+    }
+
+    fn need(slug: &str, range: &str, who: &str, kind: NeedKind) -> Need {
         Need {
             slug: slug.into(),
-            version: v(version),
+            req: req(range),
             who: who.into(),
             kind,
+            via: None,
         }
     }
 
-    fn world<'a>(
-        installed: &'a BTreeMap<String, Version>,
-        available: &'a BTreeMap<String, Vec<Version>>,
-        deps: Dependencies<'a>,
-    ) -> World<'a> {
-        World {
-            installed,
-            available,
-            dependencies: deps,
+    #[derive(Default)]
+    struct Fixture {
+        installed: BTreeMap<String, Version>,
+        available: BTreeMap<String, Vec<Version>>,
+        deps: BTreeMap<(String, Version), Vec<Requirement>>,
+    }
+
+    impl Fixture {
+        fn offers(mut self, slug: &str, versions: &[&str]) -> Self {
+            self.available
+                .insert(slug.into(), versions.iter().map(|s| v(s)).collect());
+            self
         }
+
+        fn has(mut self, slug: &str, version: &str) -> Self {
+            self.installed.insert(slug.into(), v(version));
+            self
+        }
+
+        fn depends(mut self, slug: &str, version: &str, on: &str, range: &str) -> Self {
+            self.deps
+                .entry((slug.into(), v(version)))
+                .or_default()
+                .push(Requirement {
+                    slug: on.into(),
+                    req: req(range),
+                });
+            self
+        }
+    }
+
+    impl World for Fixture {
+        fn installed(&self, slug: &str) -> Option<Version> {
+            self.installed.get(slug).cloned()
+        }
+        fn available(&self, slug: &str) -> Vec<Version> {
+            self.available.get(slug).cloned().unwrap_or_default()
+        }
+        fn dependencies(&self, slug: &str, version: &Version) -> Vec<Requirement> {
+            let key = (slug.to_string(), version.clone());
+            self.deps.get(&key).cloned().unwrap_or_default()
+        }
+    }
+
+    fn chosen(r: &Resolution, slug: &str) -> (String, bool) {
+        let c = &r.packs[slug];
+        (c.version.to_string(), c.download)
     }
 
     #[test]
-    fn the_newest_of_the_line_unless_an_installed_one_serves() {
-        let available = BTreeMap::from([(
-            "foundry".to_string(),
-            vec![v("0.2.0"), v("0.2.3"), v("0.3.0")],
-        )]);
-        let none = BTreeMap::new();
-        let no_deps = |_: &str, _: &Version| Vec::new();
-        let needs = [need("foundry", "0.2.0", "map canvas", NeedKind::Map)];
-        let r = resolve(&needs, &world(&none, &available, &no_deps));
-        assert_eq!(r.packs["foundry"].version, v("0.2.3"));
-        assert!(r.packs["foundry"].download);
-        let installed = BTreeMap::from([("foundry".to_string(), v("0.2.1"))]);
-        let r = resolve(&needs, &world(&installed, &available, &no_deps));
-        assert_eq!(
-            (
-                r.packs["foundry"].version.clone(),
-                r.packs["foundry"].download
-            ),
-            (v("0.2.1"), false)
-        );
+    fn the_newest_that_serves_unless_an_installed_one_does() {
+        let world = Fixture::default().offers("foundry", &["0.2.0", "0.2.3", "0.3.0"]);
+        let needs = [need("foundry", "^0.2.0", "map canvas", NeedKind::Map)];
+        let r = resolve(&needs, &world, Policy::default());
+        assert_eq!(chosen(&r, "foundry"), ("0.2.3".into(), true));
+        let world = world.has("foundry", "0.2.1");
+        let r = resolve(&needs, &world, Policy::default());
+        assert_eq!(chosen(&r, "foundry"), ("0.2.1".into(), false));
+        // An update moves it to the newest of the line.
+        let r = resolve(&needs, &world, Policy { update: true });
+        assert_eq!(chosen(&r, "foundry"), ("0.2.3".into(), true));
         // A layout saved with 0.2.2 needs the later release.
         let later = [
             needs[0].clone(),
-            need("foundry", "0.2.2", "layout a.mvar", NeedKind::Layout),
+            Need::layout("foundry", &v("0.2.2"), "layout a.mvar"),
         ];
-        let r = resolve(&later, &world(&installed, &available, &no_deps));
-        assert_eq!(r.packs["foundry"].version, v("0.2.3"));
+        let r = resolve(&later, &world, Policy::default());
+        assert_eq!(chosen(&r, "foundry"), ("0.2.3".into(), true));
     }
 
     #[test]
-    fn two_lines_leave_the_layouts_out_and_keep_the_rest() {
-        let available = BTreeMap::from([
-            ("foundry".to_string(), vec![v("0.2.0"), v("0.3.0")]),
-            ("roadworks".to_string(), vec![v("0.2.0")]),
-        ]);
-        let none = BTreeMap::new();
-        let no_deps = |_: &str, _: &Version| Vec::new();
+    fn every_requirement_form_means_what_semver_says() {
+        let world = Fixture::default().offers(
+            "foundry",
+            &["0.2.0", "0.2.3", "0.3.0", "1.2.0", "1.2.7", "1.3.0"],
+        );
+        for (range, expect) in [
+            ("=0.2.0", Some("0.2.0")),
+            ("~0.2.0", Some("0.2.3")),
+            (">=0.2.0, <0.3.0", Some("0.2.3")),
+            ("~1.2.0", Some("1.2.7")),
+            ("^1.2.0", Some("1.3.0")),
+            (">=0.2.1, <0.2.3", None),
+        ] {
+            let needs = [need("foundry", range, "map m", NeedKind::Map)];
+            let r = resolve(&needs, &world, Policy::default());
+            let got = r.packs.get("foundry").map(|c| c.version.to_string());
+            assert_eq!(got.as_deref(), expect, "{range}");
+            if expect.is_none() {
+                let (slug, why) = &r.missing[0];
+                assert_eq!(slug, "foundry");
+                assert!(why.contains(">=0.2.1, <0.2.3 (needed by map m)"), "{why}");
+            }
+        }
+    }
+
+    #[test]
+    fn requirements_that_share_no_release_leave_the_layouts_out() {
+        let world = Fixture::default()
+            .offers("foundry", &["0.2.0", "0.3.0"])
+            .offers("roadworks", &["0.2.0"]);
         let needs = [
-            need("foundry", "0.2.0", "map canvas", NeedKind::Map),
-            need("foundry", "0.3.0", "layout new.mvar", NeedKind::Layout),
-            need("roadworks", "0.2.0", "map circuit", NeedKind::Map),
+            need("foundry", "^0.2.0", "map canvas", NeedKind::Map),
+            Need::layout("foundry", &v("0.3.0"), "layout new.mvar"),
+            need("roadworks", "^0.2.0", "map circuit", NeedKind::Map),
         ];
-        let r = resolve(&needs, &world(&none, &available, &no_deps));
+        let r = resolve(&needs, &world, Policy::default());
         assert_eq!(r.conflicts[0].left_out, ["layout new.mvar"]);
-        assert_eq!(r.packs["foundry"].version, v("0.2.0"));
-        assert_eq!(r.packs["roadworks"].version, v("0.2.0"));
-        // Two maps on two lines: both are left out.
+        assert_eq!(chosen(&r, "foundry").0, "0.2.0");
+        assert_eq!(chosen(&r, "roadworks").0, "0.2.0");
+        // Two maps pinned to two releases: both are left out, each with its requirement.
         let maps = [
-            need("foundry", "0.2.0", "map a", NeedKind::Map),
-            need("foundry", "0.3.0", "map b", NeedKind::Map),
+            need("foundry", "=0.2.0", "map a", NeedKind::Map),
+            need("foundry", "=0.3.0", "map b", NeedKind::Map),
         ];
-        let r = resolve(&maps, &world(&none, &available, &no_deps));
+        let r = resolve(&maps, &world, Policy::default());
         assert!(!r.packs.contains_key("foundry"));
         assert_eq!(r.conflicts[0].left_out, ["map a", "map b"]);
+        assert_eq!(
+            r.conflicts[0].requirements,
+            [
+                ("=0.2.0".to_string(), vec!["map a".to_string()]),
+                ("=0.3.0".to_string(), vec!["map b".to_string()])
+            ]
+        );
     }
 
     #[test]
-    fn a_packs_own_dependencies_are_followed() {
-        let available = BTreeMap::from([
-            ("foundry-wide".to_string(), vec![v("0.2.0")]),
-            ("foundry".to_string(), vec![v("0.2.5")]),
-        ]);
-        let none = BTreeMap::new();
-        let deps = |slug: &str, _: &Version| {
-            if slug == "foundry-wide" {
-                vec![("foundry".to_string(), v("0.2.0"))]
-            } else {
-                Vec::new()
+    fn a_closure_of_any_depth_is_followed_and_named_by_its_chain() {
+        let mut world = Fixture::default();
+        for i in 0..10 {
+            world = world.offers(&format!("p{i}"), &["1.0.0"]);
+            if i < 9 {
+                world = world.depends(&format!("p{i}"), "1.0.0", &format!("p{}", i + 1), "^1");
             }
-        };
-        let needs = [need(
-            "foundry-wide",
-            "0.2.0",
-            "map crossline",
-            NeedKind::Map,
-        )];
-        let r = resolve(&needs, &world(&none, &available, &deps));
-        assert_eq!(r.packs["foundry"].version, v("0.2.5"));
+        }
+        let world = world.depends("p9", "1.0.0", "absent", "^1");
+        let needs = [need("p0", "^1.0.0", "map deep", NeedKind::Map)];
+        let r = resolve(&needs, &world, Policy::default());
+        assert_eq!(r.packs.len(), 10);
+        let (slug, why) = &r.missing[0];
+        assert_eq!(slug, "absent");
+        assert!(
+            why.contains("map deep → pack p0 1.0.0 → pack p1 1.0.0")
+                && why.contains("→ pack p9 1.0.0"),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn a_dependency_of_a_release_no_longer_chosen_does_not_linger() {
+        // Installed wide 0.2.0 needs foundry ^0.2; the map needs wide ^0.3, whose 0.3.0
+        // needs foundry ^0.3. Only the latter counts.
+        let world = Fixture::default()
+            .has("wide", "0.2.0")
+            .offers("wide", &["0.2.0", "0.3.0"])
+            .offers("foundry", &["0.2.5", "0.3.1"])
+            .depends("wide", "0.2.0", "foundry", "^0.2")
+            .depends("wide", "0.3.0", "foundry", "^0.3");
+        let needs = [need("wide", "^0.3.0", "map m", NeedKind::Map)];
+        let r = resolve(&needs, &world, Policy::default());
+        assert!(r.conflicts.is_empty(), "{:?}", r.conflicts);
+        assert_eq!(chosen(&r, "foundry").0, "0.3.1");
+    }
+
+    #[test]
+    fn a_dependency_cycle_terminates() {
+        let world = Fixture::default()
+            .offers("a", &["1.0.0"])
+            .offers("b", &["1.0.0"])
+            .depends("a", "1.0.0", "b", "^1")
+            .depends("b", "1.0.0", "a", "^1");
+        let needs = [need("a", "^1", "map m", NeedKind::Map)];
+        let r = resolve(&needs, &world, Policy::default());
+        assert_eq!(r.packs.len(), 2);
     }
 }

@@ -1,0 +1,7 @@
+//! Files as the pipeline and the launcher handle them: [`atomic`] writes that a killed
+//! process cannot leave half-done, and [`bounded`] reads of regular files within a size
+//! limit, which nothing on disk (a FIFO, a device, a folder, a huge file) can block or
+//! exhaust.
+
+pub mod atomic;
+pub mod bounded;

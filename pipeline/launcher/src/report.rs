@@ -1,0 +1,69 @@
+//! `launcher_report.txt`: what a sync enabled, what it refused and why, regenerated every
+//! sync.
+
+use std::collections::BTreeMap;
+
+use crate::sync::{Outcome, Summary};
+use crate::MAX_BLOCKS;
+
+pub fn text(s: &Summary) -> String {
+    let count = |o: Outcome| s.outcomes.values().filter(|x| **x == o).count();
+    let mut out = format!(
+        "MJOLNIR launcher report  (regenerated every sync)\npacks={}  downloads={}  refused={}  conflicts={}  missing={}  findings={}  blocks={} (max {MAX_BLOCKS})\n\n",
+        s.resolution.packs.len(),
+        count(Outcome::Downloaded),
+        count(Outcome::Refused),
+        s.resolution.conflicts.len(),
+        s.resolution.missing.len(),
+        s.findings.len(),
+        s.blocks,
+    );
+    for (slug, chosen) in &s.resolution.packs {
+        let how = match s.outcomes.get(slug) {
+            Some(Outcome::Installed) | None => "installed",
+            Some(Outcome::Downloaded) => "downloaded",
+            Some(Outcome::Refused) => "refused",
+        };
+        out += &format!("[{slug}]  {}  {how}  {}\n", chosen.version, chosen.why);
+    }
+    out += "\nREQUIRED:\n";
+    let mut by_who: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for n in &s.needs {
+        by_who
+            .entry(&n.who)
+            .or_default()
+            .push(format!("{} {}", n.slug, n.req));
+    }
+    for (who, list) in by_who {
+        out += &format!("  {who}: {}\n", list.join(", "));
+    }
+    if !s.resolution.conflicts.is_empty() {
+        out += "\nCONFLICTS:\n";
+        for c in &s.resolution.conflicts {
+            let reqs: Vec<String> = c
+                .requirements
+                .iter()
+                .map(|(r, who)| format!("{r} ({})", who.join(", ")))
+                .collect();
+            out += &format!(
+                "  {}: {}; left out, move aside or use compatible versions: {}\n",
+                c.slug,
+                reqs.join(" vs "),
+                c.left_out.join(", ")
+            );
+        }
+    }
+    for (slug, why) in &s.resolution.missing {
+        out += &format!("\nMISSING: {slug}: {why}\n");
+    }
+    for f in &s.findings {
+        out += &format!("\nREFUSED: {f}\n");
+    }
+    for note in &s.notes {
+        out += &format!("\nNOTE: {note}\n");
+    }
+    for path in &s.unused {
+        out += &format!("\nNOT ENABLED: {path}: no enabled map or layout needs it\n");
+    }
+    out
+}
