@@ -254,15 +254,20 @@ impl Nginx {
     /// Started from Debian's `nginx` (package `nginx-core`), or `None` with the reason
     /// printed when it is not installed.
     pub fn start() -> Option<Nginx> {
-        Nginx::serve(None)
+        Nginx::serve(None, None)
     }
 
     /// Like [`Nginx::start`], with Basic authentication for one login.
     pub fn start_with_login(login: &str, password: &str) -> Option<Nginx> {
-        Nginx::serve(Some((login, password)))
+        Nginx::serve(Some((login, password)), None)
     }
 
-    fn serve(login: Option<(&str, &str)>) -> Option<Nginx> {
+    /// nginx serving `site` as static files at `/` (read-only), as a Hub is served.
+    pub fn static_site(site: &Path) -> Option<Nginx> {
+        Nginx::serve(None, Some(site))
+    }
+
+    fn serve(login: Option<(&str, &str)>, site: Option<&Path>) -> Option<Nginx> {
         let binary = ["/usr/sbin/nginx", "/usr/bin/nginx"]
             .into_iter()
             .find(|p| Path::new(p).exists());
@@ -291,15 +296,21 @@ impl Nginx {
         } else {
             ""
         };
+        let location = match site {
+            Some(site) => format!("location / {{\n      root {};\n    }}", site.display()),
+            None => format!(
+                "location /cache/ {{\n\
+                 root {root}/data;\n      dav_methods PUT;\n      create_full_put_path on;\n\
+                 dav_access user:rw group:r all:r;\n      client_max_body_size 0;\n    {auth}}}"
+            ),
+        };
         let conf = format!(
             "{user}worker_processes 2;\nerror_log {root}/error.log;\npid {root}/nginx.pid;\n\
              events {{ worker_connections 256; }}\n\
              http {{\n  access_log off;\n  sendfile on;\n  client_body_temp_path {root}/body;\n\
                proxy_temp_path {root}/proxy;\n  fastcgi_temp_path {root}/fastcgi;\n\
                uwsgi_temp_path {root}/uwsgi;\n  scgi_temp_path {root}/scgi;\n\
-               server {{\n    listen 127.0.0.1:{port};\n    location /cache/ {{\n\
-                 root {root}/data;\n      dav_methods PUT;\n      create_full_put_path on;\n\
-                 dav_access user:rw group:r all:r;\n      client_max_body_size 0;\n    {auth}}}\n  }}\n}}\n"
+               server {{\n    listen 127.0.0.1:{port};\n    {location}\n  }}\n}}\n"
         );
         std::fs::create_dir_all(dir.path().join("data/cache")).unwrap();
         std::fs::write(dir.path().join("nginx.conf"), conf).unwrap();
@@ -311,7 +322,10 @@ impl Nginx {
             .unwrap();
         let nginx = Nginx {
             dir,
-            url: format!("http://127.0.0.1:{port}/cache"),
+            url: match site {
+                Some(_) => format!("http://127.0.0.1:{port}"),
+                None => format!("http://127.0.0.1:{port}/cache"),
+            },
             child,
         };
         for _ in 0..100 {
