@@ -148,8 +148,8 @@ fn tampering_is_caught_with_its_code() {
     added.insert("docs/extra.md".into(), b"extra".to_vec());
     assert_eq!(
         verify(&ws, &rezip(&added), &[]),
-        ["bad_signature"],
-        "an added member"
+        ["unlisted_member", "bad_signature"],
+        "an added member: not the contract's, and not signed"
     );
 
     let mut removed = base.clone();
