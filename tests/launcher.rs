@@ -625,6 +625,12 @@ fn a_lying_hub_changes_a_profile_only_by_a_refusal() {
         vec![b' '; 2 << 20],
     )
     .unwrap();
+    std::fs::create_dir_all(broken.join("api/v1/packs/ghost")).unwrap();
+    std::fs::write(
+        broken.join("api/v1/packs/ghost/releases"),
+        "<html>oops</html>",
+    )
+    .unwrap();
     let script = r#"
 import http.server, sys
 class H(http.server.SimpleHTTPRequestHandler):
@@ -645,12 +651,15 @@ http.server.ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_foreve
             ("foundry", "^0.2.0"),
             ("roadworks", "^0.2.0"),
             ("foundry-wide", "^0.2.0"),
+            ("ghost", "^1.0.0"),
         ],
     );
     let (code, text) = sync(&ws, hub.url(), &p);
     assert_eq!(code, Some(1), "{text}");
     assert!(
-        text.contains("hub_too_large") && text.contains("hub_status"),
+        text.contains("hub_too_large")
+            && text.contains("hub_status")
+            && text.contains("error[hub_payload]"),
         "{text}"
     );
     assert_eq!(installed(&p), ["foundry-0.2.3.mjolnir"], "{text}");
