@@ -180,6 +180,17 @@ fn resolve_once(needs: &[Need], world: &dyn World, policy: Policy) -> Resolution
         releases.extend(installed.clone());
         releases.sort();
         releases.dedup();
+        // A requirement no release meets is missing, whatever the others need.
+        let (needs, unmet_needs): (Vec<&Need>, Vec<&Need>) = needs
+            .into_iter()
+            .partition(|n| releases.iter().any(|v| n.req.matches(v)));
+        if !unmet_needs.is_empty() {
+            out.missing
+                .push((slug.to_string(), unmet(slug, &unmet_needs)));
+        }
+        if needs.is_empty() {
+            continue;
+        }
         let kept = match settle(slug, &needs, &releases) {
             Ok(kept) => kept,
             Err(conflict) => {
@@ -191,11 +202,8 @@ fn resolve_once(needs: &[Need], world: &dyn World, policy: Policy) -> Resolution
                 }
             }
         };
-        match choose(slug, &kept, &releases, installed.as_ref(), policy) {
-            Some(chosen) => {
-                out.packs.insert(slug.to_string(), chosen);
-            }
-            None => out.missing.push((slug.to_string(), unmet(slug, &kept))),
+        if let Some(chosen) = choose(slug, &kept, &releases, installed.as_ref(), policy) {
+            out.packs.insert(slug.to_string(), chosen);
         }
     }
     out
@@ -205,15 +213,14 @@ fn serves(version: &Version, needs: &[&Need]) -> bool {
     needs.iter().all(|n| n.req.matches(version))
 }
 
-/// Which needs can be served together. All of them when one release meets every
-/// requirement, or when no release meets even one of them (that is a missing pack, not a
-/// conflict). Otherwise the maps' needs, with every other need that still fits, when some
-/// release serves all the maps; else none.
+/// Which needs, each met by some release, can be served together. All of them when one
+/// release meets every requirement. Otherwise the maps' needs, with every other need that
+/// still fits, when some release serves all the maps; else none.
 type Settled<'n> = Result<Vec<&'n Need>, (Conflict, Option<Vec<&'n Need>>)>;
 
 fn settle<'n>(slug: &str, needs: &[&'n Need], releases: &[Version]) -> Settled<'n> {
     let any_serves = |needs: &[&Need]| releases.iter().any(|v| serves(v, needs));
-    if any_serves(needs) || !needs.iter().any(|n| any_serves(&[*n])) {
+    if any_serves(needs) {
         return Ok(needs.to_vec());
     }
     let mut kept: Vec<&Need> = needs
@@ -417,6 +424,23 @@ mod tests {
                 assert!(why.contains(">=0.2.1, <0.2.3 (needed by map m)"), "{why}");
             }
         }
+    }
+
+    #[test]
+    fn a_requirement_nothing_meets_is_missing_and_the_others_are_still_served() {
+        let world = Fixture::default().offers("foundry", &["0.2.0", "0.2.3"]);
+        let needs = [
+            need("foundry", "=9.9.9", "map future", NeedKind::Map),
+            need("foundry", "^0.2.0", "map canvas", NeedKind::Map),
+        ];
+        let r = resolve(&needs, &world, Policy::default());
+        assert_eq!(chosen(&r, "foundry").0, "0.2.3");
+        assert!(
+            r.missing[0].1.contains("=9.9.9 (needed by map future)"),
+            "{:?}",
+            r.missing
+        );
+        assert!(r.conflicts.is_empty());
     }
 
     #[test]

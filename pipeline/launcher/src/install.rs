@@ -153,6 +153,9 @@ fn matches_claim(
 
 /// Moves every staged release into place under a journal.
 pub fn commit(profile: &Profile, staged: &[Staged]) -> Result<(), Finding> {
+    if staged.is_empty() {
+        return Ok(());
+    }
     let packs = profile.packs();
     let name = |p: &Path| {
         p.file_name()
