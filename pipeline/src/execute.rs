@@ -8,7 +8,7 @@
 //! their inputs, so bytes are the same for any job count.
 
 use std::collections::VecDeque;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -334,6 +334,25 @@ pub fn run(
         .collect()
 }
 
+/// Cookers name files relative to the step's folder, which is not in their key; the
+/// folder is joined here, as a finding leaves the cook.
+fn located(step: &Step, mut findings: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    for d in &mut findings {
+        if !d.file.is_empty() && Path::new(&d.file).is_relative() {
+            d.file = source_path(step, &d.file);
+        }
+    }
+    findings
+}
+
+/// A source file's real path, under the step's folder as configured
+/// (`forge-packs/foundry/source/geometry.json`).
+fn source_path(step: &Step, rel: &str) -> String {
+    let path = step.source_dir.join(rel);
+    let path = path.strip_prefix(".").unwrap_or(&path);
+    path.display().to_string()
+}
+
 fn failed(
     key: Option<String>,
     started: Instant,
@@ -475,7 +494,7 @@ fn run_step(
     }
     let records = gathered.records.clone();
     let result = load(step, gathered, settings)
-        .and_then(|inputs| cook_caught(step, &inputs, cook))
+        .and_then(|inputs| cook_caught(step, &inputs, cook).map_err(|d| located(step, d)))
         .and_then(|outputs| declared(step, outputs))
         .and_then(|outputs| match settings.check {
             true => Ok(unstored(outputs)),
@@ -568,7 +587,7 @@ fn linked_folder(
 }
 
 fn unreadable_source(step: &Step, name: &str, e: std::io::Error) -> Diagnostic {
-    let file = crate::steps::label(step, name);
+    let file = source_path(step, name);
     if e.kind() == std::io::ErrorKind::InvalidInput {
         let message = format!("sources must be regular files inside the pack folder ({e})");
         return finding("symlinked_source", &file, message);
@@ -581,7 +600,7 @@ fn unreadable_source(step: &Step, name: &str, e: std::io::Error) -> Diagnostic {
     let message = match named_by {
         Some(gltf) => format!(
             "cannot read it ({e}); {} names it as a buffer: export the .bin beside it, or export a .glb",
-            crate::steps::label(step, gltf)
+            source_path(step, gltf)
         ),
         None => format!("cannot read it: {e}"),
     };

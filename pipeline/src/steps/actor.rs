@@ -1,8 +1,8 @@
 //! `actor`: a catalog entry and the mesh's placement become the block's actor document.
 
 use super::{
-    block, catalog, geometry, label, mesh, text, Cooked, Inputs, Lands, Names, Scope, StepKind,
-    Wired,
+    block, catalog, geometry, mesh, source_file, text, Cooked, Inputs, Lands, Names, Scope,
+    StepKind, Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -28,15 +28,15 @@ fn wire(w: &Wiring) -> Option<Wired> {
 }
 
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
-    let file = label(step, catalog::MANIFEST);
+    let file = source_file(catalog::MANIFEST);
     let entry = forge_contract::parse_entry(&file, &step.pack, text(inputs, "entry.json", &file)?)?;
-    let geometry_file = label(step, geometry::SOURCE);
+    let geometry_file = source_file(geometry::SOURCE);
     let geometry = forge_contract::geometry::parse_block(
         &geometry_file,
         text(inputs, geometry::SHIPPED_AS, &geometry_file)?,
     )?;
     let mesh = mesh::read(inputs, &file)?;
-    surface_slots_exist(step, &entry, &mesh)?;
+    surface_slots_exist(&entry, &mesh)?;
     debug_assert_eq!(entry.id, block(step));
     let actor = forge_actor::cook(&step.pack, &entry, geometry.origin, mesh.offset_cm);
     Ok(vec![(OUTPUT.to_string(), actor.to_json())])
@@ -45,7 +45,6 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
 /// Each surface the catalog declares must name a material of the block's model: a slot
 /// that names none would style nothing, silently.
 fn surface_slots_exist(
-    step: &Step,
     entry: &forge_contract::Entry,
     mesh: &forge_mesh::StaticMesh,
 ) -> Result<(), Vec<forge_contract::Diagnostic>> {
@@ -57,7 +56,7 @@ fn surface_slots_exist(
         .map(|s| {
             super::finding(
                 "unknown_surface_slot",
-                &label(step, catalog::MANIFEST),
+                &source_file(catalog::MANIFEST),
                 format!(
                     "block {:?}: surface slot {:?} is not a material of source/models/{}.*; its materials are {materials:?}",
                     entry.id, s.slot, entry.id

@@ -8,8 +8,8 @@ use forge_contract::Diagnostic;
 use serde_json::json;
 
 use super::{
-    assemble, catalog, diagnostic, finding, input, label, pretty, Cooked, Inputs, Lands, Names,
-    Scope, StepKind, Wired,
+    assemble, catalog, diagnostic, finding, input, pretty, source_file, Cooked, Inputs, Lands,
+    Names, Scope, StepKind, Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -46,8 +46,8 @@ fn wire(w: &Wiring) -> Option<Wired> {
     Wired::inputs(inputs)
 }
 
-fn cook(step: &Step, inputs: &Inputs) -> Cooked {
-    let file = label(step, catalog::MANIFEST);
+fn cook(_step: &Step, inputs: &Inputs) -> Cooked {
+    let file = source_file(catalog::MANIFEST);
     let as_diagnostics = |findings: Vec<forge_release::scan::Finding>| -> Vec<Diagnostic> {
         findings
             .into_iter()

@@ -9,9 +9,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{
-    actor, bad_intermediate, catalog, checks, diagnostic, donors, finding, input, label, params,
-    pretty, tags, text, unreal_actor, unreal_material, unreal_mesh, Cooked, Inputs, Lands, Names,
-    Scope, StepKind, Wired,
+    actor, bad_intermediate, catalog, checks, diagnostic, donors, finding, input, params, pretty,
+    source_file, tags, text, unreal_actor, unreal_material, unreal_mesh, Cooked, Inputs, Lands,
+    Names, Scope, StepKind, Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -87,7 +87,7 @@ fn wire(w: &Wiring) -> Option<Wired> {
 }
 
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
-    let file = label(step, catalog::MANIFEST);
+    let file = source_file(catalog::MANIFEST);
     let params: Params = params(step, &file)?;
     let blocks: Vec<&str> = params.blocks.iter().map(String::as_str).collect();
     let mut out = container(step, &blocks, inputs)?;
@@ -105,7 +105,7 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     ]);
     if let Some(changes) = inputs.get(CHANGES) {
         let changes = if params.diagnostic {
-            pretty(&reduced_changes(changes, &manifest, &label(step, CHANGES))?)
+            pretty(&reduced_changes(changes, &manifest, &source_file(CHANGES))?)
         } else {
             changes.to_vec()
         };
@@ -166,8 +166,8 @@ fn inventory(step: &Step, params: &Params, inputs: &Inputs) -> Result<Value, Vec
                 .insert(output.to_string(), blake3::hash(bytes).to_hex().to_string());
         }
     }
-    let unreal = installable(step, params, inputs)?;
-    let visuals = visuals(step, params, inputs)?;
+    let unreal = installable(params, inputs)?;
+    let visuals = visuals(params, inputs)?;
     Ok(
         json!({"pack": step.pack, "set": params.set, "diagnostic": params.diagnostic, "unreal": unreal, "blocks": blocks, "visuals": visuals}),
     )
@@ -177,8 +177,8 @@ fn inventory(step: &Step, params: &Params, inputs: &Inputs) -> Result<Value, Vec
 /// instances) and the packages outside them they import (the donors' shipped materials
 /// and textures). Empty without donors. The tags' layout has no field for an Unreal
 /// package path, so this is where an author sees a block's whole visual footprint.
-fn visuals(step: &Step, params: &Params, inputs: &Inputs) -> Result<Value, Vec<Diagnostic>> {
-    let file = label(step, catalog::MANIFEST);
+fn visuals(params: &Params, inputs: &Inputs) -> Result<Value, Vec<Diagnostic>> {
+    let file = source_file(catalog::MANIFEST);
     let mut out = serde_json::Map::new();
     for block in &params.blocks {
         let mut packages = Vec::new();
@@ -208,13 +208,13 @@ fn visuals(step: &Step, params: &Params, inputs: &Inputs) -> Result<Value, Vec<D
 
 /// Without donors the set has no Unreal packages and is not installable; with them, a
 /// light the donor Blueprint cannot carry is named.
-fn installable(step: &Step, params: &Params, inputs: &Inputs) -> Result<Value, Vec<Diagnostic>> {
+fn installable(params: &Params, inputs: &Inputs) -> Result<Value, Vec<Diagnostic>> {
     if !inputs.contains_key(&donor_input(donors::ACTOR.output)) {
         return Ok(
             json!({"installable": false, "reason": "cooked without donors: the container holds no Unreal packages (see docs/donors.md)"}),
         );
     }
-    let file = label(step, catalog::MANIFEST);
+    let file = source_file(catalog::MANIFEST);
     let mut warnings = Vec::new();
     for block in &params.blocks {
         let document = forge_actor::Actor::from_json(input(
@@ -237,7 +237,7 @@ fn installable(step: &Step, params: &Params, inputs: &Inputs) -> Result<Value, V
 }
 
 fn checks_report(step: &Step, params: &Params, inputs: &Inputs) -> Result<Value, Vec<Diagnostic>> {
-    let file = label(step, catalog::MANIFEST);
+    let file = source_file(catalog::MANIFEST);
     let mut reports = Vec::new();
     for block in &params.blocks {
         if let Some(bytes) = inputs.get(&block_input(block, checks::OUTPUT)) {
@@ -254,7 +254,7 @@ fn checks_report(step: &Step, params: &Params, inputs: &Inputs) -> Result<Value,
 
 /// The pack's container, laid out by the packaging crate.
 fn container(step: &Step, blocks: &[&str], inputs: &Inputs) -> Cooked {
-    let file = label(step, catalog::MANIFEST);
+    let file = source_file(catalog::MANIFEST);
     let get = |block: &str, name: &str| input(inputs, &block_input(block, name), &file);
     let mut content = Vec::new();
     for &block in blocks {

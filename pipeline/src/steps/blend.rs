@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use super::{finding, input, label, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired};
+use super::{finding, input, source_file, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired};
 use crate::graph::Step;
 use crate::wiring::Wiring;
 
@@ -42,7 +42,7 @@ fn wire(w: &Wiring) -> Option<Wired> {
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     let params: serde_json::Value = serde_json::from_str(&step.params).unwrap_or_default();
     let rel = params["source"].as_str().unwrap_or_default();
-    let file = label(step, rel);
+    let file = source_file(rel);
     let blend = input(inputs, rel, &file)?;
     let glb =
         crate::blender::export(blend).map_err(|why| vec![finding("blender_export", &file, why)])?;

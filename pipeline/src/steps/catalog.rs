@@ -4,7 +4,9 @@
 use forge_contract::parse_manifest;
 use serde_json::Value;
 
-use super::{compact, finding, label, text, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired};
+use super::{
+    compact, finding, source_file, text, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired,
+};
 use crate::graph::Step;
 use crate::wiring::Wiring;
 
@@ -51,7 +53,7 @@ fn wire(w: &Wiring) -> Option<Wired> {
 }
 
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
-    let file = label(step, MANIFEST);
+    let file = source_file(MANIFEST);
     let text = text(inputs, MANIFEST, &file)?;
     let (manifest, _warnings) = parse_manifest(&file, text)?;
     let catalog = manifest.catalog().ok_or_else(|| {

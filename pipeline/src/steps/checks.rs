@@ -5,8 +5,8 @@
 use forge_contract::Diagnostic;
 
 use super::{
-    block, catalog, collision, finding, geometry, label, mesh, mopp, pretty, text, Cooked, Inputs,
-    Lands, Names, Scope, StepKind, Wired,
+    block, catalog, collision, finding, geometry, mesh, mopp, pretty, source_file, text, Cooked,
+    Inputs, Lands, Names, Scope, StepKind, Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -39,7 +39,7 @@ pub fn inputs(w: &Wiring) -> Vec<crate::graph::Input> {
 }
 
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
-    let file = label(step, geometry::SOURCE);
+    let file = source_file(geometry::SOURCE);
     let (block, report) = run(step, inputs, &file)?;
     let blocking = findings(step, &file, &block, &report);
     if !blocking.is_empty() {
@@ -58,7 +58,7 @@ pub fn run(
     inputs: &Inputs,
     file: &str,
 ) -> Result<(forge_contract::BlockGeometry, forge_checks::BlockReport), Vec<Diagnostic>> {
-    let block = collision::source_block(step, inputs)?;
+    let block = collision::source_block(inputs)?;
     let entry = forge_contract::parse_entry(file, &step.pack, text(inputs, "entry.json", file)?)?;
     let model = collision::read(inputs, file)?;
     let index = mopp::read(inputs, file)?;
@@ -165,7 +165,7 @@ fn blocking_finding(
     let also = if failure.code == "aperture_blocked_visual" {
         format!(
             " (the model: {})",
-            label(step, &format!("source/models/{}", block(step)))
+            source_file(&format!("source/models/{}", block(step)))
         )
     } else {
         String::new()
@@ -173,7 +173,7 @@ fn blocking_finding(
     // A model's export mistake is the model's, not the declaration's.
     let model;
     let file = if failure.code.starts_with("model_") {
-        model = label(step, &format!("source/models/{}", block(step)));
+        model = source_file(&format!("source/models/{}", block(step)));
         &model
     } else {
         file

@@ -5,8 +5,8 @@ use forge_collision::CollisionError;
 use forge_contract::Diagnostic;
 
 use super::{
-    bad_intermediate, block, finding, geometry, input, label, text, Cooked, Inputs, Lands, Names,
-    Scope, StepKind, Wired,
+    bad_intermediate, block, finding, geometry, input, source_file, text, Cooked, Inputs, Lands,
+    Names, Scope, StepKind, Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -38,11 +38,8 @@ pub fn read(
 }
 
 /// The block's source geometry, for the kinds that cook from the hulls.
-pub fn source_block(
-    step: &Step,
-    inputs: &Inputs,
-) -> Result<forge_contract::BlockGeometry, Vec<Diagnostic>> {
-    let file = label(step, geometry::SOURCE);
+pub fn source_block(inputs: &Inputs) -> Result<forge_contract::BlockGeometry, Vec<Diagnostic>> {
+    let file = source_file(geometry::SOURCE);
     forge_contract::geometry::parse_block(&file, text(inputs, geometry::SHIPPED_AS, &file)?)
 }
 
@@ -51,7 +48,7 @@ pub fn located(step: &Step, e: CollisionError) -> Vec<Diagnostic> {
     let hull = e.hull.map(|h| format!(", hull {h:?}")).unwrap_or_default();
     vec![finding(
         e.code,
-        &label(step, geometry::SOURCE),
+        &source_file(geometry::SOURCE),
         format!("block {:?}{hull}: {}", block(step), e.message),
     )]
 }
@@ -61,7 +58,7 @@ fn wire(w: &Wiring) -> Option<Wired> {
 }
 
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
-    let geometry = source_block(step, inputs)?;
+    let geometry = source_block(inputs)?;
     let model = forge_collision::cook_bsp(&geometry).map_err(|e| located(step, e))?;
     Ok(vec![(OUTPUT.to_string(), model.to_bytes())])
 }

@@ -5,7 +5,7 @@ use forge_contract::{parse_geometry_lacking, parse_manifest};
 use serde_json::{json, Value};
 
 use super::{
-    catalog, compact, diagnostic, finding, label, text, Cooked, Inputs, Lands, Names, Scope,
+    catalog, compact, diagnostic, finding, source_file, text, Cooked, Inputs, Lands, Names, Scope,
     StepKind, Wired,
 };
 use crate::graph::{Input, Step};
@@ -92,8 +92,8 @@ fn model_block(model: &str) -> &str {
 }
 
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
-    let file = label(step, SOURCE);
-    let manifest_file = label(step, catalog::MANIFEST);
+    let file = source_file(SOURCE);
+    let manifest_file = source_file(catalog::MANIFEST);
     let (manifest, _) = parse_manifest(
         &manifest_file,
         text(inputs, catalog::MANIFEST, &manifest_file)?,
@@ -137,7 +137,7 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
             .expect("a block left out has a hull model");
         out.push((
             block_output(&entry.id),
-            from_model(step, inputs, model, &entry.id, origin)?,
+            from_model(inputs, model, &entry.id, origin)?,
         ));
     }
     Ok(out)
@@ -145,13 +145,12 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
 
 /// A block's geometry from its model's `UCX_` hulls, checked as if it were written.
 fn from_model(
-    step: &Step,
     inputs: &Inputs,
     model: &str,
     block: &str,
     origin: &str,
 ) -> Result<Vec<u8>, Vec<forge_contract::Diagnostic>> {
-    let file = label(step, model);
+    let file = source_file(model);
     let (bytes, external) = super::import::model_and_buffers(inputs, model, &file)?;
     let hulls =
         forge_gltf::collision_hulls(&file, bytes, &external).map_err(|e| diagnostic(&file, &e))?;

@@ -3,7 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use super::{diagnostic, finding, label, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired};
+use super::{
+    diagnostic, finding, source_file, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired,
+};
 use crate::graph::{Input, Step};
 use crate::wiring::Wiring;
 
@@ -87,7 +89,7 @@ fn named_files(w: &Wiring, model: &str, deriver: &str, uris: NamedUris) -> Vec<S
 
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     let model_name = step.params.as_str();
-    let file = label(step, model_name);
+    let file = source_file(model_name);
     let (model, external) = model_and_buffers(inputs, model_name, &file)?;
     let mesh = forge_gltf::import(&file, model, &external).map_err(|e| diagnostic(&file, &e))?;
     Ok(vec![(OUTPUT.to_string(), mesh.to_bytes())])

@@ -13,8 +13,8 @@ use forge_map::{Layout, Level, PackRelease};
 use serde_json::{json, Value};
 
 use super::{
-    assemble, catalog, finding, geometry, label, pretty, text, Cooked, Inputs, Lands, Names, Scope,
-    StepKind, Wired,
+    assemble, catalog, finding, geometry, pretty, source_file, text, Cooked, Inputs, Lands, Names,
+    Scope, StepKind, Wired,
 };
 use crate::graph::{Input, Step};
 use crate::wiring::Wiring;
@@ -119,11 +119,11 @@ fn wire(w: &Wiring) -> Option<Wired> {
     Wired::inputs(inputs)
 }
 
-fn cook(step: &Step, inputs: &Inputs) -> Cooked {
-    let file = label(step, LEVEL);
+fn cook(_step: &Step, inputs: &Inputs) -> Cooked {
+    let file = source_file(LEVEL);
     let text_of_level = text(inputs, LEVEL, &file)?;
     let level = forge_map::parse_level(&file, text_of_level)?;
-    let manifests = manifests(step, &level, inputs)?;
+    let manifests = manifests(&level, inputs)?;
     let releases: Vec<PackRelease> = manifests
         .iter()
         .filter_map(|m| {
@@ -137,7 +137,7 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     let palette = forge_map::bake(&file, text_of_level, &level, &releases, &crates)?;
     let layout = match inputs.get(LAYOUT) {
         Some(_) => {
-            let layout_file = label(step, level.layout.as_deref().unwrap_or(LAYOUT));
+            let layout_file = source_file(level.layout.as_deref().unwrap_or(LAYOUT));
             forge_map::check_layout(
                 &layout_file,
                 text(inputs, LAYOUT, &layout_file)?,
@@ -159,7 +159,7 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     }
     let blocks = block_geometry(&level, inputs)?;
     let circuit = if level.circuit {
-        Some(circuit(step, &layout, &blocks)?)
+        Some(circuit(&layout, &blocks)?)
     } else {
         None
     };
@@ -195,7 +195,6 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
 }
 
 fn manifests(
-    step: &Step,
     level: &Level,
     inputs: &Inputs,
 ) -> Result<Vec<forge_contract::Manifest>, Vec<Diagnostic>> {
@@ -205,7 +204,7 @@ fn manifests(
         .iter()
         .filter(|p| inputs.contains_key(&catalog_input(&p.slug)))
         .map(|p| {
-            let file = label(step, &catalog_input(&p.slug));
+            let file = source_file(&catalog_input(&p.slug));
             parse_manifest(&file, text(inputs, &catalog_input(&p.slug), &file)?).map(|(m, _)| m)
         })
         .collect()
@@ -257,11 +256,10 @@ fn block_geometry(
 
 /// The layout's road pieces, in order, must dock and close.
 fn circuit(
-    step: &Step,
     layout: &Layout,
     blocks: &BTreeMap<String, forge_contract::BlockGeometry>,
 ) -> Result<Value, Vec<Diagnostic>> {
-    let file = label(step, LAYOUT);
+    let file = source_file(LAYOUT);
     let pieces: Vec<(usize, PlacedPiece)> = layout
         .objects
         .iter()

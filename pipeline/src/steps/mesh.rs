@@ -2,8 +2,8 @@
 //! re-centred, namespaced.
 
 use super::{
-    bad_intermediate, block, diagnostic, import, input, label, Cooked, Inputs, Lands, Names, Scope,
-    StepKind, Wired,
+    bad_intermediate, block, diagnostic, import, input, source_file, Cooked, Inputs, Lands, Names,
+    Scope, StepKind, Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -44,7 +44,7 @@ pub fn read(
 
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     let block = block(step);
-    let file = label(step, &format!("source/models/{block}"));
+    let file = source_file(&format!("source/models/{block}"));
     let imported = forge_gltf::ImportedMesh::from_bytes(input(inputs, import::OUTPUT, &file)?)
         .map_err(|e| bad_intermediate(&file, "imported mesh", e))?;
     let mesh = forge_mesh::cook(&step.pack, block, &imported).map_err(|e| diagnostic(&file, &e))?;

@@ -261,12 +261,12 @@ pub fn params<T: serde::de::DeserializeOwned>(
     serde_json::from_str(&step.params).map_err(|e| vec![finding("bad_params", file, e.to_string())])
 }
 
-/// The path every finding of a step names its file by: the file's real path, under the
-/// pack's folder as configured (`forge-packs/foundry/source/geometry.json`).
-pub fn label(step: &Step, rel: &str) -> String {
-    let path = step.source_dir.join(rel);
-    let path = path.strip_prefix(".").unwrap_or(&path);
-    path.display().to_string()
+/// How a cooker names a source file in its findings and outputs: relative to the pack's
+/// (or map's) folder. The folder is not in the key, so a cooker never sees it: a cached
+/// output (a preview's caption) must not carry one machine's path to another. The executor
+/// joins the folder when a finding leaves the cook (`execute::located`).
+pub fn source_file(rel: &str) -> String {
+    rel.trim_start_matches("./").to_string()
 }
 
 pub fn compact(value: &Value) -> Vec<u8> {

@@ -3,8 +3,8 @@
 use forge_contract::Diagnostic;
 
 use super::{
-    bad_intermediate, collision, diagnostic, geometry, input, label, Cooked, Inputs, Lands, Names,
-    Scope, StepKind, Wired,
+    bad_intermediate, collision, diagnostic, geometry, input, source_file, Cooked, Inputs, Lands,
+    Names, Scope, StepKind, Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -36,8 +36,8 @@ fn wire(w: &Wiring) -> Option<Wired> {
     Wired::inputs(vec![collision::of_block(w)])
 }
 
-fn cook(step: &Step, inputs: &Inputs) -> Cooked {
-    let file = label(step, geometry::SOURCE);
+fn cook(_step: &Step, inputs: &Inputs) -> Cooked {
+    let file = source_file(geometry::SOURCE);
     let model = collision::read(inputs, &file)?;
     let index = forge_collision::cook_mopp(&model).map_err(|e| diagnostic(&file, &e))?;
     Ok(vec![(OUTPUT.to_string(), index.to_bytes())])

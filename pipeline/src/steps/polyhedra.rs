@@ -21,7 +21,7 @@ fn wire(w: &Wiring) -> Option<Wired> {
 }
 
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
-    let geometry = collision::source_block(step, inputs)?;
+    let geometry = collision::source_block(inputs)?;
     let polyhedra =
         forge_collision::cook_polyhedra(&geometry).map_err(|e| collision::located(step, e))?;
     Ok(vec![(

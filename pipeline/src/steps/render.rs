@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{
-    block, checks, collision, diagnostic, geometry, import, label, mesh, params, pretty, text,
-    Cooked, Inputs, Lands, Names, Scope, StepKind, Wired,
+    block, checks, collision, diagnostic, geometry, import, mesh, params, pretty, source_file,
+    text, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -89,10 +89,10 @@ fn wire(w: &Wiring) -> Option<Wired> {
 /// drawn with its check rays (the failing ones red) and the findings written under it.
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     let block = block(step);
-    let file = label(step, geometry::SOURCE);
+    let file = source_file(geometry::SOURCE);
     let params: StepParams = params(step, &file)?;
     let entry = forge_contract::parse_entry(&file, &step.pack, text(inputs, "entry.json", &file)?)?;
-    let (looks, notes) = looks(step, inputs, &params.model)?;
+    let (looks, notes) = looks(inputs, &params.model)?;
     let plain = Scene {
         triangles: triangles(&mesh::read(inputs, &file)?),
         looks,
@@ -188,12 +188,8 @@ type Looks = BTreeMap<String, Look>;
 
 /// The looks of the model's materials (base colour and texture), by slot, and a note for
 /// each texture that cannot be shown.
-fn looks(
-    step: &Step,
-    inputs: &Inputs,
-    model_name: &str,
-) -> Result<(Looks, Vec<String>), Vec<Diagnostic>> {
-    let file = label(step, model_name);
+fn looks(inputs: &Inputs, model_name: &str) -> Result<(Looks, Vec<String>), Vec<Diagnostic>> {
+    let file = source_file(model_name);
     let (model, external) = import::model_and_buffers(inputs, model_name, &file)?;
     let materials =
         forge_gltf::looks(&file, model, &external).map_err(|e| diagnostic(&file, &e))?;

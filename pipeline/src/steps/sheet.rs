@@ -2,8 +2,8 @@
 //! declared size.
 
 use super::{
-    bad_intermediate, catalog, input, label, params, render, text, Cooked, Inputs, Lands, Names,
-    Scope, StepKind, Wired,
+    bad_intermediate, catalog, input, params, render, source_file, text, Cooked, Inputs, Lands,
+    Names, Scope, StepKind, Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -51,7 +51,7 @@ fn wire(w: &Wiring) -> Option<Wired> {
 }
 
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
-    let file = label(step, catalog::MANIFEST);
+    let file = source_file(catalog::MANIFEST);
     let SheetParams { blocks, tile } = params(step, &file)?;
     let mut tiles = Vec::new();
     for block in &blocks {

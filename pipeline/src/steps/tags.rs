@@ -2,8 +2,8 @@
 //! `<block>.<group extension>`.
 
 use super::{
-    bad_intermediate, block, collision, geometry, input, label, polyhedra, Cooked, Inputs, Lands,
-    Names, Scope, StepKind, Wired,
+    bad_intermediate, block, collision, geometry, input, polyhedra, source_file, Cooked, Inputs,
+    Lands, Names, Scope, StepKind, Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -44,7 +44,7 @@ fn wire(w: &Wiring) -> Option<Wired> {
 
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     let block = block(step);
-    let file = label(step, geometry::SOURCE);
+    let file = source_file(geometry::SOURCE);
     let model = collision::read(inputs, &file)?;
     let polyhedra =
         forge_collision::polyhedron::from_bytes(input(inputs, polyhedra::OUTPUT, &file)?)

@@ -2,7 +2,8 @@
 //! the donor actor Blueprint. Planned only when the cook has donors.
 
 use super::{
-    actor, diagnostic, donors, input, label, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired,
+    actor, diagnostic, donors, input, source_file, Cooked, Inputs, Lands, Names, Scope, StepKind,
+    Wired,
 };
 use crate::graph::Step;
 use crate::wiring::Wiring;
@@ -28,7 +29,7 @@ fn wire(w: &Wiring) -> Option<Wired> {
 }
 
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
-    let file = label(step, super::block(step));
+    let file = source_file(super::block(step));
     let document = forge_actor::Actor::from_json(input(inputs, actor::OUTPUT, &file)?)
         .map_err(|e| super::bad_intermediate(&file, "actor", e))?;
     let bytes = forge_actor::unreal::package(input(inputs, DONOR, &file)?, &document)

@@ -5,8 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    catalog, diagnostic, finding, input, label, params, text, Cooked, Inputs, Lands, Names, Scope,
-    StepKind, Wired,
+    catalog, diagnostic, finding, input, params, source_file, text, Cooked, Inputs, Lands, Names,
+    Scope, StepKind, Wired,
 };
 use crate::donors::{Role, GLASS_MATERIAL, PORTAL_MATERIAL};
 use crate::graph::Step;
@@ -109,7 +109,7 @@ fn wire(w: &Wiring) -> Option<Wired> {
 }
 
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
-    let file = label(step, catalog::MANIFEST);
+    let file = source_file(catalog::MANIFEST);
     let entry = forge_contract::parse_entry(&file, &step.pack, text(inputs, "entry.json", &file)?)?;
     let Params {
         parameters: [tint, opacity, emissive],

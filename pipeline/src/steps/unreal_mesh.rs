@@ -3,7 +3,7 @@
 //! material instance of it. Planned only when the cook has donors.
 
 use super::{
-    diagnostic, donors, label, mesh, unreal_material, Cooked, Inputs, Lands, Names, Scope,
+    diagnostic, donors, mesh, source_file, unreal_material, Cooked, Inputs, Lands, Names, Scope,
     StepKind, Wired,
 };
 use crate::graph::Step;
@@ -39,7 +39,7 @@ fn wire(w: &Wiring) -> Option<Wired> {
 
 fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     let block = super::block(step);
-    let file = label(step, block);
+    let file = source_file(block);
     let mesh = mesh::read(inputs, &file)?;
     let donor = super::input(inputs, DONOR, &file)?;
     let styled: Vec<String> = super::params(step, &file)?;

@@ -1,7 +1,7 @@
 //! Releases end to end: `mjolnir forge pack`, `verify` and `cook --archive`, and every
 //! tampering the Hub's scan must catch, each with its code.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::io::{Cursor, Read, Write};

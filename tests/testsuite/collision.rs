@@ -2,7 +2,7 @@
 //! hulls, `inspect` on the collision formats, and bad hulls failing the cook with a coded
 //! error that names the block and the hull.
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use support::{stderr, Workspace};

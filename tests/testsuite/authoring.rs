@@ -1,7 +1,7 @@
 //! The authoring guide, run: every command in `docs/authoring.md`'s `sh` blocks, in order,
 //! in an empty folder, with the test donors standing in for the game's Paks.
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 
@@ -180,7 +180,9 @@ fn a_blend_source_is_exported_by_blender_and_cooks() {
         .status()
         .is_ok_and(|s| s.success());
     if !has_bpy && std::env::var_os("BLENDER").is_none() {
-        println!("skipped: no Blender (set BLENDER, or install bpy for {python}: pip install 'bpy>=4.2,<5')");
+        support::skip(&format!(
+            "no Blender (set BLENDER, or install bpy for {python}: pip install 'bpy>=4.2,<5')"
+        ));
         return;
     }
     let dir = tempfile::tempdir().unwrap();

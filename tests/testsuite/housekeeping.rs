@@ -1,6 +1,6 @@
 //! `forge cook --check`, `cache stats` and `cache gc`, through the real binary.
 
-mod support;
+use crate::support;
 
 use std::fs::File;
 

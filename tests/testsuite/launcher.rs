@@ -3,7 +3,7 @@
 //! loopback port: which releases a profile gets, what it refuses, and what a lying Hub
 //! can and cannot do to a profile.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -75,7 +75,7 @@ fn serve(dir: &Path, script: Option<&str>) -> Option<Server> {
     {
         Ok(c) => c,
         Err(e) => {
-            println!("skipped: python3 cannot start a web server ({e})");
+            support::skip(&format!("python3 cannot start a web server ({e})"));
             return None;
         }
     };
@@ -85,7 +85,7 @@ fn serve(dir: &Path, script: Option<&str>) -> Option<Server> {
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    println!("skipped: the web server did not start");
+    support::skip("the web server did not start");
     None
 }
 
@@ -842,8 +842,6 @@ fn the_hub_publishes_only_what_the_hub_accepts() {
             .map(|d| format!("{} m", d.as_f64().unwrap()))
             .collect();
         assert!(dom.contains(&dims.join(" × ")), "{dom}");
-    } else {
-        println!("skipped: the detail page in Chromium (chromium is not installed)");
     }
 
     // A map release has its own payload, no Forge catalog.
@@ -1093,7 +1091,7 @@ fn the_profile_lists_exactly_the_enabled_verified_releases() {
             stderr(&out)
         );
     } else {
-        println!("skipped: the FIFO sidecar (mkfifo is not available)");
+        support::skip("the FIFO sidecar (mkfifo is not available)");
     }
 }
 

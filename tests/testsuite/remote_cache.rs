@@ -2,7 +2,7 @@
 //! port, as Bazel's documentation sets up an HTTP cache. Each "machine" is a separate
 //! clone of the packs in its own folder, with its own local cache.
 
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use support::{stderr, tree, Nginx, Workspace};

@@ -1,6 +1,6 @@
 //! The Unreal packages of a cook with donors, and a cook without them.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 

@@ -2,7 +2,7 @@
 //! status, never a panic, writes nothing into the materialized outputs, and leaves a cache
 //! with which the next good cook is byte-identical to a clean one.
 
-mod support;
+use crate::support;
 
 use std::io::Write;
 

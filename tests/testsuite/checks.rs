@@ -2,7 +2,7 @@
 //! blocks fail with the right code, waivers are honoured and listed, and stock curves
 //! chain into closed loops.
 
-mod support;
+use crate::support;
 
 use forge_checks::chain;
 use forge_contract::geometry::Frame;

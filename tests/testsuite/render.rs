@@ -1,7 +1,7 @@
 //! Previews: renders are what the camera sidecar says, doors show through, the silhouette
 //! matches the source model projected independently, and the report opens in a browser.
 
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use support::{stderr, Workspace};

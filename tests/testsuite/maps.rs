@@ -1,7 +1,7 @@
 //! From pack to map: `map bake` on a cooked pack, a refusal that writes nothing, and
 //! `map pack` into a release the Hub's scan accepts.
 
-mod support;
+use crate::support;
 
 use std::io::Read;
 

@@ -1,7 +1,7 @@
 //! End-to-end tests of `mjolnir forge cook`: caching, incrementality, determinism,
 //! stale outputs, `--only`, cache corruption, locking and interrupted cooks.
 
-mod support;
+use crate::support;
 
 use support::{stderr, tree, Workspace};
 
@@ -745,4 +745,48 @@ fn watch_rebuilds_once_for_a_burst_of_saves() {
     assert_eq!(next(&rx, 2), None, "a burst of saves is one rebuild");
     let _ = child.kill();
     let _ = child.wait();
+}
+
+/// No cooker sees a path: a cook in another folder, through an absolute `--config`, with
+/// a failing block drawn into its preview, makes the same bytes, and only the printed
+/// findings name the folder.
+#[test]
+fn cooks_in_two_folders_make_the_same_bytes() {
+    let cook_in = || {
+        let ws = Workspace::with_packs(&["foundry"]);
+        let config = ws.path("pipeline.toml");
+        let toml = std::fs::read_to_string(&config).unwrap();
+        std::fs::write(&config, toml + "\n[render]\nenabled = true\nsize = 64\n").unwrap();
+        let models = ws.path("packs/foundry/source/models");
+        std::fs::copy(models.join("wall_2.gltf"), models.join("wall_door.gltf")).unwrap();
+        let out = ws.mjolnir(&[
+            "forge",
+            "cook",
+            "--keep-going",
+            "--config",
+            config.to_str().unwrap(),
+        ]);
+        let text = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{text}");
+        let pack_dir = ws.path("packs/foundry").display().to_string();
+        assert!(
+            text.contains(&pack_dir),
+            "findings name the real folder when printed: {text}"
+        );
+        ws
+    };
+    let (a, b) = (cook_in(), cook_in());
+    assert_ne!(a.path(""), b.path(""));
+    let blobs = |ws: &Workspace| -> Vec<String> {
+        tree(&ws.path("build/cache/blobs")).into_keys().collect()
+    };
+    assert!(!blobs(&a).is_empty());
+    assert_eq!(blobs(&a), blobs(&b), "every cooked output, by content hash");
+    let previews = tree(&a.path("build/render"));
+    assert!(
+        previews.keys().any(|k| k.ends_with("wall_door.png")),
+        "{:?}",
+        previews.keys()
+    );
+    assert_eq!(previews, tree(&b.path("build/render")));
 }

@@ -1,6 +1,6 @@
 //! `mjolnir haf resolve` on a config folder laid out as the seed describes.
 
-mod support;
+use crate::support;
 
 use support::Workspace;
 

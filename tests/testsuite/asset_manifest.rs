@@ -1,6 +1,6 @@
 //! `mjolnir manifest lint` and `capabilities` through the binary, with a real inputs ZIP.
 
-mod support;
+use crate::support;
 
 use std::io::Write;
 

@@ -1,7 +1,7 @@
 //! Issue checks for the geometry cookers, on every stock block: the cooked mesh placed by
 //! its actor has the declared size at the declared origin, and every asset is namespaced.
 
-mod support;
+use crate::support;
 
 use forge_actor::Actor;
 use forge_mesh::StaticMesh;

@@ -9,6 +9,21 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+/// Says a test (or a part of one) could not run here and why: printed, and added to
+/// `target/tmp/skipped.txt`, which `.ci/run` prints at the end so a skip is never silent.
+pub fn skip(why: &str) {
+    println!("skipped: {why}");
+    let list = Path::new(env!("CARGO_TARGET_TMPDIR")).join("skipped.txt");
+    if let Ok(mut file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(list)
+    {
+        let test = std::thread::current().name().unwrap_or("?").to_string();
+        let _ = std::io::Write::write_all(&mut file, format!("{test}: {why}\n").as_bytes());
+    }
+}
+
 pub struct Workspace {
     pub dir: tempfile::TempDir,
 }
@@ -184,7 +199,7 @@ pub fn chromium() -> Option<&'static str> {
         .into_iter()
         .find(|p| Path::new(p).exists());
     if found.is_none() {
-        println!("skipped: Chromium is not installed (Debian package `chromium`), so the page is not opened in a browser");
+        skip("Chromium is not installed (Debian package `chromium`), so the page is not opened in a browser");
     }
     found
 }
@@ -254,27 +269,35 @@ impl Nginx {
     /// Started from Debian's `nginx` (package `nginx-core`), or `None` with the reason
     /// printed when it is not installed.
     pub fn start() -> Option<Nginx> {
-        Nginx::serve(None, None)
+        Nginx::cache(None)
     }
 
     /// Like [`Nginx::start`], with Basic authentication for one login.
     pub fn start_with_login(login: &str, password: &str) -> Option<Nginx> {
-        Nginx::serve(Some((login, password)), None)
+        Nginx::cache(Some((login, password)))
     }
 
-    /// nginx serving `site` as static files at `/` (read-only), as a Hub is served.
-    pub fn static_site(site: &Path) -> Option<Nginx> {
-        Nginx::serve(None, Some(site))
-    }
-
-    fn serve(login: Option<(&str, &str)>, site: Option<&Path>) -> Option<Nginx> {
-        let binary = ["/usr/sbin/nginx", "/usr/bin/nginx"]
-            .into_iter()
-            .find(|p| Path::new(p).exists());
-        let Some(binary) = binary else {
-            println!("skipped: nginx is not installed (Debian package `nginx-core`), so there is no cache server to test against");
+    fn cache(login: Option<(&str, &str)>) -> Option<Nginx> {
+        let Some(binary) = Nginx::binary() else {
+            skip("nginx is not installed (Debian package `nginx-core`), so there is no cache server to test against");
             return None;
         };
+        Some(Nginx::serve(binary, login, None))
+    }
+
+    /// nginx serving `site` as static files at `/` (read-only), as a Hub is served, or
+    /// `None` when nginx is not installed.
+    pub fn static_site(site: &Path) -> Option<Nginx> {
+        Some(Nginx::serve(Nginx::binary()?, None, Some(site)))
+    }
+
+    fn binary() -> Option<&'static str> {
+        ["/usr/sbin/nginx", "/usr/bin/nginx"]
+            .into_iter()
+            .find(|p| Path::new(p).exists())
+    }
+
+    fn serve(binary: &str, login: Option<(&str, &str)>, site: Option<&Path>) -> Nginx {
         let dir = tempfile::tempdir().unwrap();
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
@@ -330,7 +353,7 @@ impl Nginx {
         };
         for _ in 0..100 {
             if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return Some(nginx);
+                return nginx;
             }
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
