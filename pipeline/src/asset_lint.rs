@@ -1,7 +1,6 @@
 //! `mjolnir manifest lint` and `mjolnir manifest capabilities`: the asset manifest format
 //! (`asset-manifest`), with the files read here.
 
-use std::io::Read;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
@@ -57,8 +56,17 @@ pub fn report(manifest: &Path, issues: &[Issue], as_json: bool) -> i32 {
     }
 }
 
-/// The largest file taken from a ZIP.
-const MAX_INPUT: u64 = 256 << 20;
+/// What an inputs ZIP or a delivery may hold: each file at most 256 MiB, all of them at
+/// most 1 GiB inflated, at most 100,000 files. A file past a limit refuses the ZIP; it is
+/// never cut short.
+const ZIP_LIMITS: bounded_zip::Limits = bounded_zip::Limits {
+    members: 100_000,
+    member_bytes: 256 << 20,
+    total_bytes: 1 << 30,
+};
+
+/// The largest ZIP file read.
+const MAX_ZIP_FILE: u64 = 1 << 30;
 
 /// The inputs ZIP's files (by path) and their rights declaration.
 pub fn read_inputs(zip_path: &Path) -> Result<(Inputs, BTreeMap<String, Vec<u8>>)> {
@@ -76,28 +84,13 @@ pub fn read_inputs(zip_path: &Path) -> Result<(Inputs, BTreeMap<String, Vec<u8>>
     }
 }
 
-/// Every file of a ZIP (an inputs set or a delivery), by path.
+/// Every file of a ZIP (an inputs set or a delivery), by path, through the one bounded
+/// reader of other people's ZIPs.
 pub fn read_zip(zip_path: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
-    let file = std::fs::File::open(zip_path)
-        .with_context(|| format!("cannot read {}", zip_path.display()))?;
-    let mut archive = zip::ZipArchive::new(file)
-        .with_context(|| format!("{} is not a ZIP", zip_path.display()))?;
-    let mut files = BTreeMap::new();
-    for i in 0..archive.len() {
-        let mut entry = archive.by_index(i)?;
-        if entry.is_dir() {
-            continue;
-        }
-        let name = entry.name()?.into_owned();
-        let mut bytes = Vec::new();
-        entry
-            .by_ref()
-            .take(MAX_INPUT)
-            .read_to_end(&mut bytes)
-            .with_context(|| format!("{}: cannot read {name}", zip_path.display()))?;
-        files.insert(name, bytes);
-    }
-    Ok(files)
+    let bytes = mjolnir_files::bounded::read(zip_path, MAX_ZIP_FILE)
+        .map_err(|e| anyhow::anyhow!("error[{}]: {}: {e}", e.code(), zip_path.display()))?;
+    bounded_zip::read(&bytes, ZIP_LIMITS, |_| true)
+        .map_err(|e| anyhow::anyhow!("error[{}]: {}: {e}", e.code(), zip_path.display()))
 }
 
 pub fn capabilities() -> Result<i32> {

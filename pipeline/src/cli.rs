@@ -1,7 +1,6 @@
 //! The command line. Exit codes: 0 success, 1 the inputs have errors (findings were
 //! printed), 2 the command could not run (bad usage, locked build folder, I/O failure).
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -814,16 +813,13 @@ pub(crate) fn load_release(path: &Path) -> Result<LoadedPack> {
         return load_pack_dir(path);
     }
     let label = path.display().to_string();
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {label}"))?;
+    let bytes = mjolnir_files::bounded::read(path, 512 << 20)
+        .with_context(|| format!("cannot read {label}"))?;
     if bytes.starts_with(b"PK") {
-        let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
-            .with_context(|| format!("{label} is not a readable archive"))?;
-        let mut text = String::new();
-        archive
-            .by_name("mjolnir.json")
-            .with_context(|| format!("{label} has no mjolnir.json"))?
-            .take(16 << 20)
-            .read_to_string(&mut text)
+        let manifest = forge_release::archive::read_member(&bytes, "mjolnir.json", 16 << 20)
+            .with_context(|| format!("{label} is not a readable archive"))?
+            .with_context(|| format!("{label} has no mjolnir.json"))?;
+        let text = String::from_utf8(manifest)
             .with_context(|| format!("{label}: mjolnir.json is not UTF-8 text"))?;
         return Ok(load_manifest_text(&format!("{label}!mjolnir.json"), &text));
     }

@@ -2,7 +2,7 @@
 //! compression, so the same members give the same bytes.
 
 use std::collections::BTreeMap;
-use std::io::{Cursor, Read, Write};
+use std::io::{Cursor, Write};
 
 use ed25519_dalek::SigningKey;
 use zip::write::SimpleFileOptions;
@@ -87,43 +87,30 @@ pub fn zip_members(members: &BTreeMap<String, Vec<u8>>) -> Result<Vec<u8>, Archi
 
 /// One member of an archive, read to at most `limit` bytes whatever the archive declares;
 /// `Ok(None)` when there is no such member.
-pub fn read_member(bytes: &[u8], name: &str, limit: u64) -> Result<Option<Vec<u8>>, String> {
+pub fn read_member(
+    bytes: &[u8],
+    name: &str,
+    limit: u64,
+) -> Result<Option<Vec<u8>>, bounded_zip::ZipError> {
     Ok(read_members(bytes, |n| n == name, limit)?
         .into_values()
         .next())
 }
 
-/// The members whose names `keep` accepts, at most `budget` bytes in all whatever the
-/// archive declares. The one reader of members outside the scan.
+/// The most members a release may list.
+pub const MAX_MEMBERS: usize = 4096;
+
+/// The members whose names `keep` accepts, at most `budget` bytes in all, through the one
+/// bounded reader of other people's ZIPs.
 pub fn read_members(
     bytes: &[u8],
     keep: impl Fn(&str) -> bool,
     budget: u64,
-) -> Result<BTreeMap<String, Vec<u8>>, String> {
-    let mut zip = zip::ZipArchive::new(Cursor::new(bytes))
-        .map_err(|e| format!("not a readable zip archive: {e}"))?;
-    let mut out = BTreeMap::new();
-    let mut left = budget;
-    for i in 0..zip.len() {
-        let mut entry = zip
-            .by_index(i)
-            .map_err(|e| format!("member {i} cannot be read: {e}"))?;
-        let Ok(name) = entry.name().map(|n| n.into_owned()) else {
-            continue;
-        };
-        if entry.is_dir() || !keep(&name) {
-            continue;
-        }
-        let mut data = Vec::new();
-        (&mut entry)
-            .take(left + 1)
-            .read_to_end(&mut data)
-            .map_err(|e| format!("{name} does not decompress: {e}"))?;
-        if data.len() as u64 > left {
-            return Err(format!("the members read are larger than {budget} bytes"));
-        }
-        left -= data.len() as u64;
-        out.insert(name, data);
-    }
-    Ok(out)
+) -> Result<BTreeMap<String, Vec<u8>>, bounded_zip::ZipError> {
+    let limits = bounded_zip::Limits {
+        members: MAX_MEMBERS,
+        member_bytes: budget,
+        total_bytes: budget,
+    };
+    bounded_zip::read(bytes, limits, keep)
 }

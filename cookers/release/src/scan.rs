@@ -99,8 +99,21 @@ pub fn scan(bytes: &[u8], options: &ScanOptions) -> ScanReport {
     };
     // The zip reader keeps one entry per name, so duplicates are found in the central
     // directory itself.
+    let names = bounded_zip::central_directory_names(bytes).unwrap_or_default();
+    if names.len().max(zip.len()) > crate::archive::MAX_MEMBERS {
+        r.error(
+            "bad_zip",
+            None,
+            format!(
+                "the archive lists {} members; a release holds at most {}",
+                names.len().max(zip.len()),
+                crate::archive::MAX_MEMBERS
+            ),
+        );
+        return r;
+    }
     let mut seen = BTreeMap::new();
-    for name in central_directory_names(bytes).unwrap_or_default() {
+    for name in names {
         if let Some(f) = rules::member_path(name.trim_end_matches('/'), &mut seen)
             .filter(|f| f.code == "duplicate_member")
         {
@@ -231,35 +244,6 @@ fn listed_members(r: &mut ScanReport, members: &BTreeMap<String, Vec<u8>>, m: Op
             );
         }
     }
-}
-
-/// Every name the central directory lists, duplicates included; `None` when it cannot be
-/// walked (the zip reader then reports the archive as it finds it).
-fn central_directory_names(bytes: &[u8]) -> Option<Vec<String>> {
-    const END: [u8; 4] = 0x0605_4b50u32.to_le_bytes();
-    const ENTRY: [u8; 4] = 0x0201_4b50u32.to_le_bytes();
-    let end = bytes.len().checked_sub(22)?;
-    let start = end.saturating_sub(u16::MAX as usize);
-    let eocd = (start..=end).rev().find(|&i| bytes[i..i + 4] == END)?;
-    let mut r = forge_bytes::Reader::new(&bytes[eocd + 10..]);
-    let count = r.u16().ok()?;
-    let _size = r.u32().ok()?;
-    let offset = r.u32().ok()? as usize;
-    let mut r = forge_bytes::Reader::new(bytes.get(offset..)?);
-    let mut names = Vec::new();
-    for _ in 0..count {
-        if r.take(4).ok()? != ENTRY {
-            return None;
-        }
-        r.take(24).ok()?;
-        let (name_len, extra_len, comment_len) = (r.u16().ok()?, r.u16().ok()?, r.u16().ok()?);
-        r.take(12).ok()?;
-        let name = r.take(name_len.into()).ok()?;
-        names.push(String::from_utf8_lossy(name).into_owned());
-        r.take(usize::from(extra_len) + usize::from(comment_len))
-            .ok()?;
-    }
-    Some(names)
 }
 
 fn manifest(

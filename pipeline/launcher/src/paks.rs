@@ -62,7 +62,8 @@ fn write_release(dir: &Path, v: &Verified, stamp: &str) -> Result<(), String> {
         &bytes,
         is_container,
         forge_release::scan::MAX_UNPACKED,
-    )?;
+    )
+    .map_err(|e| e.to_string())?;
     let _ = std::fs::remove_dir_all(dir);
     let write = |name: &str, data: &[u8]| {
         atomic::write(&dir.join(name), data).map_err(|e| format!("{name}: {e}"))
