@@ -1,4 +1,4 @@
-//! `mjolnir haf resolve`: finds a HAF config folder's packs (seed 004's discovery), reads
+//! `mjolnir haf resolve`: finds a HAF config folder's packs (the discovery `docs/haf.md` describes), reads
 //! the game's module list, and writes what the `haf` crate resolves: the load report and
 //! the merged registry.
 

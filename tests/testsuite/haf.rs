@@ -1,4 +1,4 @@
-//! `mjolnir haf resolve` on a config folder laid out as the seed describes.
+//! `mjolnir haf resolve` on a config folder laid out as `docs/haf.md` describes.
 
 use crate::support;
 

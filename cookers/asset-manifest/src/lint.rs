@@ -11,7 +11,7 @@ use crate::rights::Inputs;
 use crate::vocabulary::{self as v, lane};
 
 /// One lint issue: a coded finding (file, JSON pointer, line and column) and its `where`
-/// in the seed's form, `assets[3].representations[0].files[1]` or an output path.
+/// in the format's own form (`docs/asset-manifest.md`), `assets[3].representations[0].files[1]` or an output path.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Issue {
     #[serde(flatten)]
@@ -89,7 +89,7 @@ pub fn lint(file: &str, text: &str, inputs: Option<&Inputs>) -> Vec<Issue> {
 }
 
 /// The findings as issues: each `where` is its place when one was given (an output path),
-/// else its pointer in the seed's form.
+/// else its pointer in the format's own form.
 pub(crate) fn issues_with_places(findings: Findings, places: Vec<Option<String>>) -> Vec<Issue> {
     findings
         .into_vec()

@@ -1,4 +1,4 @@
-//! The lint, rule by rule: the seed's example is clean, and each violation gets its code
+//! The lint, rule by rule: the format's example manifest is clean, and each violation gets its code
 //! and its `where`.
 
 use asset_manifest::{lint, Inputs, Issue};

@@ -3,8 +3,8 @@
 //! Every other crate uses these types: the catalog in `mjolnir.json` ([`Manifest`],
 //! [`Catalog`], [`Entry`]), the collision source in `geometry.json` ([`GeometrySource`]),
 //! and the rules for updating a pack ([`compat`]). The rules are those the Hub, the packer
-//! and the launcher all enforce (the seed's "Release contract", "Entry kinds", "Required
-//! features and new fields" and "Updating a pack"), documented in `docs/pack-contract.md`.
+//! and the launcher all enforce (the release contract, entry kinds, required features and
+//! new fields, and updating a pack), documented in `docs/pack-contract.md`.
 //!
 //! Validation never stops at the first problem: each reader walks the whole document and
 //! returns every [`Diagnostic`] with a stable code, the file, a JSON pointer and a line.

@@ -1,4 +1,4 @@
-//! Resolving 500 packs with 10,000 models in all (the seed's scale target: under 100 ms).
+//! Resolving 500 packs with 10,000 models in all (the loader's scale target in `docs/haf.md`: under 100 ms).
 //! Run: `cargo bench -p haf`.
 
 use criterion::{criterion_group, criterion_main, Criterion};

@@ -1,4 +1,4 @@
-//! The HAF multi-pack loader (seed 004): pack files are parsed, resolved into one load
+//! The HAF multi-pack loader (`docs/haf.md`): pack files are parsed, resolved into one load
 //! order and merged into one model registry, and the load report says how. Pure: the
 //! caller discovers the files and reads the game's module list.
 //!

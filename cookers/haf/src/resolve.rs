@@ -1,4 +1,4 @@
-//! Steps 2 to 8 of the seed's resolution, and the load report.
+//! Steps 2 to 8 of the loader's resolution (`docs/haf.md`), and the load report.
 
 use std::collections::BTreeMap;
 
@@ -273,7 +273,7 @@ fn merge(r: &mut Resolution) {
 }
 
 impl Resolution {
-    /// `haf_load_report.txt`, in the seed's layout.
+    /// `haf_load_report.txt`, in the layout `docs/haf.md` gives.
     pub fn report(&self) -> String {
         let mut out = String::from("HAF load report  (regenerated every load)\n");
         out.push_str(&format!(

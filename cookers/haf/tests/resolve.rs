@@ -1,4 +1,4 @@
-//! The loader's resolution, step by step, and the seed's sample report.
+//! The loader's resolution, step by step, and the sample report of `docs/haf.md`.
 
 use haf::{parse, resolve, Module, Pack};
 use serde_json::{json, Value};

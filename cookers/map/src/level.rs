@@ -1,5 +1,5 @@
 //! The level document: the part of a level definition the palette bake and the map
-//! checks read, with the seed's `blam.forge_packs` fragment.
+//! checks read, with the `blam.forge_packs` fragment (`docs/maps.md`).
 
 use forge_contract::{child, Diagnostic, Findings};
 use serde::{Deserialize, Serialize};

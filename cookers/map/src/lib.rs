@@ -1,6 +1,6 @@
 //! Maps that use Forge packs (`docs/maps.md`).
 //!
-//! A map's level document ([`Level`]) carries the seed's `blam.forge_packs` fragment: which
+//! A map's level document ([`Level`]) carries the `blam.forge_packs` fragment (`docs/maps.md`): which
 //! packs, at which versions, and which of their blocks the map's palette offers, in order.
 //! [`bake`] is the palette stage of a standalone bake: it refuses what the engine or the
 //! launcher cannot take (a canvas override, more than 63 packs, more than 200 custom

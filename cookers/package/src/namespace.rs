@@ -1,4 +1,4 @@
-//! The seed's namespace rule for a pack's packages: a pack adds objects only under its own
+//! The pack contract's namespace rule (`docs/pack-contract.md`) for a pack's packages: a pack adds objects only under its own
 //! `/Game/MJOLNIR/Forge/<pack>/` and replaces nothing outside it. A package's name must lie
 //! there, no export may be placed inside an imported object (an outer outside the
 //! package), and each imported package must be the pack's own or one of the packages the

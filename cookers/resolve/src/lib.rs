@@ -1,5 +1,4 @@
-//! Which pack releases a profile enables (the seed's "Updating a pack" and "Saved layouts
-//! and downloads"). Every need is a Rust SemVer requirement: a map's dependency range as it
+//! Which pack releases a profile enables (`docs/launcher.md`, "Requirements"). Every need is a Rust SemVer requirement: a map's dependency range as it
 //! is written (a bare complete version is an exact pin, which the caller has already made
 //! `=`), a layout's `^<saved version>`, a pack's own dependency ranges. For each pack the
 //! newest release that meets every requirement is taken, unless the installed one meets
@@ -27,7 +26,7 @@ pub struct Need {
     /// Who needs it, as a chain from what the player enabled: `map crossline`,
     /// `layout Crossline.mvar`, `map crossline → pack foundry-wide 0.2.0`.
     pub who: String,
-    /// Maps win a conflict against layouts; layouts are what the seed says to move aside.
+    /// Maps win a conflict against layouts; layouts are what a player is told to move aside.
     pub kind: NeedKind,
     /// The release that needs it, for a pack's own dependency.
     #[serde(skip)]

@@ -1,5 +1,5 @@
 //! The mod detail page of a Forge pack: a static HTML page with each piece's name,
-//! dimensions and snap, as the seed's Hub shows them.
+//! dimensions and snap, as the Hub's mod detail page shows them (`docs/launcher.md`).
 
 use crate::api::ForgeCatalogPack;
 

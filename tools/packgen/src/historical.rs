@@ -1,4 +1,4 @@
-//! The historical releases the seed names, kept so `mjolnir forge compat` can show why
+//! The historical releases of the stock packs (`docs/pack-contract.md`), kept so `mjolnir forge compat` can show why
 //! layouts built with them need an explicit rebuild to use today's larger sets: Roadworks
 //! 0.1 (8 m lanes, so every road 4 m narrower), Foundry Wide 0.1 (the 18-piece kit, before
 //! the glass panel and the portal frame) and Crossline 0.2 (48 x 80 m, built with Wide
