@@ -61,17 +61,7 @@ enum Command {
 enum Haf {
     /// Resolve a HAF config folder's packs as the loader would, and write
     /// haf_load_report.txt and haf_registry.json.
-    Resolve {
-        config_dir: PathBuf,
-        /// The game's module list: a JSON array of {"name", "guid", "index"}.
-        #[arg(long, value_name = "MODULES.json")]
-        modules: Option<PathBuf>,
-        /// Where the report and registry go (default: the config folder).
-        #[arg(long, value_name = "DIR")]
-        out: Option<PathBuf>,
-        #[arg(long)]
-        json: bool,
-    },
+    Resolve(crate::haf_loader::ResolveArgs),
 }
 
 #[derive(Subcommand)]
@@ -165,33 +155,9 @@ enum Layout {
 enum Map {
     /// The palette stage of a standalone bake: check the level's packs and blocks against
     /// their catalogs and the Paks, and write palette.json.
-    Bake {
-        level: PathBuf,
-        /// A folder of containers the bake reads the crates from (repeatable).
-        #[arg(long = "paks", value_name = "DIR", required = true)]
-        paks: Vec<PathBuf>,
-        /// A release of a listed pack: a cooked set, a pack folder or a .mjolnir (repeatable).
-        #[arg(long = "pack", value_name = "PATH")]
-        packs: Vec<PathBuf>,
-        /// Where palette.json goes (default build/maps/<slug>/palette.json).
-        #[arg(long)]
-        out: Option<PathBuf>,
-        #[arg(long)]
-        json: bool,
-    },
+    Bake(crate::map::BakeArgs),
     /// Pack a baked map into a .mjolnir release with a ^version dependency on each pack.
-    Pack {
-        level: PathBuf,
-        /// The folder holding the baked map's .utoc/.ucas containers.
-        #[arg(long)]
-        content: PathBuf,
-        #[arg(long)]
-        out: PathBuf,
-        #[arg(long, conflicts_with = "sign_seed")]
-        sign: bool,
-        #[arg(long, value_name = "FILE")]
-        sign_seed: Option<PathBuf>,
-    },
+    Pack(crate::map::PackArgs),
 }
 
 #[derive(Subcommand)]
@@ -247,52 +213,9 @@ enum Forge {
         json: bool,
     },
     /// Ask a block's collision whether a ray hits or a point is inside (pack-space metres).
-    Probe {
-        pack: String,
-        block: String,
-        /// Ray origin and direction: X,Y,Z DX,DY,DZ.
-        #[arg(long, num_args = 2, value_names = ["X,Y,Z", "DX,DY,DZ"], conflicts_with = "point", required_unless_present = "point", allow_hyphen_values = true)]
-        ray: Vec<String>,
-        /// A point: X,Y,Z.
-        #[arg(long, value_name = "X,Y,Z", allow_hyphen_values = true)]
-        point: Option<String>,
-        #[arg(long, value_enum, default_value = "bsp")]
-        via: crate::probe::Via,
-        /// The set folder to read cooked data from.
-        #[arg(long, default_value = "all")]
-        set: String,
-        #[arg(long, default_value = "pipeline.toml")]
-        config: PathBuf,
-        #[arg(long)]
-        json: bool,
-    },
+    Probe(crate::probe::ProbeArgs),
     /// Pack a release archive (.mjolnir) after checking everything the Hub checks.
-    Pack {
-        /// The release's mjolnir.json.
-        manifest: PathBuf,
-        /// The folder holding the .utoc/.ucas containers.
-        #[arg(long)]
-        content: PathBuf,
-        #[arg(long)]
-        readme: Option<PathBuf>,
-        #[arg(long)]
-        changes: Option<PathBuf>,
-        #[arg(long)]
-        out: PathBuf,
-        /// Sign with the local author key (`mjolnir key new`).
-        #[arg(long, conflicts_with = "sign_seed")]
-        sign: bool,
-        /// Sign with this 32-byte seed (raw or hex).
-        #[arg(long, value_name = "FILE")]
-        sign_seed: Option<PathBuf>,
-        /// The release this one follows: the update rules run before signing, and a
-        /// breaking change within its line is refused.
-        #[arg(long, value_name = "OLD.mjolnir")]
-        previous: Option<PathBuf>,
-        /// Print the result as JSON on stdout.
-        #[arg(long)]
-        json: bool,
-    },
+    Pack(crate::release::PackArgs),
     /// Run the Hub scanner's checks on an archive.
     Verify {
         archive: PathBuf,
@@ -309,36 +232,7 @@ enum Forge {
         json: bool,
     },
     /// Render previews (and the contact sheet) of the configured packs, cooking as needed.
-    Render {
-        /// Only this pack.
-        pack: Option<String>,
-        #[arg(long = "only", value_name = "BLOCK")]
-        only: Vec<String>,
-        #[arg(long, default_value_t = 512)]
-        size: u32,
-        /// `collision` (hull wireframes) or `checks` (aperture and support rays); repeatable.
-        #[arg(long = "overlay", value_parser = ["collision", "checks"])]
-        overlays: Vec<String>,
-        /// Also render this many evenly spaced angles.
-        #[arg(long, default_value_t = 0)]
-        turntable: u32,
-        /// A transparent background instead of the neutral one.
-        #[arg(long)]
-        transparent: bool,
-        /// Leave out the dark outlines on silhouettes and folds.
-        #[arg(long)]
-        no_outline: bool,
-        /// The contact sheet's thumbnail size in pixels (64 to 1024).
-        #[arg(long, default_value_t = crate::config::DEFAULT_SHEET_SIZE)]
-        sheet_size: u32,
-        #[arg(long, default_value = "pipeline.toml")]
-        config: PathBuf,
-        #[arg(long, short = 'j')]
-        jobs: Option<usize>,
-        /// Render again whenever a source or the configuration is saved (Ctrl-C stops).
-        #[arg(long)]
-        watch: bool,
-    },
+    Render(crate::previews::RenderArgs),
     /// Print what a cooked file holds.
     Inspect {
         file: PathBuf,
@@ -426,107 +320,26 @@ pub fn run() -> i32 {
     }
 }
 
+/// The command table: each group's commands are run by their own function.
 fn dispatch(cli: Cli) -> Result<i32> {
-    let forge = match cli.command {
-        Command::Forge(forge) => forge,
-        Command::Key(Key::New { force }) => return crate::release::key_new(force),
-        Command::Key(Key::Show) => return crate::release::key_show(),
-        Command::Hub(Hub::Index {
-            dir,
-            out,
-            allow_unsigned,
-        }) => {
-            let args = mjolnir_launcher::IndexArgs {
-                dir,
-                out,
-                allow_unsigned,
-            };
-            return mjolnir_launcher::index(&args).map_err(|f| anyhow::anyhow!("{f}"));
-        }
-        Command::Manifest(AssetManifest::Lint {
-            manifest,
-            inputs,
-            json,
-        }) => return crate::asset_lint::lint_command(&manifest, inputs.as_deref(), json),
-        Command::Manifest(AssetManifest::Build(args)) => return crate::asset_build::build(&args),
-        Command::Manifest(AssetManifest::Review(args)) => {
-            return crate::asset_review::review_command(&args)
-        }
-        Command::Manifest(AssetManifest::Capabilities { .. }) => {
-            return crate::asset_lint::capabilities()
-        }
-        Command::Haf(Haf::Resolve {
-            config_dir,
-            modules,
-            out,
-            json,
-        }) => {
-            return crate::haf_loader::run(&crate::haf_loader::ResolveArgs {
-                config_dir,
-                modules,
-                out,
-                json,
-            })
-        }
-        Command::Cache(Cache::Stats { config, json }) => {
-            let config = Config::load(&config, &Overrides::default())?;
-            return crate::housekeeping::stats(&config, json);
-        }
-        Command::Cache(Cache::Gc { max_size, config }) => {
-            let config = Config::load(&config, &Overrides::default())?;
-            return crate::housekeeping::gc(&config, max_size);
-        }
-        Command::Launcher(Launcher::Sync {
-            hub,
-            profile,
-            json,
-            update,
-            deadline,
-        }) => {
-            let args = mjolnir_launcher::SyncArgs {
-                hub,
-                profile,
-                json,
-                update,
-                deadline: std::time::Duration::from_secs(deadline),
-            };
-            return mjolnir_launcher::sync(&args).map_err(|f| anyhow::anyhow!("{f}"));
-        }
+    match cli.command {
+        Command::Forge(forge) => forge_command(forge),
+        Command::Key(Key::New { force }) => crate::release::key_new(force),
+        Command::Key(Key::Show) => crate::release::key_show(),
+        Command::Hub(hub) => hub_command(hub),
+        Command::Manifest(manifest) => manifest_command(manifest),
+        Command::Haf(Haf::Resolve(args)) => crate::haf_loader::run(&args),
+        Command::Cache(cache) => cache_command(cache),
+        Command::Launcher(launcher) => launcher_command(launcher),
         Command::Layout(Layout::Check { layout, profile }) => {
-            return mjolnir_launcher::check_layout(&layout, &profile)
-                .map_err(|f| anyhow::anyhow!("{f}"))
+            mjolnir_launcher::check_layout(&layout, &profile).map_err(|f| anyhow::anyhow!("{f}"))
         }
-        Command::Map(Map::Bake {
-            level,
-            paks,
-            packs,
-            out,
-            json,
-        }) => {
-            return crate::map::bake(&crate::map::BakeArgs {
-                level,
-                paks,
-                packs,
-                out,
-                json,
-            })
-        }
-        Command::Map(Map::Pack {
-            level,
-            content,
-            out,
-            sign,
-            sign_seed,
-        }) => {
-            return crate::map::pack(&crate::map::PackArgs {
-                level,
-                content,
-                out,
-                sign,
-                sign_seed,
-            })
-        }
-    };
+        Command::Map(Map::Bake(args)) => crate::map::bake(&args),
+        Command::Map(Map::Pack(args)) => crate::map::pack(&args),
+    }
+}
+
+fn forge_command(forge: Forge) -> Result<i32> {
     match forge {
         Forge::Cook(args) => {
             if args.watch {
@@ -542,92 +355,8 @@ fn dispatch(cli: Cli) -> Result<i32> {
         Forge::Inspect { file, json, global } => {
             crate::inspect::inspect(&file, json, global.as_deref())
         }
-        Forge::Render {
-            pack,
-            only,
-            size,
-            overlays,
-            turntable,
-            transparent,
-            no_outline,
-            sheet_size,
-            config,
-            jobs,
-            watch,
-        } => {
-            if !crate::config::SHEET_SIZES.contains(&sheet_size) {
-                bail!("--sheet-size must be within 64..=1024 pixels");
-            }
-            if !crate::config::RENDER_SIZES.contains(&size) {
-                bail!("--size must be within 16..=4096 pixels");
-            }
-            if turntable > crate::config::MAX_TURNTABLE {
-                bail!(
-                    "--turntable is at most {} views",
-                    crate::config::MAX_TURNTABLE
-                );
-            }
-            let overrides = Overrides {
-                packs: pack.into_iter().collect(),
-                jobs,
-                ..Overrides::default()
-            };
-            let render = || -> Result<i32> {
-                let options = cook::Options {
-                    plan: PlanOptions {
-                        render: Some(RenderParams {
-                            size,
-                            overlays: overlays.clone(),
-                            turntable,
-                            transparent,
-                            outline: !no_outline,
-                            sheet_tile: sheet_size,
-                        }),
-                        archive: false,
-                        donors: None,
-                    },
-                    config: Config::load(&config, &overrides)?,
-                    only: only.clone(),
-                    use_cache: true,
-                    // An artist wants every piece drawn, the broken ones too.
-                    keep_going: true,
-                    explain: false,
-                    json: false,
-                    verbose: false,
-                    check: false,
-                };
-                Ok(match cook::cook(&options)? {
-                    Ending::Cooked => 0,
-                    Ending::Failed | Ending::Stale => 1,
-                })
-            };
-            if watch {
-                let (dirs, files) = watched(&config, &overrides)?;
-                return crate::watch::watch(&dirs, &files, render);
-            }
-            render()
-        }
-        Forge::Pack {
-            manifest,
-            content,
-            readme,
-            changes,
-            out,
-            sign,
-            sign_seed,
-            previous,
-            json,
-        } => crate::release::pack(&crate::release::PackArgs {
-            manifest,
-            content,
-            readme,
-            changes,
-            out,
-            sign,
-            sign_seed,
-            previous,
-            json,
-        }),
+        Forge::Render(args) => crate::previews::render(args),
+        Forge::Pack(args) => crate::release::pack(&args),
         Forge::Verify {
             archive,
             expect_key,
@@ -643,34 +372,64 @@ fn dispatch(cli: Cli) -> Result<i32> {
             },
             json,
         ),
-        Forge::Probe {
-            pack,
-            block,
-            ray,
-            point,
-            via,
-            set,
-            config,
+        Forge::Probe(args) => crate::probe::command(args),
+    }
+}
+
+fn hub_command(hub: Hub) -> Result<i32> {
+    let Hub::Index {
+        dir,
+        out,
+        allow_unsigned,
+    } = hub;
+    let args = mjolnir_launcher::IndexArgs {
+        dir,
+        out,
+        allow_unsigned,
+    };
+    mjolnir_launcher::index(&args).map_err(|f| anyhow::anyhow!("{f}"))
+}
+
+fn launcher_command(launcher: Launcher) -> Result<i32> {
+    let Launcher::Sync {
+        hub,
+        profile,
+        json,
+        update,
+        deadline,
+    } = launcher;
+    let args = mjolnir_launcher::SyncArgs {
+        hub,
+        profile,
+        json,
+        update,
+        deadline: std::time::Duration::from_secs(deadline),
+    };
+    mjolnir_launcher::sync(&args).map_err(|f| anyhow::anyhow!("{f}"))
+}
+
+fn manifest_command(manifest: AssetManifest) -> Result<i32> {
+    match manifest {
+        AssetManifest::Lint {
+            manifest,
+            inputs,
             json,
-        } => {
+        } => crate::asset_lint::lint_command(&manifest, inputs.as_deref(), json),
+        AssetManifest::Build(args) => crate::asset_build::build(&args),
+        AssetManifest::Review(args) => crate::asset_review::review_command(&args),
+        AssetManifest::Capabilities { .. } => crate::asset_lint::capabilities(),
+    }
+}
+
+fn cache_command(cache: Cache) -> Result<i32> {
+    match cache {
+        Cache::Stats { config, json } => {
             let config = Config::load(&config, &Overrides::default())?;
-            let query = match (point, ray.as_slice()) {
-                (Some(p), _) => crate::probe::Query::Point(
-                    crate::probe::parse_vector(&p).map_err(anyhow::Error::msg)?,
-                ),
-                (None, [o, d]) => {
-                    let dir = crate::probe::parse_vector(d).map_err(anyhow::Error::msg)?;
-                    if dir == [0.0; 3] {
-                        bail!("the ray direction cannot be zero");
-                    }
-                    crate::probe::Query::Ray {
-                        origin: crate::probe::parse_vector(o).map_err(anyhow::Error::msg)?,
-                        dir,
-                    }
-                }
-                _ => bail!("give --ray X,Y,Z DX,DY,DZ or --point X,Y,Z"),
-            };
-            crate::probe::probe(&config, &pack, &block, &set, query, via, json)
+            crate::housekeeping::stats(&config, json)
+        }
+        Cache::Gc { max_size, config } => {
+            let config = Config::load(&config, &Overrides::default())?;
+            crate::housekeeping::gc(&config, max_size)
         }
     }
 }
@@ -738,7 +497,10 @@ fn cook_once(args: &CookArgs) -> Result<i32> {
 }
 
 /// What `--watch` watches: every configured pack's and map's folder, and the file itself.
-fn watched(config: &Path, overrides: &Overrides) -> Result<(Vec<PathBuf>, Vec<PathBuf>)> {
+pub(crate) fn watched(
+    config: &Path,
+    overrides: &Overrides,
+) -> Result<(Vec<PathBuf>, Vec<PathBuf>)> {
     let loaded = Config::load(config, overrides)?;
     let dirs = loaded
         .packs

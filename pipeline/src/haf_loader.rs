@@ -8,10 +8,16 @@ use anyhow::{Context, Result};
 use haf::{parse, resolve, Module, Pack};
 use serde_json::json;
 
+#[derive(clap::Args)]
 pub struct ResolveArgs {
     pub config_dir: PathBuf,
+    /// The game's module list: a JSON array of {"name", "guid", "index"}.
+    #[arg(long, value_name = "MODULES.json")]
     pub modules: Option<PathBuf>,
+    /// Where the report and registry go (default: the config folder).
+    #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    #[arg(long)]
     pub json: bool,
 }
 

@@ -22,6 +22,7 @@ mod map;
 mod materialize;
 mod paks;
 mod plan;
+mod previews;
 mod probe;
 mod progress;
 mod release;

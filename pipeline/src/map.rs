@@ -12,11 +12,19 @@ use serde_json::json;
 
 use crate::cli::{load_release, print_findings};
 
+#[derive(clap::Args)]
 pub struct BakeArgs {
     pub level: PathBuf,
+    /// A folder of containers the bake reads the crates from (repeatable).
+    #[arg(long = "paks", value_name = "DIR", required = true)]
     pub paks: Vec<PathBuf>,
+    /// A release of a listed pack: a cooked set, a pack folder or a .mjolnir (repeatable).
+    #[arg(long = "pack", value_name = "PATH")]
     pub packs: Vec<PathBuf>,
+    /// Where palette.json goes (default build/maps/<slug>/palette.json).
+    #[arg(long)]
     pub out: Option<PathBuf>,
+    #[arg(long)]
     pub json: bool,
 }
 
@@ -132,11 +140,17 @@ fn crates_in_paks(level: &Level, paks: &[PathBuf]) -> Result<BTreeSet<String>> {
         .collect())
 }
 
+#[derive(clap::Args)]
 pub struct PackArgs {
     pub level: PathBuf,
+    /// The folder holding the baked map's .utoc/.ucas containers.
+    #[arg(long)]
     pub content: PathBuf,
+    #[arg(long)]
     pub out: PathBuf,
+    #[arg(long, conflicts_with = "sign_seed")]
     pub sign: bool,
+    #[arg(long, value_name = "FILE")]
     pub sign_seed: Option<PathBuf>,
 }
 

@@ -215,3 +215,55 @@ fn via_name(via: Via) -> &'static str {
         Via::Source => "source",
     }
 }
+
+/// `mjolnir forge probe`'s arguments.
+#[derive(clap::Args)]
+pub struct ProbeArgs {
+    pub pack: String,
+    pub block: String,
+    /// Ray origin and direction: X,Y,Z DX,DY,DZ.
+    #[arg(long, num_args = 2, value_names = ["X,Y,Z", "DX,DY,DZ"], conflicts_with = "point", required_unless_present = "point", allow_hyphen_values = true)]
+    pub ray: Vec<String>,
+    /// A point: X,Y,Z.
+    #[arg(long, value_name = "X,Y,Z", allow_hyphen_values = true)]
+    pub point: Option<String>,
+    #[arg(long, value_enum, default_value = "bsp")]
+    pub via: crate::probe::Via,
+    /// The set folder to read cooked data from.
+    #[arg(long, default_value = "all")]
+    pub set: String,
+    #[arg(long, default_value = "pipeline.toml")]
+    pub config: PathBuf,
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `mjolnir forge probe`: parses the query and asks the block's collision.
+pub fn command(args: ProbeArgs) -> Result<i32> {
+    let ProbeArgs {
+        pack,
+        block,
+        ray,
+        point,
+        via,
+        set,
+        config,
+        json,
+    } = args;
+    let config = Config::load(&config, &crate::config::Overrides::default())?;
+    let query = match (point, ray.as_slice()) {
+        (Some(p), _) => Query::Point(parse_vector(&p).map_err(anyhow::Error::msg)?),
+        (None, [o, d]) => {
+            let dir = parse_vector(d).map_err(anyhow::Error::msg)?;
+            if dir == [0.0; 3] {
+                bail!("the ray direction cannot be zero");
+            }
+            Query::Ray {
+                origin: parse_vector(o).map_err(anyhow::Error::msg)?,
+                dir,
+            }
+        }
+        _ => bail!("give --ray X,Y,Z DX,DY,DZ or --point X,Y,Z"),
+    };
+    probe(&config, &pack, &block, &set, query, via, json)
+}

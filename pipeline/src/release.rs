@@ -109,16 +109,31 @@ fn print_findings(findings: &[Finding], as_json: bool) {
     }
 }
 
+#[derive(clap::Args)]
 pub struct PackArgs {
+    /// The release's mjolnir.json.
     pub manifest: PathBuf,
+    /// The folder holding the .utoc/.ucas containers.
+    #[arg(long)]
     pub content: PathBuf,
+    #[arg(long)]
     pub readme: Option<PathBuf>,
+    #[arg(long)]
     pub changes: Option<PathBuf>,
+    #[arg(long)]
     pub out: PathBuf,
+    /// Sign with the local author key (`mjolnir key new`).
+    #[arg(long, conflicts_with = "sign_seed")]
     pub sign: bool,
+    /// Sign with this 32-byte seed (raw or hex).
+    #[arg(long, value_name = "FILE")]
     pub sign_seed: Option<PathBuf>,
-    /// The release this one follows, for the update rules.
+    /// The release this one follows: the update rules run before signing, and a
+    /// breaking change within its line is refused.
+    #[arg(long, value_name = "OLD.mjolnir")]
     pub previous: Option<PathBuf>,
+    /// Print the result as JSON on stdout.
+    #[arg(long)]
     pub json: bool,
 }
 
