@@ -39,13 +39,7 @@ struct CacheSection {
 /// The default for `[cache] remote_timeout_s`.
 pub const REMOTE_TIMEOUT_S: u64 = 30;
 
-/// The remote cache a cook uses: its URL, and whether this machine only reads it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Remote {
-    pub url: String,
-    pub readonly: bool,
-    pub timeout: std::time::Duration,
-}
+pub use engine::remote::Remote;
 
 /// `[[map]]`: a map folder (`level.json`, `layout.json`) the cook checks against the packs.
 #[derive(Debug, Deserialize)]

@@ -155,7 +155,13 @@ impl Cook<'_> {
         self.progress.start(&Graph {
             steps: graph.steps[first..].to_vec(),
         });
-        execute::run(graph, prior, self.settings, self.progress, &steps::cook)
+        execute::run(
+            graph,
+            prior,
+            self.settings,
+            self.progress,
+            &engine::cooker::cook,
+        )
     }
 
     /// After a failed cook, makes each render folder hold exactly this cook's previews:

@@ -8,31 +8,21 @@ mod cli;
 mod config;
 mod cook;
 mod donors;
-mod execute;
-mod fingerprint;
-mod graph;
 mod haf_loader;
 mod housekeeping;
 mod html;
 mod inspect;
-mod keyed_log;
 mod layout;
-mod lock;
 mod map;
-mod materialize;
 mod paks;
 mod plan;
 mod previews;
 mod probe;
 mod progress;
 mod release;
-mod remote;
 mod report;
 mod scaffold;
-mod seal;
-mod stat_cache;
 mod steps;
-mod store;
 mod suggest;
 mod usage;
 mod watch;
@@ -40,6 +30,10 @@ mod wiring;
 
 // One implementation of atomic writes serves the cook and the launcher.
 use mjolnir_files::atomic;
+// The build engine's modules, under the names the Forge layer has always used.
+use engine::{
+    execute, fingerprint, graph, keyed_log, lock, materialize, remote, seal, stat_cache, store,
+};
 
 fn main() {
     // Like other command-line tools, end quietly when the reader of our output goes away

@@ -291,23 +291,26 @@ mod tests {
     use crate::config::PackSource;
     use crate::graph::Input;
     use crate::stat_cache::StatCache;
-    use crate::steps::{mesh, Names, Wired, REGISTRY};
+    use crate::steps::{mesh, Cooker, Names, Wired, REGISTRY};
 
     /// A kind a contributor might add: a level of detail made from the static mesh. It is
     /// this one declaration plus a registry line; nothing else in the pipeline changes.
     static LOD: StepKind = StepKind {
-        name: "lod",
-        version: 1,
+        cooker: Cooker {
+            name: "lod",
+            version: 1,
+            outputs: Names::Fixed(|_| vec!["lod.fmsh".to_string()]),
+            runs_under_check: false,
+            cook: |_, inputs| {
+                Ok(vec![(
+                    "lod.fmsh".into(),
+                    inputs["static_mesh.fmsh"].to_vec(),
+                )])
+            },
+        },
         scope: Scope::Block,
         lands: Lands::Cooked,
-        outputs: Names::Fixed(|_| vec!["lod.fmsh".to_string()]),
         wire: |w| Wired::inputs(vec![mesh::of_block(w)]),
-        cook: |_, inputs| {
-            Ok(vec![(
-                "lod.fmsh".into(),
-                inputs["static_mesh.fmsh"].to_vec(),
-            )])
-        },
     };
 
     #[test]

@@ -89,7 +89,7 @@ impl Progress {
         stages.clear();
         for step in &graph.steps {
             stages
-                .entry((step.pack.clone(), step.kind.name()))
+                .entry((step.pack.clone(), step.kind.name))
                 .or_default()
                 .total += 1;
         }
@@ -130,7 +130,7 @@ impl Observer for Progress {
         overall.hits += hit as usize;
         let mut stages = self.stages.lock().expect("progress lock");
         let tally = stages
-            .entry((step.pack.clone(), step.kind.name()))
+            .entry((step.pack.clone(), step.kind.name))
             .or_default();
         tally.done += 1;
         tally.hits += hit as usize;
@@ -147,7 +147,7 @@ impl Observer for Progress {
                     b.inc(1);
                     b.set_message(format!(
                         "{} {}",
-                        step.kind.name(),
+                        step.kind.name,
                         step.block.as_deref().unwrap_or("")
                     ));
                 }
@@ -162,7 +162,7 @@ impl Observer for Progress {
                     let line = format!(
                         "{}: {} {} step{}, {} cached, {} run{failed}\n",
                         step.pack,
-                        step.kind.name(),
+                        step.kind.name,
                         tally.total,
                         if tally.total == 1 { "" } else { "s" },
                         tally.hits,

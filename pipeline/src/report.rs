@@ -110,7 +110,7 @@ fn step_records<'a>(graph: &'a Graph, results: &'a [Finished]) -> Vec<StepRecord
             StepRecord {
                 id: &step.id,
                 pack: &step.pack,
-                kind: step.kind.name(),
+                kind: step.kind.name,
                 block: step.block.as_deref(),
                 key: r.key.as_deref(),
                 status,

@@ -1,20 +1,22 @@
 //! `actor`: a catalog entry and the mesh's placement become the block's actor document.
 
 use super::{
-    block, catalog, geometry, mesh, source_file, text, Cooked, Inputs, Lands, Names, Scope,
-    StepKind, Wired,
+    block, catalog, geometry, mesh, source_file, text, CookCtx, Cooked, Cooker, Inputs, Lands,
+    Names, Scope, StepKind, Wired,
 };
-use crate::graph::Step;
 use crate::wiring::Wiring;
 
 pub static KIND: StepKind = StepKind {
-    name: "actor",
-    version: forge_actor::VERSION,
+    cooker: Cooker {
+        name: "actor",
+        version: forge_actor::VERSION,
+        outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
+        runs_under_check: false,
+        cook,
+    },
     scope: Scope::Block,
     lands: Lands::Cooked,
-    outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
     wire,
-    cook,
 };
 
 pub const OUTPUT: &str = "actor.json";
@@ -27,9 +29,9 @@ fn wire(w: &Wiring) -> Option<Wired> {
     ])
 }
 
-fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     let file = source_file(catalog::MANIFEST);
-    let entry = forge_contract::parse_entry(&file, &step.pack, text(inputs, "entry.json", &file)?)?;
+    let entry = forge_contract::parse_entry(&file, step.pack, text(inputs, "entry.json", &file)?)?;
     let geometry_file = source_file(geometry::SOURCE);
     let geometry = forge_contract::geometry::parse_block(
         &geometry_file,
@@ -38,7 +40,7 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     let mesh = mesh::read(inputs, &file)?;
     surface_slots_exist(&entry, &mesh)?;
     debug_assert_eq!(entry.id, block(step));
-    let actor = forge_actor::cook(&step.pack, &entry, geometry.origin, mesh.offset_cm);
+    let actor = forge_actor::cook(step.pack, &entry, geometry.origin, mesh.offset_cm);
     Ok(vec![(OUTPUT.to_string(), actor.to_json())])
 }
 

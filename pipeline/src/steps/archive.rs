@@ -8,20 +8,22 @@ use forge_contract::Diagnostic;
 use serde_json::json;
 
 use super::{
-    assemble, catalog, diagnostic, finding, input, pretty, source_file, Cooked, Inputs, Lands,
-    Names, Scope, StepKind, Wired,
+    assemble, catalog, diagnostic, finding, input, pretty, source_file, CookCtx, Cooked, Cooker,
+    Inputs, Lands, Names, Scope, StepKind, Wired,
 };
-use crate::graph::Step;
 use crate::wiring::Wiring;
 
 pub static KIND: StepKind = StepKind {
-    name: "archive",
-    version: 1,
+    cooker: Cooker {
+        name: "archive",
+        version: 1,
+        outputs: Names::Dynamic,
+        runs_under_check: false,
+        cook,
+    },
     scope: Scope::Set,
     lands: Lands::SetRoot,
-    outputs: Names::Dynamic,
     wire,
-    cook,
 };
 
 pub const README: &str = "README.md";
@@ -46,7 +48,7 @@ fn wire(w: &Wiring) -> Option<Wired> {
     Wired::inputs(inputs)
 }
 
-fn cook(_step: &Step, inputs: &Inputs) -> Cooked {
+fn cook(_step: &CookCtx, inputs: &Inputs) -> Cooked {
     let file = source_file(catalog::MANIFEST);
     let as_diagnostics = |findings: Vec<forge_release::scan::Finding>| -> Vec<Diagnostic> {
         findings

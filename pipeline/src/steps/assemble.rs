@@ -10,20 +10,22 @@ use serde_json::{json, Value};
 
 use super::{
     actor, bad_intermediate, catalog, checks, diagnostic, donors, finding, input, params, pretty,
-    source_file, tags, text, unreal_actor, unreal_material, unreal_mesh, Cooked, Inputs, Lands,
-    Names, Scope, StepKind, Wired,
+    source_file, tags, text, unreal_actor, unreal_material, unreal_mesh, CookCtx, Cooked, Cooker,
+    Inputs, Lands, Names, Scope, StepKind, Wired,
 };
-use crate::graph::Step;
 use crate::wiring::Wiring;
 
 pub static KIND: StepKind = StepKind {
-    name: "assemble",
-    version: 1,
+    cooker: Cooker {
+        name: "assemble",
+        version: 1,
+        outputs: Names::Dynamic,
+        runs_under_check: false,
+        cook,
+    },
     scope: Scope::Set,
     lands: Lands::SetRoot,
-    outputs: Names::Dynamic,
     wire,
-    cook,
 };
 
 pub const CHANGES: &str = "changes.json";
@@ -86,7 +88,7 @@ fn wire(w: &Wiring) -> Option<Wired> {
     })
 }
 
-fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     let file = source_file(catalog::MANIFEST);
     let params: Params = params(step, &file)?;
     let blocks: Vec<&str> = params.blocks.iter().map(String::as_str).collect();
@@ -153,7 +155,7 @@ fn reduced_changes(changes: &[u8], manifest: &Value, file: &str) -> Result<Value
 
 /// Which blocks the set holds, the hash of each shipped output, and whether the game can
 /// install the set (its Unreal packages, and what they leave out).
-fn inventory(step: &Step, params: &Params, inputs: &Inputs) -> Result<Value, Vec<Diagnostic>> {
+fn inventory(step: &CookCtx, params: &Params, inputs: &Inputs) -> Result<Value, Vec<Diagnostic>> {
     let mut blocks = BTreeMap::new();
     for (name, bytes) in inputs {
         let Some((block, output)) = name.split_once('/') else {
@@ -236,7 +238,11 @@ fn installable(params: &Params, inputs: &Inputs) -> Result<Value, Vec<Diagnostic
     Ok(json!({"installable": true, "warnings": warnings}))
 }
 
-fn checks_report(step: &Step, params: &Params, inputs: &Inputs) -> Result<Value, Vec<Diagnostic>> {
+fn checks_report(
+    step: &CookCtx,
+    params: &Params,
+    inputs: &Inputs,
+) -> Result<Value, Vec<Diagnostic>> {
     let file = source_file(catalog::MANIFEST);
     let mut reports = Vec::new();
     for block in &params.blocks {
@@ -253,7 +259,7 @@ fn checks_report(step: &Step, params: &Params, inputs: &Inputs) -> Result<Value,
 }
 
 /// The pack's container, laid out by the packaging crate.
-fn container(step: &Step, blocks: &[&str], inputs: &Inputs) -> Cooked {
+fn container(step: &CookCtx, blocks: &[&str], inputs: &Inputs) -> Cooked {
     let file = source_file(catalog::MANIFEST);
     let get = |block: &str, name: &str| input(inputs, &block_input(block, name), &file);
     let mut content = Vec::new();
@@ -275,7 +281,7 @@ fn container(step: &Step, blocks: &[&str], inputs: &Inputs) -> Cooked {
             tags: block_tags,
         });
     }
-    forge_release::container::build(&step.pack, &content, &shipped(inputs, &file)?)
+    forge_release::container::build(step.pack, &content, &shipped(inputs, &file)?)
         .map_err(|e| diagnostic(&file, &e))
 }
 

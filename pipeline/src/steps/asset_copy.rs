@@ -1,8 +1,7 @@
 //! `asset_copy`: a manifest file delivered as an input holds it (`source`), its rights
 //! checked by the lint first. Planned by `mjolnir manifest build`.
 
-use super::{input, Cooked, Inputs, Lands, Names, Scope, StepKind};
-use crate::graph::Step;
+use super::{input, CookCtx, Cooked, Cooker, Inputs, Lands, Names, Scope, StepKind};
 
 /// The one output of every asset step: the delivered file's bytes.
 pub const OUTPUT: &str = "file";
@@ -10,18 +9,21 @@ pub const OUTPUT: &str = "file";
 pub const SOURCE: &str = "source";
 
 pub static KIND: StepKind = StepKind {
-    name: "asset_copy",
-    version: 1,
+    cooker: Cooker {
+        name: "asset_copy",
+        version: 1,
+        outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
+        runs_under_check: false,
+        cook,
+    },
     scope: Scope::Set,
     lands: Lands::Nowhere,
-    outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
     wire: |_| None,
-    cook,
 };
 
-fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     Ok(vec![(
         OUTPUT.to_string(),
-        input(inputs, SOURCE, &step.id)?.to_vec(),
+        input(inputs, SOURCE, step.id)?.to_vec(),
     )])
 }

@@ -2,17 +2,19 @@
 //! (`asset_manifest::derive`). Its inputs are `from/0`, `from/1`, ... in the manifest's
 //! order. Planned by `mjolnir manifest build`.
 
-use super::{finding, params, Cooked, Inputs, Lands, Names, Scope, StepKind};
-use crate::graph::Step;
+use super::{finding, params, CookCtx, Cooked, Cooker, Inputs, Lands, Names, Scope, StepKind};
 
 pub static KIND: StepKind = StepKind {
-    name: "asset_derive",
-    version: 1,
+    cooker: Cooker {
+        name: "asset_derive",
+        version: 1,
+        outputs: Names::Fixed(|_| vec![super::asset_copy::OUTPUT.to_string()]),
+        runs_under_check: false,
+        cook,
+    },
     scope: Scope::Set,
     lands: Lands::Nowhere,
-    outputs: Names::Fixed(|_| vec![super::asset_copy::OUTPUT.to_string()]),
     wire: |_| None,
-    cook,
 };
 
 #[derive(serde::Deserialize)]
@@ -28,15 +30,15 @@ pub fn source(i: usize) -> String {
     format!("from/{i}")
 }
 
-fn cook(step: &Step, inputs: &Inputs) -> Cooked {
-    let p: Params = params(step, &step.id)?;
+fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
+    let p: Params = params(step, step.id)?;
     let sources: Vec<&[u8]> = (0..p.sources)
-        .map(|i| super::input(inputs, &source(i), &step.id))
+        .map(|i| super::input(inputs, &source(i), step.id))
         .collect::<Result<_, _>>()?;
     let bytes = asset_manifest::derive::apply(&p.rule, &p.params, &sources).map_err(|why| {
         vec![finding(
             "derive_failed",
-            &step.id,
+            step.id,
             format!("{}: {why}", p.rule),
         )]
     })?;

@@ -1,17 +1,19 @@
 //! `asset_emit`: a manifest file whose bytes the manifest holds (`content`). Planned by
 //! `mjolnir manifest build` (`asset_build`), not by a Forge cook.
 
-use super::{finding, params, Cooked, Inputs, Lands, Names, Scope, StepKind};
-use crate::graph::Step;
+use super::{finding, params, CookCtx, Cooked, Cooker, Inputs, Lands, Names, Scope, StepKind};
 
 pub static KIND: StepKind = StepKind {
-    name: "asset_emit",
-    version: 1,
+    cooker: Cooker {
+        name: "asset_emit",
+        version: 1,
+        outputs: Names::Fixed(|_| vec![super::asset_copy::OUTPUT.to_string()]),
+        runs_under_check: false,
+        cook,
+    },
     scope: Scope::Set,
     lands: Lands::Nowhere,
-    outputs: Names::Fixed(|_| vec![super::asset_copy::OUTPUT.to_string()]),
     wire: |_| None,
-    cook,
 };
 
 #[derive(serde::Deserialize)]
@@ -20,13 +22,13 @@ struct Params {
 }
 
 /// A string is written as it is; any other JSON value, pretty-printed with a final newline.
-fn cook(step: &Step, _: &Inputs) -> Cooked {
-    let p: Params = params(step, &step.id)?;
+fn cook(step: &CookCtx, _: &Inputs) -> Cooked {
+    let p: Params = params(step, step.id)?;
     let bytes = match p.content {
         serde_json::Value::String(text) => text.into_bytes(),
         value => {
             let mut bytes = serde_json::to_vec_pretty(&value)
-                .map_err(|e| vec![finding("bad_content", &step.id, e.to_string())])?;
+                .map_err(|e| vec![finding("bad_content", step.id, e.to_string())])?;
             bytes.push(b'\n');
             bytes
         }

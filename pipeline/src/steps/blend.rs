@@ -4,18 +4,23 @@
 
 use serde_json::json;
 
-use super::{finding, input, source_file, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired};
-use crate::graph::Step;
+use super::{
+    finding, input, source_file, CookCtx, Cooked, Cooker, Inputs, Lands, Names, Scope, StepKind,
+    Wired,
+};
 use crate::wiring::Wiring;
 
 pub static KIND: StepKind = StepKind {
-    name: "blend",
-    version: 1,
+    cooker: Cooker {
+        name: "blend",
+        version: 1,
+        outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
+        runs_under_check: false,
+        cook,
+    },
     scope: Scope::Block,
     lands: Lands::Nowhere,
-    outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
     wire,
-    cook,
 };
 
 pub const OUTPUT: &str = "model.glb";
@@ -39,8 +44,8 @@ fn wire(w: &Wiring) -> Option<Wired> {
     })
 }
 
-fn cook(step: &Step, inputs: &Inputs) -> Cooked {
-    let params: serde_json::Value = serde_json::from_str(&step.params).unwrap_or_default();
+fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
+    let params: serde_json::Value = serde_json::from_str(step.params).unwrap_or_default();
     let rel = params["source"].as_str().unwrap_or_default();
     let file = source_file(rel);
     let blend = input(inputs, rel, &file)?;

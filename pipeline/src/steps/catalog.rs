@@ -5,19 +5,22 @@ use forge_contract::parse_manifest;
 use serde_json::Value;
 
 use super::{
-    compact, finding, source_file, text, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired,
+    compact, finding, source_file, text, CookCtx, Cooked, Cooker, Inputs, Lands, Names, Scope,
+    StepKind, Wired,
 };
-use crate::graph::Step;
 use crate::wiring::Wiring;
 
 pub static KIND: StepKind = StepKind {
-    name: "catalog",
-    version: 1,
+    cooker: Cooker {
+        name: "catalog",
+        version: 1,
+        outputs: Names::Dynamic,
+        runs_under_check: true,
+        cook,
+    },
     scope: Scope::Pack,
     lands: Lands::Nowhere,
-    outputs: Names::Dynamic,
     wire,
-    cook,
 };
 
 /// The pack's manifest, as validated.
@@ -52,7 +55,7 @@ fn wire(w: &Wiring) -> Option<Wired> {
     Wired::inputs(vec![w.source(MANIFEST)])
 }
 
-fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     let file = source_file(MANIFEST);
     let text = text(inputs, MANIFEST, &file)?;
     let (manifest, _warnings) = parse_manifest(&file, text)?;

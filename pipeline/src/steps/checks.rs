@@ -5,20 +5,22 @@
 use forge_contract::Diagnostic;
 
 use super::{
-    block, catalog, collision, finding, geometry, mesh, mopp, pretty, source_file, text, Cooked,
-    Inputs, Lands, Names, Scope, StepKind, Wired,
+    block, catalog, collision, finding, geometry, mesh, mopp, pretty, source_file, text, CookCtx,
+    Cooked, Cooker, Inputs, Lands, Names, Scope, StepKind, Wired,
 };
-use crate::graph::Step;
 use crate::wiring::Wiring;
 
 pub static KIND: StepKind = StepKind {
-    name: "checks",
-    version: forge_checks::VERSION,
+    cooker: Cooker {
+        name: "checks",
+        version: forge_checks::VERSION,
+        outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
+        runs_under_check: false,
+        cook,
+    },
     scope: Scope::Block,
     lands: Lands::Cooked,
-    outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
     wire,
-    cook,
 };
 
 pub const OUTPUT: &str = "checks.json";
@@ -38,7 +40,7 @@ pub fn inputs(w: &Wiring) -> Vec<crate::graph::Input> {
     ]
 }
 
-fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     let file = source_file(geometry::SOURCE);
     let (block, report) = run(step, inputs, &file)?;
     let blocking = findings(step, &file, &block, &report);
@@ -54,12 +56,12 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
 /// Runs every check of a block on its step's inputs (the ones `wire` lists): the block's
 /// declarations and its report. Previews run it too, so a failing block is still drawn.
 pub fn run(
-    step: &Step,
+    step: &CookCtx,
     inputs: &Inputs,
     file: &str,
 ) -> Result<(forge_contract::BlockGeometry, forge_checks::BlockReport), Vec<Diagnostic>> {
     let block = collision::source_block(inputs)?;
-    let entry = forge_contract::parse_entry(file, &step.pack, text(inputs, "entry.json", file)?)?;
+    let entry = forge_contract::parse_entry(file, step.pack, text(inputs, "entry.json", file)?)?;
     let model = collision::read(inputs, file)?;
     let index = mopp::read(inputs, file)?;
     let mesh = mesh::read(inputs, file)?;
@@ -94,7 +96,7 @@ pub fn run(
 
 /// One finding per unwaived failed check.
 pub fn findings(
-    step: &Step,
+    step: &CookCtx,
     file: &str,
     block: &forge_contract::BlockGeometry,
     report: &forge_checks::BlockReport,
@@ -134,7 +136,7 @@ fn millimetres(p: [f64; 3]) -> String {
 
 /// A failed check as a finding: which check, why, and the first ray that showed it.
 fn blocking_finding(
-    step: &Step,
+    step: &CookCtx,
     file: &str,
     geometry: &forge_contract::BlockGeometry,
     c: &forge_checks::CheckResult,

@@ -5,20 +5,22 @@ use forge_collision::CollisionError;
 use forge_contract::Diagnostic;
 
 use super::{
-    bad_intermediate, block, finding, geometry, input, source_file, text, Cooked, Inputs, Lands,
-    Names, Scope, StepKind, Wired,
+    bad_intermediate, block, finding, geometry, input, source_file, text, CookCtx, Cooked, Cooker,
+    Inputs, Lands, Names, Scope, StepKind, Wired,
 };
-use crate::graph::Step;
 use crate::wiring::Wiring;
 
 pub static KIND: StepKind = StepKind {
-    name: "collision",
-    version: forge_collision::BSP_VERSION,
+    cooker: Cooker {
+        name: "collision",
+        version: forge_collision::BSP_VERSION,
+        outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
+        runs_under_check: false,
+        cook,
+    },
     scope: Scope::Block,
     lands: Lands::Cooked,
-    outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
     wire,
-    cook,
 };
 
 pub const OUTPUT: &str = "collision.fcol";
@@ -44,7 +46,7 @@ pub fn source_block(inputs: &Inputs) -> Result<forge_contract::BlockGeometry, Ve
 }
 
 /// A collision cooker's error, placed at the block and hull it is about.
-pub fn located(step: &Step, e: CollisionError) -> Vec<Diagnostic> {
+pub fn located(step: &CookCtx, e: CollisionError) -> Vec<Diagnostic> {
     let hull = e.hull.map(|h| format!(", hull {h:?}")).unwrap_or_default();
     vec![finding(
         e.code,
@@ -57,7 +59,7 @@ fn wire(w: &Wiring) -> Option<Wired> {
     Wired::inputs(vec![geometry::of_block(w)])
 }
 
-fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     let geometry = source_block(inputs)?;
     let model = forge_collision::cook_bsp(&geometry).map_err(|e| located(step, e))?;
     Ok(vec![(OUTPUT.to_string(), model.to_bytes())])

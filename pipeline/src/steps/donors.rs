@@ -7,19 +7,24 @@ use forge_iostore::ids::{self, ChunkId};
 use forge_package::Package;
 use serde::{Deserialize, Serialize};
 
-use super::{finding, input, params, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired};
+use super::{
+    finding, input, params, CookCtx, Cooked, Cooker, Inputs, Lands, Names, Scope, StepKind, Wired,
+};
 pub use crate::donors::Role;
-use crate::graph::{Input, Step};
+use crate::graph::Input;
 use crate::wiring::Wiring;
 
 pub static KIND: StepKind = StepKind {
-    name: "donors",
-    version: 2,
+    cooker: Cooker {
+        name: "donors",
+        version: 2,
+        outputs: Names::Dynamic,
+        runs_under_check: true,
+        cook,
+    },
     scope: Scope::Pack,
     lands: Lands::Nowhere,
-    outputs: Names::Dynamic,
     wire,
-    cook,
 };
 
 pub use crate::donors::{ACTOR, GLASS_MATERIAL, PORTAL_MATERIAL, STATIC_MESH};
@@ -74,7 +79,7 @@ fn wire(w: &Wiring) -> Option<Wired> {
 /// Every role a donor can have.
 pub const ROLES: [Role; 4] = [STATIC_MESH, ACTOR, GLASS_MATERIAL, PORTAL_MATERIAL];
 
-fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     let file = DONORS_FILE.to_string();
     let checked: Vec<Checked> = params(step, &file)?;
     let tocs: Vec<(&String, forge_iostore::Toc)> = inputs

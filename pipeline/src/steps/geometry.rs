@@ -5,21 +5,24 @@ use forge_contract::{parse_geometry_lacking, parse_manifest};
 use serde_json::{json, Value};
 
 use super::{
-    catalog, compact, diagnostic, finding, source_file, text, Cooked, Inputs, Lands, Names, Scope,
-    StepKind, Wired,
+    catalog, compact, diagnostic, finding, source_file, text, CookCtx, Cooked, Cooker, Inputs,
+    Lands, Names, Scope, StepKind, Wired,
 };
-use crate::graph::{Input, Step};
+use crate::graph::Input;
 use crate::wiring::Wiring;
 
 pub static KIND: StepKind = StepKind {
-    name: "geometry",
-    // 2: blocks left out of geometry.json take their geometry from their models' hulls.
-    version: 2,
+    cooker: Cooker {
+        name: "geometry",
+        // 2: blocks left out of geometry.json take their geometry from their models' hulls.
+        version: 2,
+        outputs: Names::Dynamic,
+        runs_under_check: true,
+        cook,
+    },
     scope: Scope::Pack,
     lands: Lands::PerBlock(|block| (block_output(block), SHIPPED_AS)),
-    outputs: Names::Dynamic,
     wire,
-    cook,
 };
 
 pub const SOURCE: &str = "source/geometry.json";
@@ -91,7 +94,7 @@ fn model_block(model: &str) -> &str {
     name.rsplit_once('.').map_or(name, |(stem, _)| stem)
 }
 
-fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     let file = source_file(SOURCE);
     let manifest_file = source_file(catalog::MANIFEST);
     let (manifest, _) = parse_manifest(
@@ -102,7 +105,7 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
         .catalog()
         .ok_or_else(|| vec![finding("not_a_forge_pack", &file, "no catalog")])?;
     let text = text(inputs, SOURCE, &file)?;
-    let params: Value = serde_json::from_str(&step.params).unwrap_or_default();
+    let params: Value = serde_json::from_str(step.params).unwrap_or_default();
     let models: Vec<String> = params["hull_models"]
         .as_array()
         .into_iter()

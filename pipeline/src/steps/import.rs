@@ -4,19 +4,23 @@
 use std::collections::BTreeMap;
 
 use super::{
-    diagnostic, finding, source_file, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired,
+    diagnostic, finding, source_file, CookCtx, Cooked, Cooker, Inputs, Lands, Names, Scope,
+    StepKind, Wired,
 };
-use crate::graph::{Input, Step};
+use crate::graph::Input;
 use crate::wiring::Wiring;
 
 pub static KIND: StepKind = StepKind {
-    name: "import",
-    version: forge_gltf::VERSION,
+    cooker: Cooker {
+        name: "import",
+        version: forge_gltf::VERSION,
+        outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
+        runs_under_check: false,
+        cook,
+    },
     scope: Scope::Block,
     lands: Lands::Nowhere,
-    outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
     wire,
-    cook,
 };
 
 pub const OUTPUT: &str = "mesh.fgim";
@@ -87,8 +91,8 @@ fn named_files(w: &Wiring, model: &str, deriver: &str, uris: NamedUris) -> Vec<S
         .collect()
 }
 
-fn cook(step: &Step, inputs: &Inputs) -> Cooked {
-    let model_name = step.params.as_str();
+fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
+    let model_name = step.params;
     let file = source_file(model_name);
     let (model, external) = model_and_buffers(inputs, model_name, &file)?;
     let mesh = forge_gltf::import(&file, model, &external).map_err(|e| diagnostic(&file, &e))?;

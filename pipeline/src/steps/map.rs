@@ -13,26 +13,29 @@ use forge_map::{Layout, Level, PackRelease};
 use serde_json::{json, Value};
 
 use super::{
-    assemble, catalog, finding, geometry, pretty, source_file, text, Cooked, Inputs, Lands, Names,
-    Scope, StepKind, Wired,
+    assemble, catalog, finding, geometry, pretty, source_file, text, CookCtx, Cooked, Cooker,
+    Inputs, Lands, Names, Scope, StepKind, Wired,
 };
-use crate::graph::{Input, Step};
+use crate::graph::Input;
 use crate::wiring::Wiring;
 
 pub static KIND: StepKind = StepKind {
-    name: "map",
-    version: 1,
+    cooker: Cooker {
+        name: "map",
+        version: 1,
+        outputs: Names::Fixed(|_| {
+            vec![
+                PALETTE.to_string(),
+                CHECKS.to_string(),
+                OVERVIEW.to_string(),
+            ]
+        }),
+        runs_under_check: false,
+        cook,
+    },
     scope: Scope::Map,
     lands: Lands::Map,
-    outputs: Names::Fixed(|_| {
-        vec![
-            PALETTE.to_string(),
-            CHECKS.to_string(),
-            OVERVIEW.to_string(),
-        ]
-    }),
     wire,
-    cook,
 };
 
 pub const LEVEL: &str = "level.json";
@@ -119,7 +122,7 @@ fn wire(w: &Wiring) -> Option<Wired> {
     Wired::inputs(inputs)
 }
 
-fn cook(_step: &Step, inputs: &Inputs) -> Cooked {
+fn cook(_step: &CookCtx, inputs: &Inputs) -> Cooked {
     let file = source_file(LEVEL);
     let text_of_level = text(inputs, LEVEL, &file)?;
     let level = forge_map::parse_level(&file, text_of_level)?;

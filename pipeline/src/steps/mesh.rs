@@ -2,20 +2,22 @@
 //! re-centred, namespaced.
 
 use super::{
-    bad_intermediate, block, diagnostic, import, input, source_file, Cooked, Inputs, Lands, Names,
-    Scope, StepKind, Wired,
+    bad_intermediate, block, diagnostic, import, input, source_file, CookCtx, Cooked, Cooker,
+    Inputs, Lands, Names, Scope, StepKind, Wired,
 };
-use crate::graph::Step;
 use crate::wiring::Wiring;
 
 pub static KIND: StepKind = StepKind {
-    name: "mesh",
-    version: forge_mesh::VERSION,
+    cooker: Cooker {
+        name: "mesh",
+        version: forge_mesh::VERSION,
+        outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
+        runs_under_check: false,
+        cook,
+    },
     scope: Scope::Block,
     lands: Lands::Cooked,
-    outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
     wire,
-    cook,
 };
 
 pub const OUTPUT: &str = "static_mesh.fmsh";
@@ -42,11 +44,11 @@ pub fn read(
         .map_err(|e| bad_intermediate(file, "mesh", e))
 }
 
-fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     let block = block(step);
     let file = source_file(&format!("source/models/{block}"));
     let imported = forge_gltf::ImportedMesh::from_bytes(input(inputs, import::OUTPUT, &file)?)
         .map_err(|e| bad_intermediate(&file, "imported mesh", e))?;
-    let mesh = forge_mesh::cook(&step.pack, block, &imported).map_err(|e| diagnostic(&file, &e))?;
+    let mesh = forge_mesh::cook(step.pack, block, &imported).map_err(|e| diagnostic(&file, &e))?;
     Ok(vec![(OUTPUT.to_string(), mesh.to_bytes())])
 }

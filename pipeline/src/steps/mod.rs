@@ -6,14 +6,16 @@
 //! a kind. The planner (`plan`) walks the registry in order, so a kind may wire itself to
 //! any kind listed before it.
 
-use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::Arc;
 
-use forge_contract::{Diagnostic, Severity};
+use forge_contract::Diagnostic;
 use serde_json::Value;
 
-use crate::graph::{Input, Step};
+pub use engine::cooker::is_plain_relative;
+pub use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
+pub use findings::finding;
+
+use crate::graph::Input;
 use crate::wiring::Wiring;
 
 pub mod actor;
@@ -67,10 +69,6 @@ pub static REGISTRY: &[&StepKind] = &[
     &map::KIND,
 ];
 
-pub type Inputs = BTreeMap<String, Arc<Vec<u8>>>;
-pub type Outputs = Vec<(String, Vec<u8>)>;
-pub type Cooked = Result<Outputs, Vec<Diagnostic>>;
-
 /// How often a kind's step appears in a cook.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
@@ -104,55 +102,6 @@ pub enum Lands {
     Map,
 }
 
-/// The names a kind's outputs may have. Every cached record and every cooker's result is
-/// checked against them, so a damaged or swapped action record cannot name a file outside
-/// the set folder or feed a step an output it never declared.
-#[derive(Clone, Copy)]
-pub enum Names {
-    /// Exactly these, for a step's block (`""` for pack and set kinds).
-    Fixed(fn(&str) -> Vec<String>),
-    /// Named by what the step reads (a catalog's blocks, a render's views); each must
-    /// still be a plain relative path.
-    Dynamic,
-}
-
-impl StepKind {
-    /// Whether `names` are outputs this kind may make for `step`; `Err` says why not.
-    pub fn check_outputs<'a>(
-        &self,
-        step: &Step,
-        names: impl IntoIterator<Item = &'a str>,
-    ) -> Result<(), String> {
-        let mut names: Vec<&str> = names.into_iter().collect();
-        if let Some(bad) = names.iter().find(|n| !is_plain_relative(n)) {
-            return Err(format!("{bad:?} is not a plain relative path"));
-        }
-        if let Names::Fixed(declared) = self.outputs {
-            let mut declared = declared(block(step));
-            declared.sort();
-            names.sort_unstable();
-            if names != declared {
-                return Err(format!(
-                    "{names:?} are not the declared outputs {declared:?}"
-                ));
-            }
-        }
-        Ok(())
-    }
-}
-
-/// A path that stays below the folder it is joined to: relative, no `.` or `..`
-/// components, no backslashes or drive letters.
-pub fn is_plain_relative(rel: &str) -> bool {
-    !rel.is_empty()
-        && !rel.starts_with('/')
-        && !rel.contains('\\')
-        && !rel.contains(':')
-        && rel
-            .split('/')
-            .all(|c| !c.is_empty() && c != "." && c != "..")
-}
-
 /// The parameters and inputs a kind's wiring gives one of its steps.
 pub struct Wired {
     /// Canonical parameter text, part of the key.
@@ -169,68 +118,29 @@ impl Wired {
     }
 }
 
+/// A kind as the Forge layer plans it: the engine's cooker (name, version, outputs, the
+/// cook itself), and how often its steps appear, where their outputs land and how they
+/// are wired.
 pub struct StepKind {
-    pub name: &'static str,
-    /// Bump it whenever the output for the same inputs changes; every cached output of the
-    /// kind is rebuilt.
-    pub version: u32,
+    pub cooker: Cooker,
     pub scope: Scope,
     pub lands: Lands,
-    pub outputs: Names,
     /// The step's parameters and inputs, or `None` when this cook has no such step
     /// (previews when not rendering, the archive without `--archive`).
     pub wire: fn(&Wiring) -> Option<Wired>,
-    /// Bytes in, bytes out: the adapter over the kind's cooker crate.
-    pub cook: fn(&Step, &Inputs) -> Cooked,
 }
 
-impl StepKind {
-    pub fn name(&self) -> &'static str {
-        self.name
-    }
-
-    /// The output names of a kind whose outputs land in `cooked/<block>/`.
-    pub fn fixed_outputs(&self, block: &str) -> Vec<String> {
-        match self.outputs {
-            Names::Fixed(names) => names(block),
-            Names::Dynamic => panic!(
-                "{} lands in cooked/ but its outputs are not fixed",
-                self.name
-            ),
-        }
+/// A kind is its cooker to everything that runs or names it.
+impl std::ops::Deref for StepKind {
+    type Target = Cooker;
+    fn deref(&self) -> &Cooker {
+        &self.cooker
     }
 }
-
-/// Kinds are named uniquely, so the name is their identity.
-impl PartialEq for StepKind {
-    fn eq(&self, other: &Self) -> bool {
-        self.name == other.name
-    }
-}
-
-impl Eq for StepKind {}
 
 impl fmt::Debug for StepKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name)
-    }
-}
-
-/// Runs a step's cooker: what a cook passes to `execute::run`.
-pub fn cook(step: &Step, inputs: &Inputs) -> Cooked {
-    (step.kind.cook)(step, inputs)
-}
-
-/// A finding that is not about a JSON document (a model, a missing file).
-pub fn finding(code: &'static str, file: &str, message: impl Into<String>) -> Diagnostic {
-    Diagnostic {
-        code,
-        severity: Severity::Error,
-        file: file.to_string(),
-        pointer: String::new(),
-        line: None,
-        column: None,
-        message: message.into(),
+        f.write_str(self.cooker.name)
     }
 }
 
@@ -255,10 +165,10 @@ pub fn bad_intermediate(file: &str, what: &str, e: impl Coded) -> Vec<Diagnostic
 
 /// A step's parameters, which its own wiring wrote as JSON.
 pub fn params<T: serde::de::DeserializeOwned>(
-    step: &Step,
+    step: &CookCtx,
     file: &str,
 ) -> Result<T, Vec<Diagnostic>> {
-    serde_json::from_str(&step.params).map_err(|e| vec![finding("bad_params", file, e.to_string())])
+    serde_json::from_str(step.params).map_err(|e| vec![finding("bad_params", file, e.to_string())])
 }
 
 /// How a cooker names a source file in its findings and outputs: relative to the pack's
@@ -280,6 +190,6 @@ pub fn pretty(value: &Value) -> Vec<u8> {
 }
 
 /// The block a per-block step is about.
-pub fn block(step: &Step) -> &str {
-    step.block.as_deref().unwrap_or_default()
+pub fn block<'a>(step: &CookCtx<'a>) -> &'a str {
+    step.block.unwrap_or_default()
 }

@@ -3,20 +3,22 @@
 use forge_contract::Diagnostic;
 
 use super::{
-    bad_intermediate, collision, diagnostic, geometry, input, source_file, Cooked, Inputs, Lands,
-    Names, Scope, StepKind, Wired,
+    bad_intermediate, collision, diagnostic, geometry, input, source_file, CookCtx, Cooked, Cooker,
+    Inputs, Lands, Names, Scope, StepKind, Wired,
 };
-use crate::graph::Step;
 use crate::wiring::Wiring;
 
 pub static KIND: StepKind = StepKind {
-    name: "mopp",
-    version: forge_collision::MOPP_VERSION,
+    cooker: Cooker {
+        name: "mopp",
+        version: forge_collision::MOPP_VERSION,
+        outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
+        runs_under_check: false,
+        cook,
+    },
     scope: Scope::Block,
     lands: Lands::Cooked,
-    outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
     wire,
-    cook,
 };
 
 pub const OUTPUT: &str = "mopp.fmop";
@@ -36,7 +38,7 @@ fn wire(w: &Wiring) -> Option<Wired> {
     Wired::inputs(vec![collision::of_block(w)])
 }
 
-fn cook(_step: &Step, inputs: &Inputs) -> Cooked {
+fn cook(_step: &CookCtx, inputs: &Inputs) -> Cooked {
     let file = source_file(geometry::SOURCE);
     let model = collision::read(inputs, &file)?;
     let index = forge_collision::cook_mopp(&model).map_err(|e| diagnostic(&file, &e))?;

@@ -10,19 +10,21 @@ use serde_json::json;
 
 use super::{
     block, checks, collision, diagnostic, geometry, import, mesh, params, pretty, source_file,
-    text, Cooked, Inputs, Lands, Names, Scope, StepKind, Wired,
+    text, CookCtx, Cooked, Cooker, Inputs, Lands, Names, Scope, StepKind, Wired,
 };
-use crate::graph::Step;
 use crate::wiring::Wiring;
 
 pub static KIND: StepKind = StepKind {
-    name: "render",
-    version: forge_render::VERSION,
+    cooker: Cooker {
+        name: "render",
+        version: forge_render::VERSION,
+        outputs: Names::Dynamic,
+        runs_under_check: false,
+        cook,
+    },
     scope: Scope::Block,
     lands: Lands::Renders,
-    outputs: Names::Dynamic,
     wire,
-    cook,
 };
 
 /// The render settings a cook runs with.
@@ -87,11 +89,11 @@ fn wire(w: &Wiring) -> Option<Wired> {
 /// `<block>.<overlay>.png` (`collision`, `checks`) of the main view, never drawn over the
 /// plain preview. A turntable is `<block>.turntable.gif`. A block whose checks fail is
 /// drawn with its check rays (the failing ones red) and the findings written under it.
-fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     let block = block(step);
     let file = source_file(geometry::SOURCE);
     let params: StepParams = params(step, &file)?;
-    let entry = forge_contract::parse_entry(&file, &step.pack, text(inputs, "entry.json", &file)?)?;
+    let entry = forge_contract::parse_entry(&file, step.pack, text(inputs, "entry.json", &file)?)?;
     let (looks, notes) = looks(inputs, &params.model)?;
     let plain = Scene {
         triangles: triangles(&mesh::read(inputs, &file)?),

@@ -2,20 +2,22 @@
 //! declared size.
 
 use super::{
-    bad_intermediate, catalog, input, params, render, source_file, text, Cooked, Inputs, Lands,
-    Names, Scope, StepKind, Wired,
+    bad_intermediate, catalog, input, params, render, source_file, text, CookCtx, Cooked, Cooker,
+    Inputs, Lands, Names, Scope, StepKind, Wired,
 };
-use crate::graph::Step;
 use crate::wiring::Wiring;
 
 pub static KIND: StepKind = StepKind {
-    name: "sheet",
-    version: forge_render::VERSION,
+    cooker: Cooker {
+        name: "sheet",
+        version: forge_render::VERSION,
+        outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
+        runs_under_check: false,
+        cook,
+    },
     scope: Scope::Set,
     lands: Lands::Renders,
-    outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
     wire,
-    cook,
 };
 
 pub const OUTPUT: &str = "contact_sheet.png";
@@ -50,7 +52,7 @@ fn wire(w: &Wiring) -> Option<Wired> {
     })
 }
 
-fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     let file = source_file(catalog::MANIFEST);
     let SheetParams { blocks, tile } = params(step, &file)?;
     let mut tiles = Vec::new();
@@ -60,7 +62,7 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
             forge_render::decode_png(png).map_err(|e| bad_intermediate(&file, "render", e))?;
         let entry = forge_contract::parse_entry(
             &file,
-            &step.pack,
+            step.pack,
             text(inputs, &entry_input(block), &file)?,
         )?;
         let d = entry.dimensions_m;

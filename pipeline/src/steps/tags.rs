@@ -2,20 +2,22 @@
 //! `<block>.<group extension>`.
 
 use super::{
-    bad_intermediate, block, collision, geometry, input, polyhedra, source_file, Cooked, Inputs,
-    Lands, Names, Scope, StepKind, Wired,
+    bad_intermediate, block, collision, geometry, input, polyhedra, source_file, CookCtx, Cooked,
+    Cooker, Inputs, Lands, Names, Scope, StepKind, Wired,
 };
-use crate::graph::Step;
 use crate::wiring::Wiring;
 
 pub static KIND: StepKind = StepKind {
-    name: "tags",
-    version: forge_tags::VERSION,
+    cooker: Cooker {
+        name: "tags",
+        version: forge_tags::VERSION,
+        outputs: Names::Fixed(outputs),
+        runs_under_check: false,
+        cook,
+    },
     scope: Scope::Block,
     lands: Lands::Cooked,
-    outputs: Names::Fixed(outputs),
     wire,
-    cook,
 };
 
 /// The groups a block has a tag of, in container order.
@@ -42,7 +44,7 @@ fn wire(w: &Wiring) -> Option<Wired> {
     ])
 }
 
-fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     let block = block(step);
     let file = source_file(geometry::SOURCE);
     let model = collision::read(inputs, &file)?;
@@ -51,7 +53,7 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
             .map_err(|e| bad_intermediate(&file, "polyhedra", e))?;
     let (lo, hi) = model.bounds_m().unwrap_or(([0.0; 3], [0.0; 3]));
     let bounds = (forge_units::pack_to_blam(lo), forge_units::pack_to_blam(hi));
-    let tags = forge_tags::block_tags(&step.pack, block, bounds, &model, &polyhedra)
+    let tags = forge_tags::block_tags(step.pack, block, bounds, &model, &polyhedra)
         .map_err(|e| bad_intermediate(&file, "tags", e))?;
     Ok(tags
         .into_iter()

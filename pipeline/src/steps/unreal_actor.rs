@@ -2,20 +2,22 @@
 //! the donor actor Blueprint. Planned only when the cook has donors.
 
 use super::{
-    actor, diagnostic, donors, input, source_file, Cooked, Inputs, Lands, Names, Scope, StepKind,
-    Wired,
+    actor, diagnostic, donors, input, source_file, CookCtx, Cooked, Cooker, Inputs, Lands, Names,
+    Scope, StepKind, Wired,
 };
-use crate::graph::Step;
 use crate::wiring::Wiring;
 
 pub static KIND: StepKind = StepKind {
-    name: "unreal_actor",
-    version: 1,
+    cooker: Cooker {
+        name: "unreal_actor",
+        version: 1,
+        outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
+        runs_under_check: false,
+        cook,
+    },
     scope: Scope::Block,
     lands: Lands::Cooked,
-    outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
     wire,
-    cook,
 };
 
 pub const OUTPUT: &str = "actor.uasset";
@@ -28,7 +30,7 @@ fn wire(w: &Wiring) -> Option<Wired> {
     ])
 }
 
-fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     let file = source_file(super::block(step));
     let document = forge_actor::Actor::from_json(input(inputs, actor::OUTPUT, &file)?)
         .map_err(|e| super::bad_intermediate(&file, "actor", e))?;

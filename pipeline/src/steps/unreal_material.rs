@@ -5,21 +5,23 @@
 use serde::{Deserialize, Serialize};
 
 use super::{
-    catalog, diagnostic, finding, input, params, source_file, text, Cooked, Inputs, Lands, Names,
-    Scope, StepKind, Wired,
+    catalog, diagnostic, finding, input, params, source_file, text, CookCtx, Cooked, Cooker,
+    Inputs, Lands, Names, Scope, StepKind, Wired,
 };
 use crate::donors::{Role, GLASS_MATERIAL, PORTAL_MATERIAL};
-use crate::graph::Step;
 use crate::wiring::Wiring;
 
 pub static KIND: StepKind = StepKind {
-    name: "unreal_material",
-    version: forge_material::VERSION,
+    cooker: Cooker {
+        name: "unreal_material",
+        version: forge_material::VERSION,
+        outputs: Names::Dynamic,
+        runs_under_check: false,
+        cook,
+    },
     scope: Scope::Block,
     lands: Lands::Cooked,
-    outputs: Names::Dynamic,
     wire,
-    cook,
 };
 
 /// What every output's name starts with.
@@ -108,9 +110,9 @@ fn wire(w: &Wiring) -> Option<Wired> {
     })
 }
 
-fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     let file = source_file(catalog::MANIFEST);
-    let entry = forge_contract::parse_entry(&file, &step.pack, text(inputs, "entry.json", &file)?)?;
+    let entry = forge_contract::parse_entry(&file, step.pack, text(inputs, "entry.json", &file)?)?;
     let Params {
         parameters: [tint, opacity, emissive],
     } = params(step, &file)?;
@@ -134,7 +136,7 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
             )]);
         }
         let donor = input(inputs, role.output, &file)?;
-        let bytes = forge_material::package(donor, &step.pack, &entry.id, surface, &names)
+        let bytes = forge_material::package(donor, step.pack, &entry.id, surface, &names)
             .map_err(|e| diagnostic(&file, &e))?;
         out.push((output(&entry.id, &surface.slot), bytes));
     }

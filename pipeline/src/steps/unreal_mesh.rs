@@ -3,21 +3,23 @@
 //! material instance of it. Planned only when the cook has donors.
 
 use super::{
-    diagnostic, donors, mesh, source_file, unreal_material, Cooked, Inputs, Lands, Names, Scope,
-    StepKind, Wired,
+    diagnostic, donors, mesh, source_file, unreal_material, CookCtx, Cooked, Cooker, Inputs, Lands,
+    Names, Scope, StepKind, Wired,
 };
-use crate::graph::Step;
 use crate::wiring::Wiring;
 use forge_mesh::unreal::SlotMaterial;
 
 pub static KIND: StepKind = StepKind {
-    name: "unreal_mesh",
-    version: 2,
+    cooker: Cooker {
+        name: "unreal_mesh",
+        version: 2,
+        outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
+        runs_under_check: false,
+        cook,
+    },
     scope: Scope::Block,
     lands: Lands::Cooked,
-    outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
     wire,
-    cook,
 };
 
 pub const OUTPUT: &str = "static_mesh.uasset";
@@ -37,7 +39,7 @@ fn wire(w: &Wiring) -> Option<Wired> {
     })
 }
 
-fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     let block = super::block(step);
     let file = source_file(block);
     let mesh = mesh::read(inputs, &file)?;
@@ -45,7 +47,7 @@ fn cook(step: &Step, inputs: &Inputs) -> Cooked {
     let styled: Vec<String> = super::params(step, &file)?;
     let packages: Vec<String> = styled
         .iter()
-        .map(|slot| forge_material::package_path(&step.pack, block, slot))
+        .map(|slot| forge_material::package_path(step.pack, block, slot))
         .collect();
     let materials: Vec<SlotMaterial> = styled
         .iter()

@@ -5,17 +5,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use super::*;
+use crate::cooker::{Cooker, Names};
 use crate::graph::Step;
-use crate::steps::{Lands, Names, Scope, StepKind, Wired};
 
 /// A kind whose cooker the test passes to `run`; its own is never called.
-static FAKE: StepKind = StepKind {
+static FAKE: Cooker = Cooker {
     name: "fake",
     version: 1,
-    scope: Scope::Pack,
-    lands: Lands::Nowhere,
     outputs: Names::Fixed(|_| vec!["out".to_string()]),
-    wire: |_| Wired::inputs(Vec::new()),
+    runs_under_check: true,
     cook: |_, _| unreachable!("the test's cooker runs instead"),
 };
 
@@ -63,7 +61,7 @@ impl Bench {
         }
     }
 
-    fn run(&self, graph: &Graph, keep_going: bool, cook: &Cooker<'_>) -> Vec<Finished> {
+    fn run(&self, graph: &Graph, keep_going: bool, cook: &CookFn<'_>) -> Vec<Finished> {
         run(graph, Vec::new(), &self.settings(keep_going), &Quiet, cook)
     }
 

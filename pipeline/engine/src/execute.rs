@@ -13,14 +13,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use forge_contract::Diagnostic;
+use findings::{finding, Diagnostic};
 use rayon::prelude::*;
 
+use crate::cooker::{Cooked, Inputs, Outputs};
 use crate::fingerprint::{Dirty, Fingerprint};
 use crate::graph::{Graph, Input, Step, StepId};
 use crate::remote::{Fetched, RemoteCache};
 use crate::stat_cache::StatCache;
-use crate::steps::{finding, Cooked, Inputs, Outputs, Scope};
 use crate::store::{ActionRecord, OutputRef, Store};
 
 /// One output of a step. Outputs of a cache hit are not read until something needs their
@@ -142,8 +142,8 @@ pub struct Settings<'a> {
     /// The shared cache, asked on a local miss and given what is cooked.
     pub remote: Option<&'a RemoteCache>,
     /// `--check`: a step the caches miss is not cooked but reported [`Outcome::Stale`];
-    /// only the contract's validation (pack steps, which name the blocks) runs, and what
-    /// it makes is not stored.
+    /// only kinds that run under check (what the planner needs to lay out the rest) run,
+    /// and what they make is not stored.
     pub check: bool,
 }
 
@@ -249,7 +249,7 @@ pub fn run(
     prior: Vec<Finished>,
     settings: &Settings,
     observer: &dyn Observer,
-    cook: &Cooker<'_>,
+    cook: &CookFn<'_>,
 ) -> Vec<Finished> {
     let pool = settings.pool;
     let mut run = Run::new(graph, prior);
@@ -446,7 +446,7 @@ fn probe(
 
 /// A step's cooker: what `run` calls for each step that is not cached. A cook passes
 /// `steps::cook`; tests pass fakes.
-pub type Cooker<'a> = dyn Fn(&Step, &Inputs) -> Cooked + Sync + 'a;
+pub type CookFn<'a> = dyn Fn(&Step, &Inputs) -> Cooked + Sync + 'a;
 
 /// A step's inputs, hashed; the bytes of those already read, and what is still to read.
 struct Gathered {
@@ -461,7 +461,7 @@ fn run_step(
     id: StepId,
     upstream: &[Option<Finished>],
     settings: &Settings,
-    cook: &Cooker<'_>,
+    cook: &CookFn<'_>,
 ) -> Finished {
     let started = Instant::now();
     let step = &graph.steps[id];
@@ -483,7 +483,7 @@ fn run_step(
         }
         Err(dirty) => dirty,
     };
-    if settings.check && step.kind.scope != Scope::Pack {
+    if settings.check && !step.kind.runs_under_check {
         return Finished {
             key: Some(key),
             outcome: Outcome::Stale(dirty),
@@ -714,7 +714,7 @@ fn load(step: &Step, g: Gathered, settings: &Settings) -> Result<Inputs, Vec<Dia
 
 /// Runs the cooker; a panic becomes the step's failure instead of a worker that never
 /// reports, so the cook ends.
-fn cook_caught(step: &Step, inputs: &Inputs, cook: &Cooker<'_>) -> Cooked {
+fn cook_caught(step: &Step, inputs: &Inputs, cook: &CookFn<'_>) -> Cooked {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| cook(step, inputs))).unwrap_or_else(
         |panic| {
             let what = panic

@@ -53,7 +53,7 @@ pub fn set_folder(
     refuse_links(out, dir)?;
     if let Some(rel) = files
         .keys()
-        .find(|rel| !crate::steps::is_plain_relative(rel))
+        .find(|rel| !crate::cooker::is_plain_relative(rel))
     {
         return Err(Error::Io(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,

@@ -20,7 +20,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::config::Remote;
+/// The remote cache a cook uses: its URL, and whether this machine only reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Remote {
+    pub url: String,
+    pub readonly: bool,
+    pub timeout: std::time::Duration,
+}
 
 pub use action_result::RemoteOutput;
 
@@ -350,4 +356,11 @@ enum Refusal {
     Bad(String),
 }
 
-pub use forge_release::signature::sha256_hex;
+/// Lowercase SHA-256 hex, as the Bazel protocol names blobs.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}

@@ -5,12 +5,12 @@
 
 use std::path::PathBuf;
 
-use crate::steps::StepKind;
+use crate::cooker::Cooker;
 
 pub type StepId = usize;
 
-/// What a step does: one of the registered step kinds (see `steps`).
-pub type Kind = &'static StepKind;
+/// What a step does: its kind's cooker.
+pub type Kind = &'static Cooker;
 
 #[derive(Debug, Clone)]
 pub enum Input {

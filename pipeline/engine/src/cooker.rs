@@ -1,0 +1,127 @@
+//! What the engine runs: a [`Cooker`] has a name, a version (part of every key it makes),
+//! the names its outputs may have, and a pure function from a [`CookCtx`] and its inputs'
+//! bytes to output bytes or findings. The engine knows nothing else of a kind: where its
+//! outputs land and how it is wired belong to the layer that plans the graph.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use findings::Diagnostic;
+
+use crate::graph::Step;
+
+pub type Inputs = BTreeMap<String, Arc<Vec<u8>>>;
+pub type Outputs = Vec<(String, Vec<u8>)>;
+pub type Cooked = Result<Outputs, Vec<Diagnostic>>;
+
+/// Everything a cooker may see besides its inputs, all of it in the key: no path, no
+/// clock, no thread count.
+#[derive(Debug, Clone, Copy)]
+pub struct CookCtx<'a> {
+    /// The step's id, for messages.
+    pub id: &'a str,
+    pub pack: &'a str,
+    pub block: Option<&'a str>,
+    /// Canonical parameter text.
+    pub params: &'a str,
+}
+
+impl<'a> CookCtx<'a> {
+    pub fn of(step: &'a Step) -> CookCtx<'a> {
+        CookCtx {
+            id: &step.id,
+            pack: &step.pack,
+            block: step.block.as_deref(),
+            params: &step.params,
+        }
+    }
+}
+
+pub struct Cooker {
+    pub name: &'static str,
+    /// Bump it whenever the output for the same inputs changes; every cached output of the
+    /// kind is rebuilt.
+    pub version: u32,
+    pub outputs: Names,
+    /// Whether its steps still run under `--check` (which otherwise only looks steps up):
+    /// a kind whose outputs the planner needs to lay out the rest of the graph.
+    pub runs_under_check: bool,
+    /// Bytes in, bytes out.
+    pub cook: fn(&CookCtx, &Inputs) -> Cooked,
+}
+
+/// The names a kind's outputs may have. Every cached record and every cooker's result is
+/// checked against them, so a damaged or swapped action record cannot name a file outside
+/// its folder or feed a step an output it never declared.
+#[derive(Clone, Copy)]
+pub enum Names {
+    /// Exactly these, for a step's block (`""` for steps of no block).
+    Fixed(fn(&str) -> Vec<String>),
+    /// Named by what the step reads; each must still be a plain relative path.
+    Dynamic,
+}
+
+impl Cooker {
+    /// Whether `names` are outputs this kind may make for `step`; `Err` says why not.
+    pub fn check_outputs<'a>(
+        &self,
+        step: &Step,
+        names: impl IntoIterator<Item = &'a str>,
+    ) -> Result<(), String> {
+        let mut names: Vec<&str> = names.into_iter().collect();
+        if let Some(bad) = names.iter().find(|n| !is_plain_relative(n)) {
+            return Err(format!("{bad:?} is not a plain relative path"));
+        }
+        if let Names::Fixed(declared) = self.outputs {
+            let mut declared = declared(step.block.as_deref().unwrap_or_default());
+            declared.sort();
+            names.sort_unstable();
+            if names != declared {
+                return Err(format!(
+                    "{names:?} are not the declared outputs {declared:?}"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The output names of a kind with fixed outputs, for a block.
+    pub fn fixed_outputs(&self, block: &str) -> Vec<String> {
+        match self.outputs {
+            Names::Fixed(names) => names(block),
+            Names::Dynamic => panic!("{}'s outputs are not fixed", self.name),
+        }
+    }
+}
+
+/// Kinds are named uniquely, so the name is their identity.
+impl PartialEq for Cooker {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Cooker {}
+
+impl std::fmt::Debug for Cooker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// Runs a step's cooker on what it may see: what a build passes to `execute::run`.
+pub fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+    (step.kind.cook)(&CookCtx::of(step), inputs)
+}
+
+/// A path that stays below the folder it is joined to: relative, no `.` or `..`
+/// components, no backslashes or drive letters.
+pub fn is_plain_relative(rel: &str) -> bool {
+    !rel.is_empty()
+        && !rel.starts_with('/')
+        && !rel.contains('\\')
+        && !rel.contains(':')
+        && rel
+            .split('/')
+            .all(|c| !c.is_empty() && c != "." && c != "..")
+}
