@@ -101,7 +101,7 @@ pub fn build(args: &BuildArgs) -> Result<i32> {
         remote: None,
         check: false,
     };
-    let results = execute::run(&graph, Vec::new(), &settings, &Quiet, &engine::cooker::cook);
+    let results = execute::run(&graph, Vec::new(), &settings, &Quiet, &engine::graph::cook);
     store.close()?;
     stat_cache.save()?;
     let failed: Vec<_> = results

@@ -1,13 +1,10 @@
 //! The command line. Exit codes: 0 success, 1 the inputs have errors (findings were
 //! printed), 2 the command could not run (bad usage, locked build folder, I/O failure).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{bail, Context, Result};
+use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
-use forge_contract::compat::{self, Release};
-use forge_contract::{parse_geometry, parse_manifest, Diagnostic, GeometrySource, Manifest};
-use serde_json::json;
 
 use crate::config::{Config, Overrides};
 use crate::cook::{self, Ending};
@@ -343,15 +340,17 @@ fn forge_command(forge: Forge) -> Result<i32> {
     match forge {
         Forge::Cook(args) => {
             if args.watch {
-                let (dirs, files) = watched(&args.config, &overrides_of(&args))?;
+                let (dirs, files) = crate::watch::watched(&args.config, &overrides_of(&args))?;
                 return crate::watch::watch(&dirs, &files, || cook_once(&args));
             }
             cook_once(&args)
         }
-        Forge::Validate { packs, slug, json } => validate(&packs, slug.as_deref(), json),
+        Forge::Validate { packs, slug, json } => {
+            crate::validate::validate(&packs, slug.as_deref(), json)
+        }
         Forge::New { id, style, dir } => crate::scaffold::new_pack(&id, style, &dir),
         Forge::Suggest { pack, block, write } => crate::suggest::suggest(&pack, &block, write),
-        Forge::Compat { old, new, json } => compare(&old, &new, json),
+        Forge::Compat { old, new, json } => crate::compat::compare(&old, &new, json),
         Forge::Inspect { file, json, global } => {
             crate::inspect::inspect(&file, json, global.as_deref())
         }
@@ -434,19 +433,6 @@ fn cache_command(cache: Cache) -> Result<i32> {
     }
 }
 
-pub(crate) fn print_findings(findings: &[Diagnostic], as_json: bool) {
-    if as_json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&json!({"findings": findings})).expect("serializes")
-        );
-    } else {
-        for d in findings {
-            eprintln!("{d}");
-        }
-    }
-}
-
 fn overrides_of(args: &CookArgs) -> Overrides {
     Overrides {
         packs: args.packs.clone(),
@@ -494,255 +480,4 @@ fn cook_once(args: &CookArgs) -> Result<i32> {
         Ending::Cooked => 0,
         Ending::Failed | Ending::Stale => 1,
     })
-}
-
-/// What `--watch` watches: every configured pack's and map's folder, and the file itself.
-pub(crate) fn watched(
-    config: &Path,
-    overrides: &Overrides,
-) -> Result<(Vec<PathBuf>, Vec<PathBuf>)> {
-    let loaded = Config::load(config, overrides)?;
-    let dirs = loaded
-        .packs
-        .iter()
-        .chain(&loaded.maps)
-        .map(|p| p.dir.clone())
-        .collect();
-    Ok((dirs, vec![config.to_path_buf()]))
-}
-
-fn exit_code(findings: &[Diagnostic]) -> i32 {
-    if findings.iter().any(Diagnostic::is_error) {
-        1
-    } else {
-        0
-    }
-}
-
-/// Reads a pack for checking: its manifest, and its geometry when present.
-pub(crate) struct LoadedPack {
-    pub label: String,
-    pub manifest: Option<Manifest>,
-    geometry: Option<GeometrySource>,
-    pub findings: Vec<Diagnostic>,
-}
-
-fn load_pack_dir(dir: &Path) -> Result<LoadedPack> {
-    let manifest_path = dir.join("mjolnir.json");
-    let label = manifest_path.display().to_string();
-    let text =
-        std::fs::read_to_string(&manifest_path).with_context(|| format!("cannot read {label}"))?;
-    let mut pack = load_manifest_text(&label, &text);
-    let geometry_path = dir.join("source/geometry.json");
-    if let (Some(catalog), true) = (
-        pack.manifest.as_ref().and_then(Manifest::catalog),
-        geometry_path.is_file(),
-    ) {
-        let file = geometry_path.display().to_string();
-        let text = std::fs::read_to_string(&geometry_path)
-            .with_context(|| format!("cannot read {file}"))?;
-        match parse_geometry(&file, &text, catalog) {
-            Ok((g, warnings)) => {
-                pack.geometry = Some(g);
-                pack.findings.extend(warnings);
-            }
-            Err(findings) => pack.findings.extend(findings),
-        }
-    }
-    Ok(pack)
-}
-
-fn load_manifest_text(label: &str, text: &str) -> LoadedPack {
-    match parse_manifest(label, text) {
-        Ok((m, warnings)) => LoadedPack {
-            label: label.to_string(),
-            manifest: Some(m),
-            geometry: None,
-            findings: warnings,
-        },
-        Err(findings) => LoadedPack {
-            label: label.to_string(),
-            manifest: None,
-            geometry: None,
-            findings,
-        },
-    }
-}
-
-/// A pack folder, a manifest file, or a `.mjolnir` archive (its `mjolnir.json`).
-pub(crate) fn load_release(path: &Path) -> Result<LoadedPack> {
-    if path.is_dir() {
-        return load_pack_dir(path);
-    }
-    let label = path.display().to_string();
-    let bytes = mjolnir_files::bounded::read(path, 512 << 20)
-        .with_context(|| format!("cannot read {label}"))?;
-    if bytes.starts_with(b"PK") {
-        let manifest = forge_release::archive::read_member(&bytes, "mjolnir.json", 16 << 20)
-            .with_context(|| format!("{label} is not a readable archive"))?
-            .with_context(|| format!("{label} has no mjolnir.json"))?;
-        let text = String::from_utf8(manifest)
-            .with_context(|| format!("{label}: mjolnir.json is not UTF-8 text"))?;
-        return Ok(load_manifest_text(&format!("{label}!mjolnir.json"), &text));
-    }
-    let text = String::from_utf8(bytes).with_context(|| format!("{label} is not UTF-8 text"))?;
-    Ok(load_manifest_text(&label, &text))
-}
-
-fn validate(dirs: &[PathBuf], slug: Option<&str>, as_json: bool) -> Result<i32> {
-    let mut findings = Vec::new();
-    for dir in dirs {
-        let pack = load_pack_dir(dir)?;
-        findings.extend(pack.findings);
-        if let (Some(slug), Some(catalog)) =
-            (slug, pack.manifest.as_ref().and_then(Manifest::catalog))
-        {
-            if catalog.id != slug {
-                findings.push(crate::steps::finding(
-                    "pack_id_not_slug",
-                    &pack.label,
-                    format!(
-                        "the pack id {:?} must equal the Hub slug {slug:?}",
-                        catalog.id
-                    ),
-                ));
-            }
-        }
-        if let Some(catalog) = pack.manifest.as_ref().and_then(Manifest::catalog) {
-            findings.extend(model_findings(dir, catalog));
-        }
-        if pack
-            .manifest
-            .as_ref()
-            .is_some_and(|m| m.catalog().is_some())
-            && pack.geometry.is_none()
-            && !dir.join("source/geometry.json").is_file()
-        {
-            findings.push(crate::steps::finding(
-                "missing_geometry",
-                &pack.label,
-                "source/geometry.json is missing; every block needs collision hulls",
-            ));
-        }
-    }
-    print_findings(&findings, as_json);
-    let code = exit_code(&findings);
-    if !as_json && code == 0 {
-        println!(
-            "{} pack{} valid",
-            dirs.len(),
-            if dirs.len() == 1 { "" } else { "s" }
-        );
-    }
-    Ok(code)
-}
-
-/// Every block has a model (`source/models/<block>.gltf` or `.glb`), and every buffer a
-/// `.gltf` names is there.
-fn model_findings(dir: &Path, catalog: &forge_contract::Catalog) -> Vec<Diagnostic> {
-    let models = dir.join("source/models");
-    let mut findings = Vec::new();
-    for block in &catalog.blocks {
-        let gltf = models.join(format!("{}.gltf", block.id));
-        let glb = models.join(format!("{}.glb", block.id));
-        if glb.is_file() && !gltf.is_file() {
-            findings.extend(
-                std::fs::read(&glb)
-                    .ok()
-                    .and_then(|b| dropped_textures(&glb, &b)),
-            );
-            continue;
-        }
-        let Ok(bytes) = std::fs::read(&gltf) else {
-            findings.push(crate::steps::finding(
-                "missing_model",
-                &gltf.display().to_string(),
-                format!("block {:?} has no model: export source/models/{0}.gltf (with its .bin) or {0}.glb", block.id),
-            ));
-            continue;
-        };
-        let rel = format!("source/models/{}.gltf", block.id);
-        findings.extend(dropped_textures(&gltf, &bytes));
-        for uri in forge_gltf::external_uris(&rel, &bytes).unwrap_or_default() {
-            let buffer = models.join(&uri);
-            if !buffer.is_file() {
-                findings.push(crate::steps::finding(
-                    "missing_buffer",
-                    &buffer.display().to_string(),
-                    format!("{} names it as a buffer, and it is missing: export the .bin beside it, or export a .glb", gltf.display()),
-                ));
-            }
-        }
-    }
-    findings
-}
-
-/// A warning for a model's textures: the cook keeps geometry, normals, UVs and material
-/// slot names, and the game draws the donor's materials, so textures are not carried.
-fn dropped_textures(model: &Path, bytes: &[u8]) -> Option<Diagnostic> {
-    // A .glb's JSON is its first chunk: 12 bytes of header, then length, type, data.
-    let json = if bytes.starts_with(b"glTF") {
-        let length = u32::from_le_bytes(bytes.get(12..16)?.try_into().ok()?) as usize;
-        bytes.get(20..20usize.checked_add(length)?)?
-    } else {
-        bytes
-    };
-    let value: serde_json::Value = serde_json::from_slice(json).ok()?;
-    let images = value["images"].as_array().map_or(0, Vec::len);
-    let textured: Vec<&str> = value["materials"]
-        .as_array()?
-        .iter()
-        .filter(|m| {
-            m["pbrMetallicRoughness"]["baseColorTexture"].is_object()
-                || m["normalTexture"].is_object()
-        })
-        .filter_map(|m| m["name"].as_str())
-        .collect();
-    if images == 0 && textured.is_empty() {
-        return None;
-    }
-    let mut warning = crate::steps::finding(
-        "texture_dropped",
-        &model.display().to_string(),
-        format!(
-            "{images} image(s) and textured materials {textured:?}: the cook keeps the geometry, normals, UVs and material slot names; the game draws the donor's materials, so these textures are not carried (docs/donors.md)"
-        ),
-    );
-    warning.severity = forge_contract::Severity::Warning;
-    Some(warning)
-}
-
-fn compare(old: &Path, new: &Path, as_json: bool) -> Result<i32> {
-    let old_pack = load_release(old)?;
-    let new_pack = load_release(new)?;
-    for p in [&old_pack, &new_pack] {
-        if p.manifest.is_none() {
-            print_findings(&p.findings, as_json);
-            bail!(
-                "{} is not a valid release; fix it before comparing",
-                p.label
-            );
-        }
-    }
-    let (Some(om), Some(nm)) = (&old_pack.manifest, &new_pack.manifest) else {
-        unreachable!("checked above")
-    };
-    let findings = compat::compare(
-        &Release {
-            label: &old_pack.label,
-            manifest: om,
-            geometry: old_pack.geometry.as_ref(),
-        },
-        &Release {
-            label: &new_pack.label,
-            manifest: nm,
-            geometry: new_pack.geometry.as_ref(),
-        },
-    );
-    print_findings(&findings, as_json);
-    let code = exit_code(&findings);
-    if !as_json && code == 0 {
-        println!("{} {} may follow {}", nm.name, nm.version, om.version);
-    }
-    Ok(code)
 }

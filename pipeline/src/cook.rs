@@ -160,7 +160,7 @@ impl Cook<'_> {
             prior,
             self.settings,
             self.progress,
-            &engine::cooker::cook,
+            &engine::graph::cook,
         )
     }
 

@@ -10,7 +10,8 @@ use forge_iostore::ids::{self, ChunkId};
 use forge_map::{Level, PackRelease, Palette};
 use serde_json::json;
 
-use crate::cli::{load_release, print_findings};
+use crate::loaded_pack::load_release;
+use crate::print::print_findings;
 
 #[derive(clap::Args)]
 pub struct BakeArgs {

@@ -103,7 +103,7 @@ pub fn render(args: RenderArgs) -> Result<i32> {
         })
     };
     if watch {
-        let (dirs, files) = crate::cli::watched(&config, &overrides)?;
+        let (dirs, files) = crate::watch::watched(&config, &overrides)?;
         return crate::watch::watch(&dirs, &files, render);
     }
     render()

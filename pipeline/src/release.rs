@@ -191,7 +191,7 @@ pub fn pack(args: &PackArgs) -> Result<i32> {
 /// The update rules from `previous` to this manifest; `Some(1)` when they refuse it (a
 /// breaking change within a line), after printing why and what to do instead.
 fn breaking(previous: &Path, path: &Path, manifest: &[u8]) -> Result<Option<i32>> {
-    let old = crate::cli::load_release(previous)?;
+    let old = crate::loaded_pack::load_release(previous)?;
     let label = path.display().to_string();
     let new = forge_contract::parse_manifest(&label, &String::from_utf8_lossy(manifest)).map_err(
         |d| {

@@ -2,12 +2,14 @@
 //! The packs' and maps' folders and the configuration file are watched; a burst of saves
 //! (an exporter writing a `.gltf` and its `.bin`) settles into one rebuild. Ctrl-C ends it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use notify::{RecursiveMode, Watcher};
+
+use crate::config::{Config, Overrides};
 
 /// Saves closer together than this are one change.
 const SETTLE: Duration = Duration::from_millis(300);
@@ -51,4 +53,16 @@ pub fn watch(
             Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(code),
         }
     }
+}
+
+/// What `--watch` watches: every configured pack's and map's folder, and the file itself.
+pub fn watched(config: &Path, overrides: &Overrides) -> Result<(Vec<PathBuf>, Vec<PathBuf>)> {
+    let loaded = Config::load(config, overrides)?;
+    let dirs = loaded
+        .packs
+        .iter()
+        .chain(&loaded.maps)
+        .map(|p| p.dir.clone())
+        .collect();
+    Ok((dirs, vec![config.to_path_buf()]))
 }

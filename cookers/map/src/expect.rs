@@ -2,26 +2,11 @@
 //! authored objects, counts of particular entries, and the height of its raised decks.
 //! The cook checks a stock map's stated facts with these, and an author's map the same way.
 
-use std::collections::BTreeMap;
-
 use forge_contract::{child, Catalog, Diagnostic, Findings};
-use serde::{Deserialize, Serialize};
 
 use crate::layout::Layout;
 
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Expect {
-    /// Exactly this many placed objects.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub objects: Option<usize>,
-    /// Exactly this many of an entry: a palette name, or `<name>/<team>` for a team's.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub counts: BTreeMap<String, usize>,
-    /// Every placed piece of the `decks` category stands on the floor with its top here.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub deck_height_m: Option<f64>,
-}
+pub use crate::level::Expect;
 
 /// How far a deck's top may be from the stated height.
 const HEIGHT_TOLERANCE_M: f64 = 0.001;

@@ -30,7 +30,7 @@ pub struct Level {
     pub circuit: bool,
     /// What the layout is stated to hold.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expect: Option<crate::expect::Expect>,
+    pub expect: Option<Expect>,
     pub blam: Blam,
 }
 
@@ -104,4 +104,19 @@ pub fn parse_level(file: &str, text: &str) -> Result<Level, Vec<Diagnostic>> {
         return Err(f.into_vec());
     }
     Ok(level)
+}
+
+/// What a level says its layout holds (`expect`), checked by `expect::check`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// Exactly this many placed objects.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub objects: Option<usize>,
+    /// Exactly this many of an entry: a palette name, or `<name>/<team>` for a team's.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub counts: std::collections::BTreeMap<String, usize>,
+    /// Every placed piece of the `decks` category stands on the floor with its top here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deck_height_m: Option<f64>,
 }

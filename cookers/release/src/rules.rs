@@ -7,7 +7,24 @@ use std::collections::{BTreeMap, BTreeSet};
 use forge_contract::{Catalog, Manifest};
 use serde_json::Value;
 
-use crate::scan::{Finding, Severity};
+use serde::Serialize;
+
+/// How bad a finding of the Hub's rules is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub code: &'static str,
+    pub severity: Severity,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub member: Option<String>,
+    pub message: String,
+}
 
 pub fn error(code: &'static str, member: Option<&str>, message: impl Into<String>) -> Finding {
     Finding {

@@ -17,21 +17,7 @@ pub const ALLOWED: &[&str] = &[
     "utoc", "ucas", "json", "md", "txt", "png", "jpg", "jpeg", "webp",
 ];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Error,
-    Warning,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Finding {
-    pub code: &'static str,
-    pub severity: Severity,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub member: Option<String>,
-    pub message: String,
-}
+pub use crate::rules::{Finding, Severity};
 
 #[derive(Debug, Default, Clone, Serialize)]
 pub struct ScanReport {

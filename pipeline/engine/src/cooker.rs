@@ -8,8 +8,6 @@ use std::sync::Arc;
 
 use findings::Diagnostic;
 
-use crate::graph::Step;
-
 pub type Inputs = BTreeMap<String, Arc<Vec<u8>>>;
 pub type Outputs = Vec<(String, Vec<u8>)>;
 pub type Cooked = Result<Outputs, Vec<Diagnostic>>;
@@ -24,17 +22,6 @@ pub struct CookCtx<'a> {
     pub block: Option<&'a str>,
     /// Canonical parameter text.
     pub params: &'a str,
-}
-
-impl<'a> CookCtx<'a> {
-    pub fn of(step: &'a Step) -> CookCtx<'a> {
-        CookCtx {
-            id: &step.id,
-            pack: &step.pack,
-            block: step.block.as_deref(),
-            params: &step.params,
-        }
-    }
 }
 
 pub struct Cooker {
@@ -62,10 +49,11 @@ pub enum Names {
 }
 
 impl Cooker {
-    /// Whether `names` are outputs this kind may make for `step`; `Err` says why not.
+    /// Whether `names` are outputs this kind may make for a step of `block` (`""` for
+    /// none); `Err` says why not.
     pub fn check_outputs<'a>(
         &self,
-        step: &Step,
+        block: &str,
         names: impl IntoIterator<Item = &'a str>,
     ) -> Result<(), String> {
         let mut names: Vec<&str> = names.into_iter().collect();
@@ -73,7 +61,7 @@ impl Cooker {
             return Err(format!("{bad:?} is not a plain relative path"));
         }
         if let Names::Fixed(declared) = self.outputs {
-            let mut declared = declared(step.block.as_deref().unwrap_or_default());
+            let mut declared = declared(block);
             declared.sort();
             names.sort_unstable();
             if names != declared {
@@ -107,11 +95,6 @@ impl std::fmt::Debug for Cooker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name)
     }
-}
-
-/// Runs a step's cooker on what it may see: what a build passes to `execute::run`.
-pub fn cook(step: &Step, inputs: &Inputs) -> Cooked {
-    (step.kind.cook)(&CookCtx::of(step), inputs)
 }
 
 /// A path that stays below the folder it is joined to: relative, no `.` or `..`

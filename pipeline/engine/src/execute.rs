@@ -377,7 +377,10 @@ fn cached_outputs(
     verify: bool,
 ) -> Result<Vec<Arc<Output>>, String> {
     step.kind
-        .check_outputs(step, record.outputs.iter().map(|o| o.name.as_str()))
+        .check_outputs(
+            step.block_name(),
+            record.outputs.iter().map(|o| o.name.as_str()),
+        )
         .map_err(|why| format!("the cached record is damaged: {why}"))?;
     let outputs: Vec<Arc<Output>> = record
         .outputs
@@ -651,10 +654,10 @@ fn fetch(
     let Fetched::Hit(files) = remote.fetch(key) else {
         return None;
     };
-    if let Err(why) = step
-        .kind
-        .check_outputs(step, files.iter().map(|(name, _)| name.as_str()))
-    {
+    if let Err(why) = step.kind.check_outputs(
+        step.block_name(),
+        files.iter().map(|(name, _)| name.as_str()),
+    ) {
         remote.refuse(key, &format!("it lists {why}"));
         return None;
     }
@@ -733,10 +736,10 @@ fn cook_caught(step: &Step, inputs: &Inputs, cook: &CookFn<'_>) -> Cooked {
 
 /// A cooker's outputs, if they are the ones its kind declares.
 fn declared(step: &Step, outputs: Outputs) -> Result<Outputs, Vec<Diagnostic>> {
-    match step
-        .kind
-        .check_outputs(step, outputs.iter().map(|(name, _)| name.as_str()))
-    {
+    match step.kind.check_outputs(
+        step.block_name(),
+        outputs.iter().map(|(name, _)| name.as_str()),
+    ) {
         Ok(()) => Ok(outputs),
         Err(why) => Err(vec![finding(
             "bad_output_name",

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use crate::cooker::Cooker;
+use crate::cooker::{CookCtx, Cooked, Cooker, Inputs};
 
 pub type StepId = usize;
 
@@ -55,6 +55,21 @@ impl Step {
         )
     }
 
+    /// What the step's cooker may see: nothing that is not in its key.
+    pub fn ctx(&self) -> CookCtx<'_> {
+        CookCtx {
+            id: &self.id,
+            pack: &self.pack,
+            block: self.block.as_deref(),
+            params: &self.params,
+        }
+    }
+
+    /// The block a step is about, `""` for none.
+    pub fn block_name(&self) -> &str {
+        self.block.as_deref().unwrap_or_default()
+    }
+
     pub fn deps(&self) -> impl Iterator<Item = StepId> + '_ {
         self.inputs.iter().filter_map(|i| match i {
             Input::Upstream { step, .. } => Some(*step),
@@ -77,4 +92,9 @@ impl Graph {
         self.steps.push(step);
         self.steps.len() - 1
     }
+}
+
+/// Runs a step's cooker on what it may see: what a build passes to `execute::run`.
+pub fn cook(step: &Step, inputs: &Inputs) -> Cooked {
+    (step.kind.cook)(&step.ctx(), inputs)
 }

@@ -94,7 +94,7 @@ fn a_graph_of_unknown_kinds_runs_and_is_cached() {
         check: false,
     };
     let graph = graph(&source);
-    let run = || execute::run(&graph, Vec::new(), &settings, &Quiet, &engine::cooker::cook);
+    let run = || execute::run(&graph, Vec::new(), &settings, &Quiet, &engine::graph::cook);
     let first = run();
     assert!(first.iter().all(|f| matches!(f.outcome, Outcome::Ran(_))));
     let count = first[1].outputs[0].clone();

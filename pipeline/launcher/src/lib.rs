@@ -15,7 +15,7 @@ mod layout_check;
 mod paks;
 mod profile;
 pub mod publish;
-mod report;
+pub mod report;
 pub mod sync;
 
 pub use finding::Finding;

@@ -3,8 +3,41 @@
 
 use std::collections::BTreeMap;
 
-use crate::sync::{Outcome, Summary};
+use forge_resolve::{Need, Resolution};
+use serde::Serialize;
+
+use crate::finding::Finding;
 use crate::MAX_BLOCKS;
+
+/// What became of each pack resolution chose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Installed,
+    Downloaded,
+    Refused,
+}
+
+/// One sync's result, as the report and `--json` show it.
+#[derive(Serialize)]
+pub struct Summary {
+    pub resolution: Resolution,
+    pub needs: Vec<Need>,
+    pub outcomes: BTreeMap<String, Outcome>,
+    pub findings: Vec<Finding>,
+    pub notes: Vec<String>,
+    pub blocks: usize,
+    /// Installed releases nothing enabled needs: kept, not enabled.
+    pub unused: Vec<String>,
+}
+
+impl Summary {
+    pub fn clean(&self) -> bool {
+        self.resolution.conflicts.is_empty()
+            && self.resolution.missing.is_empty()
+            && self.findings.is_empty()
+    }
+}
 
 pub fn text(s: &Summary) -> String {
     let count = |o: Outcome| s.outcomes.values().filter(|x| **x == o).count();

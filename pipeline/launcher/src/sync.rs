@@ -8,17 +8,17 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use forge_resolve::{Need, NeedKind, Policy, Requirement, Resolution, World};
+use forge_resolve::{Need, NeedKind, Policy, Requirement, World};
 use mjolnir_files::atomic;
 use semver::Version;
-use serde::Serialize;
 
 use crate::api::{self, PackPayload, ReleaseRef};
 use crate::client::Hub;
 use crate::finding::Finding;
 use crate::install::{self, Staged};
 use crate::profile::{self, Profile, Verified};
-use crate::{catalogs, paks, report, MAX_BLOCKS};
+use crate::report::{self, Outcome, Summary};
+use crate::{catalogs, paks, MAX_BLOCKS};
 
 pub struct SyncArgs {
     pub hub: String,
@@ -28,36 +28,6 @@ pub struct SyncArgs {
     pub update: bool,
     /// The whole sync's deadline.
     pub deadline: Duration,
-}
-
-/// What became of each pack resolution chose.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Outcome {
-    Installed,
-    Downloaded,
-    Refused,
-}
-
-/// One sync's result, as the report and `--json` show it.
-#[derive(Serialize)]
-pub struct Summary {
-    pub resolution: Resolution,
-    pub needs: Vec<Need>,
-    pub outcomes: BTreeMap<String, Outcome>,
-    pub findings: Vec<Finding>,
-    pub notes: Vec<String>,
-    pub blocks: usize,
-    /// Installed releases nothing enabled needs: kept, not enabled.
-    pub unused: Vec<String>,
-}
-
-impl Summary {
-    pub fn clean(&self) -> bool {
-        self.resolution.conflicts.is_empty()
-            && self.resolution.missing.is_empty()
-            && self.findings.is_empty()
-    }
 }
 
 pub fn sync(args: &SyncArgs) -> Result<i32, Finding> {

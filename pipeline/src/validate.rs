@@ -1,0 +1,133 @@
+//! `mjolnir forge validate`: pack folders against the contract, and every block's model and
+//! buffers; writes nothing.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use forge_contract::{Diagnostic, Manifest};
+
+use crate::loaded_pack::load_pack_dir;
+use crate::print::{exit_code, print_findings};
+
+pub fn validate(dirs: &[PathBuf], slug: Option<&str>, as_json: bool) -> Result<i32> {
+    let mut findings = Vec::new();
+    for dir in dirs {
+        let pack = load_pack_dir(dir)?;
+        findings.extend(pack.findings);
+        if let (Some(slug), Some(catalog)) =
+            (slug, pack.manifest.as_ref().and_then(Manifest::catalog))
+        {
+            if catalog.id != slug {
+                findings.push(crate::steps::finding(
+                    "pack_id_not_slug",
+                    &pack.label,
+                    format!(
+                        "the pack id {:?} must equal the Hub slug {slug:?}",
+                        catalog.id
+                    ),
+                ));
+            }
+        }
+        if let Some(catalog) = pack.manifest.as_ref().and_then(Manifest::catalog) {
+            findings.extend(model_findings(dir, catalog));
+        }
+        if pack
+            .manifest
+            .as_ref()
+            .is_some_and(|m| m.catalog().is_some())
+            && pack.geometry.is_none()
+            && !dir.join("source/geometry.json").is_file()
+        {
+            findings.push(crate::steps::finding(
+                "missing_geometry",
+                &pack.label,
+                "source/geometry.json is missing; every block needs collision hulls",
+            ));
+        }
+    }
+    print_findings(&findings, as_json);
+    let code = exit_code(&findings);
+    if !as_json && code == 0 {
+        println!(
+            "{} pack{} valid",
+            dirs.len(),
+            if dirs.len() == 1 { "" } else { "s" }
+        );
+    }
+    Ok(code)
+}
+
+/// Every block has a model (`source/models/<block>.gltf` or `.glb`), and every buffer a
+/// `.gltf` names is there.
+fn model_findings(dir: &Path, catalog: &forge_contract::Catalog) -> Vec<Diagnostic> {
+    let models = dir.join("source/models");
+    let mut findings = Vec::new();
+    for block in &catalog.blocks {
+        let gltf = models.join(format!("{}.gltf", block.id));
+        let glb = models.join(format!("{}.glb", block.id));
+        if glb.is_file() && !gltf.is_file() {
+            findings.extend(
+                std::fs::read(&glb)
+                    .ok()
+                    .and_then(|b| dropped_textures(&glb, &b)),
+            );
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(&gltf) else {
+            findings.push(crate::steps::finding(
+                "missing_model",
+                &gltf.display().to_string(),
+                format!("block {:?} has no model: export source/models/{0}.gltf (with its .bin) or {0}.glb", block.id),
+            ));
+            continue;
+        };
+        let rel = format!("source/models/{}.gltf", block.id);
+        findings.extend(dropped_textures(&gltf, &bytes));
+        for uri in forge_gltf::external_uris(&rel, &bytes).unwrap_or_default() {
+            let buffer = models.join(&uri);
+            if !buffer.is_file() {
+                findings.push(crate::steps::finding(
+                    "missing_buffer",
+                    &buffer.display().to_string(),
+                    format!("{} names it as a buffer, and it is missing: export the .bin beside it, or export a .glb", gltf.display()),
+                ));
+            }
+        }
+    }
+    findings
+}
+
+/// A warning for a model's textures: the cook keeps geometry, normals, UVs and material
+/// slot names, and the game draws the donor's materials, so textures are not carried.
+fn dropped_textures(model: &Path, bytes: &[u8]) -> Option<Diagnostic> {
+    // A .glb's JSON is its first chunk: 12 bytes of header, then length, type, data.
+    let json = if bytes.starts_with(b"glTF") {
+        let length = u32::from_le_bytes(bytes.get(12..16)?.try_into().ok()?) as usize;
+        bytes.get(20..20usize.checked_add(length)?)?
+    } else {
+        bytes
+    };
+    let value: serde_json::Value = serde_json::from_slice(json).ok()?;
+    let images = value["images"].as_array().map_or(0, Vec::len);
+    let textured: Vec<&str> = value["materials"]
+        .as_array()?
+        .iter()
+        .filter(|m| {
+            m["pbrMetallicRoughness"]["baseColorTexture"].is_object()
+                || m["normalTexture"].is_object()
+        })
+        .filter_map(|m| m["name"].as_str())
+        .collect();
+    if images == 0 && textured.is_empty() {
+        return None;
+    }
+    let mut warning = crate::steps::finding(
+        "texture_dropped",
+        &model.display().to_string(),
+        format!(
+            "{images} image(s) and textured materials {textured:?}: the cook keeps the geometry, normals, UVs and material slot names; the game draws the donor's materials, so these textures are not carried (docs/donors.md)"
+        ),
+    );
+    warning.severity = forge_contract::Severity::Warning;
+    Some(warning)
+}
