@@ -291,7 +291,9 @@ mod tests {
     use crate::config::PackSource;
     use crate::graph::Input;
     use crate::stat_cache::StatCache;
-    use crate::steps::{mesh, Cooker, Names, Wired, REGISTRY};
+    use crate::steps::{mesh, REGISTRY};
+    use crate::wiring::Wired;
+    use engine::{Cooker, Names};
 
     /// A kind a contributor might add: a level of detail made from the static mesh. It is
     /// this one declaration plus a registry line; nothing else in the pipeline changes.

@@ -5,10 +5,12 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::OnceLock;
 
 use crate::config::PackSource;
+use crate::graph::Input as GraphInput;
 use crate::graph::{Input, StepId};
 use crate::stat_cache::StatCache;
-use crate::steps::render::RenderParams;
-use crate::steps::{Lands, Names, Scope, StepKind};
+use crate::steps::kind::{Lands, Scope};
+use crate::steps::render_params::RenderParams;
+use engine::{Cooker, Names};
 
 /// The options that decide which optional kinds a cook plans.
 #[derive(Debug, Clone, Default)]
@@ -232,5 +234,47 @@ impl Wiring<'_> {
     /// Every block output of the set that lands in `cooked/<block>/`.
     pub fn shipped(&self) -> Vec<Shipped> {
         shipped(self.registry, self.planned, &self.set().blocks)
+    }
+}
+
+/// The parameters and inputs a kind's wiring gives one of its steps.
+pub struct Wired {
+    /// Canonical parameter text, part of the key.
+    pub params: String,
+    pub inputs: Vec<GraphInput>,
+}
+
+impl Wired {
+    pub fn inputs(inputs: Vec<GraphInput>) -> Option<Wired> {
+        Some(Wired {
+            params: String::new(),
+            inputs,
+        })
+    }
+}
+
+/// A kind as the Forge layer plans it: the engine's cooker (name, version, outputs, the
+/// cook itself), and how often its steps appear, where their outputs land and how they
+/// are wired.
+pub struct StepKind {
+    pub cooker: Cooker,
+    pub scope: Scope,
+    pub lands: Lands,
+    /// The step's parameters and inputs, or `None` when this cook has no such step
+    /// (previews when not rendering, the archive without `--archive`).
+    pub wire: fn(&Wiring) -> Option<Wired>,
+}
+
+/// A kind is its cooker to everything that runs or names it.
+impl std::ops::Deref for StepKind {
+    type Target = Cooker;
+    fn deref(&self) -> &Cooker {
+        &self.cooker
+    }
+}
+
+impl std::fmt::Debug for StepKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.cooker.name)
     }
 }

@@ -1,10 +1,11 @@
 //! `actor`: a catalog entry and the mesh's placement become the block's actor document.
 
-use super::{
-    block, catalog, geometry, mesh, source_file, text, CookCtx, Cooked, Cooker, Inputs, Lands,
-    Names, Scope, StepKind, Wired,
-};
+use super::common::{block, source_file, text};
+use super::kind::{Lands, Scope};
+use super::{catalog, geometry, mesh};
 use crate::wiring::Wiring;
+use crate::wiring::{StepKind, Wired};
+use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
 
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {

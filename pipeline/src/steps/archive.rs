@@ -7,11 +7,14 @@ use std::collections::BTreeMap;
 use forge_contract::Diagnostic;
 use serde_json::json;
 
-use super::{
-    assemble, catalog, diagnostic, finding, input, pretty, source_file, CookCtx, Cooked, Cooker,
-    Inputs, Lands, Names, Scope, StepKind, Wired,
-};
+use super::coded::diagnostic;
+use super::common::{input, pretty, source_file};
+use super::kind::{Lands, Scope};
+use super::{assemble, catalog};
 use crate::wiring::Wiring;
+use crate::wiring::{StepKind, Wired};
+use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
+use findings::finding;
 
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {

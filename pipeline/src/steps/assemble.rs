@@ -8,12 +8,14 @@ use forge_contract::Diagnostic;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{
-    actor, bad_intermediate, catalog, checks, diagnostic, donors, finding, input, params, pretty,
-    source_file, tags, text, unreal_actor, unreal_material, unreal_mesh, CookCtx, Cooked, Cooker,
-    Inputs, Lands, Names, Scope, StepKind, Wired,
-};
+use super::coded::diagnostic;
+use super::common::{bad_intermediate, input, params, pretty, source_file, text};
+use super::kind::{Lands, Scope};
+use super::{actor, catalog, checks, donors, tags, unreal_actor, unreal_material, unreal_mesh};
 use crate::wiring::Wiring;
+use crate::wiring::{StepKind, Wired};
+use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
+use findings::finding;
 
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {

@@ -1,7 +1,10 @@
 //! `asset_copy`: a manifest file delivered as an input holds it (`source`), its rights
 //! checked by the lint first. Planned by `mjolnir manifest build`.
 
-use super::{input, CookCtx, Cooked, Cooker, Inputs, Lands, Names, Scope, StepKind};
+use super::common::input;
+use super::kind::{Lands, Scope};
+use crate::wiring::StepKind;
+use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
 
 /// The one output of every asset step: the delivered file's bytes.
 pub const OUTPUT: &str = "file";

@@ -2,7 +2,11 @@
 //! (`asset_manifest::derive`). Its inputs are `from/0`, `from/1`, ... in the manifest's
 //! order. Planned by `mjolnir manifest build`.
 
-use super::{finding, params, CookCtx, Cooked, Cooker, Inputs, Lands, Names, Scope, StepKind};
+use super::common::params;
+use super::kind::{Lands, Scope};
+use crate::wiring::StepKind;
+use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
+use findings::finding;
 
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {

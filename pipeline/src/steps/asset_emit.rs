@@ -1,7 +1,11 @@
 //! `asset_emit`: a manifest file whose bytes the manifest holds (`content`). Planned by
 //! `mjolnir manifest build` (`asset_build`), not by a Forge cook.
 
-use super::{finding, params, CookCtx, Cooked, Cooker, Inputs, Lands, Names, Scope, StepKind};
+use super::common::params;
+use super::kind::{Lands, Scope};
+use crate::wiring::StepKind;
+use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
+use findings::finding;
 
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {

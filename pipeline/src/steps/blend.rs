@@ -4,11 +4,12 @@
 
 use serde_json::json;
 
-use super::{
-    finding, input, source_file, CookCtx, Cooked, Cooker, Inputs, Lands, Names, Scope, StepKind,
-    Wired,
-};
+use super::common::{input, source_file};
+use super::kind::{Lands, Scope};
 use crate::wiring::Wiring;
+use crate::wiring::{StepKind, Wired};
+use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
+use findings::finding;
 
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {

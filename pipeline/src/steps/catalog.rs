@@ -4,11 +4,12 @@
 use forge_contract::parse_manifest;
 use serde_json::Value;
 
-use super::{
-    compact, finding, source_file, text, CookCtx, Cooked, Cooker, Inputs, Lands, Names, Scope,
-    StepKind, Wired,
-};
+use super::common::{compact, source_file, text};
+use super::kind::{Lands, Scope};
 use crate::wiring::Wiring;
+use crate::wiring::{StepKind, Wired};
+use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
+use findings::finding;
 
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {

@@ -4,11 +4,13 @@
 
 use forge_contract::Diagnostic;
 
-use super::{
-    block, catalog, collision, finding, geometry, mesh, mopp, pretty, source_file, text, CookCtx,
-    Cooked, Cooker, Inputs, Lands, Names, Scope, StepKind, Wired,
-};
+use super::common::{block, pretty, source_file, text};
+use super::kind::{Lands, Scope};
+use super::{catalog, collision, geometry, mesh, mopp};
 use crate::wiring::Wiring;
+use crate::wiring::{StepKind, Wired};
+use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
+use findings::finding;
 
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {

@@ -4,11 +4,13 @@
 use forge_collision::CollisionError;
 use forge_contract::Diagnostic;
 
-use super::{
-    bad_intermediate, block, finding, geometry, input, source_file, text, CookCtx, Cooked, Cooker,
-    Inputs, Lands, Names, Scope, StepKind, Wired,
-};
+use super::common::{bad_intermediate, block, input, source_file, text};
+use super::geometry;
+use super::kind::{Lands, Scope};
 use crate::wiring::Wiring;
+use crate::wiring::{StepKind, Wired};
+use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
+use findings::finding;
 
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {

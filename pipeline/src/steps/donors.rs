@@ -7,12 +7,14 @@ use forge_iostore::ids::{self, ChunkId};
 use forge_package::Package;
 use serde::{Deserialize, Serialize};
 
-use super::{
-    finding, input, params, CookCtx, Cooked, Cooker, Inputs, Lands, Names, Scope, StepKind, Wired,
-};
+use super::common::{input, params};
+use super::kind::{Lands, Scope};
 pub use crate::donors::Role;
 use crate::graph::Input;
 use crate::wiring::Wiring;
+use crate::wiring::{StepKind, Wired};
+use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
+use findings::finding;
 
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {

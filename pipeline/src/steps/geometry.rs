@@ -4,12 +4,15 @@
 use forge_contract::{parse_geometry_lacking, parse_manifest};
 use serde_json::{json, Value};
 
-use super::{
-    catalog, compact, diagnostic, finding, source_file, text, CookCtx, Cooked, Cooker, Inputs,
-    Lands, Names, Scope, StepKind, Wired,
-};
+use super::catalog;
+use super::coded::diagnostic;
+use super::common::{compact, source_file, text};
+use super::kind::{Lands, Scope};
 use crate::graph::Input;
 use crate::wiring::Wiring;
+use crate::wiring::{StepKind, Wired};
+use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
+use findings::finding;
 
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {

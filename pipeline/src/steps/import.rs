@@ -3,12 +3,14 @@
 
 use std::collections::BTreeMap;
 
-use super::{
-    diagnostic, finding, source_file, CookCtx, Cooked, Cooker, Inputs, Lands, Names, Scope,
-    StepKind, Wired,
-};
+use super::coded::diagnostic;
+use super::common::source_file;
+use super::kind::{Lands, Scope};
 use crate::graph::Input;
 use crate::wiring::Wiring;
+use crate::wiring::{StepKind, Wired};
+use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
+use findings::finding;
 
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {

@@ -12,12 +12,14 @@ use forge_map::overview::Footprint;
 use forge_map::{Layout, Level, PackRelease};
 use serde_json::{json, Value};
 
-use super::{
-    assemble, catalog, finding, geometry, pretty, source_file, text, CookCtx, Cooked, Cooker,
-    Inputs, Lands, Names, Scope, StepKind, Wired,
-};
+use super::common::{pretty, source_file, text};
+use super::kind::{Lands, Scope};
+use super::{assemble, catalog, geometry};
 use crate::graph::Input;
 use crate::wiring::Wiring;
+use crate::wiring::{StepKind, Wired};
+use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
+use findings::finding;
 
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {

@@ -1,11 +1,13 @@
 //! `mesh`: an imported mesh becomes the block's static mesh (`FMSH`): Unreal units,
 //! re-centred, namespaced.
 
-use super::{
-    bad_intermediate, block, diagnostic, import, input, source_file, CookCtx, Cooked, Cooker,
-    Inputs, Lands, Names, Scope, StepKind, Wired,
-};
+use super::coded::diagnostic;
+use super::common::{bad_intermediate, block, input, source_file};
+use super::import;
+use super::kind::{Lands, Scope};
 use crate::wiring::Wiring;
+use crate::wiring::{StepKind, Wired};
+use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
 
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {

@@ -2,11 +2,13 @@
 
 use forge_contract::Diagnostic;
 
-use super::{
-    bad_intermediate, collision, diagnostic, geometry, input, source_file, CookCtx, Cooked, Cooker,
-    Inputs, Lands, Names, Scope, StepKind, Wired,
-};
+use super::coded::diagnostic;
+use super::common::{bad_intermediate, input, source_file};
+use super::kind::{Lands, Scope};
+use super::{collision, geometry};
 use crate::wiring::Wiring;
+use crate::wiring::{StepKind, Wired};
+use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
 
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {

@@ -1,9 +1,10 @@
 //! `polyhedra`: a block's source hulls become Havok convex polyhedra (`FPOL`).
 
-use super::{
-    collision, geometry, CookCtx, Cooked, Cooker, Inputs, Lands, Names, Scope, StepKind, Wired,
-};
+use super::kind::{Lands, Scope};
+use super::{collision, geometry};
 use crate::wiring::Wiring;
+use crate::wiring::{StepKind, Wired};
+use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
 
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {

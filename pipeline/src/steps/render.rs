@@ -8,11 +8,13 @@ use forge_render::{Camera, Line, Look, Options, Scene, Triangle};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{
-    block, checks, collision, diagnostic, geometry, import, mesh, params, pretty, source_file,
-    text, CookCtx, Cooked, Cooker, Inputs, Lands, Names, Scope, StepKind, Wired,
-};
+use super::coded::diagnostic;
+use super::common::{block, params, pretty, source_file, text};
+use super::kind::{Lands, Scope};
+use super::{checks, collision, geometry, import, mesh};
 use crate::wiring::Wiring;
+use crate::wiring::{StepKind, Wired};
+use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
 
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {
@@ -27,17 +29,7 @@ pub static KIND: StepKind = StepKind {
     wire,
 };
 
-/// The render settings a cook runs with.
-#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
-pub struct RenderParams {
-    pub size: u32,
-    pub overlays: Vec<String>,
-    pub turntable: u32,
-    pub transparent: bool,
-    pub outline: bool,
-    /// The contact sheet's thumbnail size, in pixels.
-    pub sheet_tile: u32,
-}
+pub use super::render_params::RenderParams;
 
 /// What one block's render step is keyed on: the settings that change its pixels, and
 /// which input is the model.

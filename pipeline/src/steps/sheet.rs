@@ -1,11 +1,12 @@
 //! `sheet`: a set's contact sheet, tiling every block's main render with its name and
 //! declared size.
 
-use super::{
-    bad_intermediate, catalog, input, params, render, source_file, text, CookCtx, Cooked, Cooker,
-    Inputs, Lands, Names, Scope, StepKind, Wired,
-};
+use super::common::{bad_intermediate, input, params, source_file, text};
+use super::kind::{Lands, Scope};
+use super::{catalog, render};
 use crate::wiring::Wiring;
+use crate::wiring::{StepKind, Wired};
+use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
 
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {

@@ -1,11 +1,12 @@
 //! `tags`: a block's crate, model, physics_model and collision_model tags, named
 //! `<block>.<group extension>`.
 
-use super::{
-    bad_intermediate, block, collision, geometry, input, polyhedra, source_file, CookCtx, Cooked,
-    Cooker, Inputs, Lands, Names, Scope, StepKind, Wired,
-};
+use super::common::{bad_intermediate, block, input, source_file};
+use super::kind::{Lands, Scope};
+use super::{collision, geometry, polyhedra};
 use crate::wiring::Wiring;
+use crate::wiring::{StepKind, Wired};
+use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
 
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {

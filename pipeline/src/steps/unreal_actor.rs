@@ -1,11 +1,13 @@
 //! `unreal_actor`: the block's actor as the cooked UE package `BP_<block>`, written over
 //! the donor actor Blueprint. Planned only when the cook has donors.
 
-use super::{
-    actor, diagnostic, donors, input, source_file, CookCtx, Cooked, Cooker, Inputs, Lands, Names,
-    Scope, StepKind, Wired,
-};
+use super::coded::diagnostic;
+use super::common::{input, source_file};
+use super::kind::{Lands, Scope};
+use super::{actor, donors};
 use crate::wiring::Wiring;
+use crate::wiring::{StepKind, Wired};
+use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
 
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {

@@ -4,12 +4,15 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{
-    catalog, diagnostic, finding, input, params, source_file, text, CookCtx, Cooked, Cooker,
-    Inputs, Lands, Names, Scope, StepKind, Wired,
-};
+use super::catalog;
+use super::coded::diagnostic;
+use super::common::{input, params, source_file, text};
+use super::kind::{Lands, Scope};
 use crate::donors::{Role, GLASS_MATERIAL, PORTAL_MATERIAL};
 use crate::wiring::Wiring;
+use crate::wiring::{StepKind, Wired};
+use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
+use findings::finding;
 
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {

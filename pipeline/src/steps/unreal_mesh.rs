@@ -2,11 +2,13 @@
 //! over the donor static mesh, with each slot a surface styles pointing at the pack's
 //! material instance of it. Planned only when the cook has donors.
 
-use super::{
-    diagnostic, donors, mesh, source_file, unreal_material, CookCtx, Cooked, Cooker, Inputs, Lands,
-    Names, Scope, StepKind, Wired,
-};
+use super::coded::diagnostic;
+use super::common::source_file;
+use super::kind::{Lands, Scope};
+use super::{donors, mesh, unreal_material};
 use crate::wiring::Wiring;
+use crate::wiring::{StepKind, Wired};
+use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
 use forge_mesh::unreal::SlotMaterial;
 
 pub static KIND: StepKind = StepKind {
