@@ -10,7 +10,7 @@ run() {
     >"logs/$1.log" 2>&1 || echo "$1: FAILED (see fuzz/logs/$1.log)"
   echo "$1: $(grep -E '^#[0-9]+' "logs/$1.log" | tail -1)"
 }
-for pair in "manifest geometry" "gltf utoc" "tag archive"; do
+for pair in "manifest geometry" "gltf utoc" "tag archive" "package level" "haf asset_manifest" "zip remote_entry"; do
   set -- $pair
   run "$1" & run "$2" & wait
 done

@@ -13,7 +13,7 @@
 //! blob the server lacks. The first transport failure (refused, timed out, or refused
 //! credentials) turns the remote off for the rest of the cook, with one warning.
 
-mod action_result;
+pub mod action_result;
 pub mod credentials;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
