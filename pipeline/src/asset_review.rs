@@ -48,8 +48,7 @@ pub fn review_command(args: &ReviewArgs) -> Result<i32> {
     };
     if let Some(out) = &args.start {
         let skeleton = review::skeleton(&delivery, &args.reviewer);
-        let mut bytes = serde_json::to_vec_pretty(&skeleton)?;
-        bytes.push(b'\n');
+        let bytes = json_out::pretty(&skeleton);
         crate::atomic::write(out, &bytes)
             .with_context(|| format!("cannot write {}", out.display()))?;
         eprintln!("started {}: every file pending", out.display());

@@ -54,8 +54,7 @@ pub fn run(args: &ResolveArgs) -> Result<i32> {
         .iter()
         .map(|(pawn, (owner, model))| (pawn.clone(), json!({"modId": owner, "model": model})))
         .collect();
-    let mut bytes = serde_json::to_vec_pretty(&registry)?;
-    bytes.push(b'\n');
+    let bytes = json_out::pretty(&registry);
     crate::atomic::write(&out.join("haf_registry.json"), &bytes)?;
     if args.json {
         let order: Vec<&str> = resolution

@@ -88,8 +88,7 @@ pub fn bake(args: &BakeArgs) -> Result<i32> {
             .join(&level.slug)
             .join("palette.json")
     });
-    let mut bytes = serde_json::to_vec_pretty(&palette).expect("serializes");
-    bytes.push(b'\n');
+    let bytes = json_out::pretty(&palette);
     crate::atomic::write(&out, &bytes)
         .with_context(|| format!("cannot write {}", out.display()))?;
     report(&palette, &out, args.json);
@@ -172,8 +171,7 @@ pub fn pack(args: &PackArgs) -> Result<i32> {
         .collect();
     let manifest = json!({"schema_version": 1, "name": level.name, "slug": level.slug,
         "version": level.version.to_string(), "type": "content", "deps": deps});
-    let mut manifest = serde_json::to_vec_pretty(&manifest).expect("serializes");
-    manifest.push(b'\n');
+    let manifest = json_out::pretty(&manifest);
     let layout = match &level.layout {
         Some(rel) => {
             let path = args.level.parent().unwrap_or(Path::new(".")).join(rel);

@@ -307,8 +307,7 @@ pub fn write_release(
     let mut catalog = prepared.catalog;
     catalog["archive_sha256"] = json!(sha256);
     let catalog_path = hub_catalog_path(out);
-    let mut catalog_bytes = serde_json::to_vec_pretty(&catalog).expect("serializes");
-    catalog_bytes.push(b'\n');
+    let catalog_bytes = json_out::pretty(&catalog);
     atomic::write(out, &bytes).with_context(|| format!("cannot write {}", out.display()))?;
     atomic::write(&catalog_path, &catalog_bytes)
         .with_context(|| format!("cannot write {}", catalog_path.display()))?;

@@ -121,9 +121,7 @@ fn capitalize(word: &str) -> String {
 }
 
 fn pretty(value: &Value) -> Vec<u8> {
-    let mut bytes = serde_json::to_vec_pretty(value).expect("serializes");
-    bytes.push(b'\n');
-    bytes
+    json_out::pretty(value)
 }
 
 fn write(path: &Path, bytes: &[u8]) -> Result<()> {

@@ -106,8 +106,7 @@ fn read_json(path: &Path) -> Result<Value> {
 }
 
 fn write_json(path: &Path, value: &Value) -> Result<()> {
-    let mut bytes = serde_json::to_vec_pretty(value).expect("serializes");
-    bytes.push(b'\n');
+    let bytes = json_out::pretty(value);
     crate::atomic::write(path, &bytes).with_context(|| format!("cannot write {}", path.display()))
 }
 

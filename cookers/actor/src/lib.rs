@@ -193,9 +193,7 @@ pub fn cook(pack_id: &str, entry: &Entry, origin: Origin, mesh_offset_cm: [f64; 
 
 impl Actor {
     pub fn to_json(&self) -> Vec<u8> {
-        let mut bytes = serde_json::to_vec_pretty(self).expect("an actor serializes");
-        bytes.push(b'\n');
-        bytes
+        json_out::pretty(self)
     }
 
     /// Reads an actor and checks what the game relies on: the format, a class path derived

@@ -216,8 +216,7 @@ fn model_resize(params: &Value, bytes: &[u8]) -> Result<Vec<u8>, String> {
     } else {
         return Err("the model is neither glTF JSON nor a Blockbench .bbmodel".into());
     }
-    let mut out = serde_json::to_vec_pretty(&model).map_err(|e| e.to_string())?;
-    out.push(b'\n');
+    let out = json_out::pretty(&model);
     Ok(out)
 }
 

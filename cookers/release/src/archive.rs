@@ -57,8 +57,7 @@ pub fn write(
                 .collect(),
         };
         let envelope = signature::sign(s.key, &statement);
-        let mut bytes = serde_json::to_vec_pretty(&envelope).expect("an envelope serializes");
-        bytes.push(b'\n');
+        let bytes = json_out::pretty(&envelope);
         all.insert("signature.json".to_string(), bytes);
     }
     zip_members(&all)

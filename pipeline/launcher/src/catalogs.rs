@@ -23,10 +23,7 @@ pub fn write(profile: &Profile, enabled: &[&Verified]) -> Result<(), Finding> {
             text += &format!("{}\t{}\t{}\t{}\n", block.tag, v.slug, v.version, v.sha256);
         }
     }
-    let mut json_bytes =
-        serde_json::to_vec_pretty(&json!({"format": "mjolnir-installed", "packs": packs}))
-            .expect("a catalog serializes");
-    json_bytes.push(b'\n');
+    let json_bytes = json_out::pretty(&json!({"format": "mjolnir-installed", "packs": packs}));
     let dir = profile.catalogs();
     for (name, bytes) in [
         ("installed.json", json_bytes.as_slice()),

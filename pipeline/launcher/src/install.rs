@@ -175,7 +175,7 @@ pub fn commit(profile: &Profile, staged: &[Staged]) -> Result<(), Finding> {
             .collect(),
     };
     crash_point("staged");
-    let text = serde_json::to_vec_pretty(&journal).expect("a journal serializes");
+    let text = json_out::pretty(&journal);
     let journal_path = packs.join(JOURNAL);
     atomic::write(&journal_path, &text).map_err(|e| {
         Finding::new(

@@ -294,7 +294,6 @@ fn write(out: &Path, path: &str, bytes: &[u8]) -> Result<(), Finding> {
 }
 
 fn write_json(out: &Path, path: &str, value: &impl Serialize) -> Result<(), Finding> {
-    let mut bytes = serde_json::to_vec_pretty(value).expect("an API answer serializes");
-    bytes.push(b'\n');
+    let bytes = json_out::pretty(value);
     write(out, path, &bytes)
 }

@@ -5,7 +5,6 @@ use super::common::params;
 use super::kind::{Lands, Scope};
 use crate::wiring::StepKind;
 use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
-use findings::finding;
 
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {
@@ -30,12 +29,7 @@ fn cook(step: &CookCtx, _: &Inputs) -> Cooked {
     let p: Params = params(step, step.id)?;
     let bytes = match p.content {
         serde_json::Value::String(text) => text.into_bytes(),
-        value => {
-            let mut bytes = serde_json::to_vec_pretty(&value)
-                .map_err(|e| vec![finding("bad_content", step.id, e.to_string())])?;
-            bytes.push(b'\n');
-            bytes
-        }
+        value => json_out::pretty(&value),
     };
     Ok(vec![(super::asset_copy::OUTPUT.to_string(), bytes)])
 }

@@ -48,9 +48,7 @@ pub fn compact(value: &Value) -> Vec<u8> {
 }
 
 pub fn pretty(value: &Value) -> Vec<u8> {
-    let mut bytes = serde_json::to_vec_pretty(value).expect("a JSON value always serializes");
-    bytes.push(b'\n');
-    bytes
+    json_out::pretty(value)
 }
 
 /// The block a per-block step is about.

@@ -243,8 +243,7 @@ fn encode_primitives(block_id: &str, prims: Vec<Primitive>, glb: bool) -> Encode
             files: vec![(format!("{block_id}.glb"), out)],
         }
     } else {
-        let mut text = serde_json::to_string_pretty(&doc).expect("a JSON value always serializes");
-        text.push('\n');
+        let text = json_out::pretty_text(&doc);
         Encoded {
             files: vec![
                 (format!("{block_id}.gltf"), text.into_bytes()),

@@ -127,8 +127,7 @@ fn synth_main(args: &[String]) -> Result<()> {
 }
 
 fn pretty(value: &Value) -> Vec<u8> {
-    let mut text = serde_json::to_string_pretty(value).expect("a JSON value always serializes");
-    text.push('\n');
+    let text = json_out::pretty_text(value);
     text.into_bytes()
 }
 
