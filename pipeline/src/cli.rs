@@ -135,6 +135,9 @@ enum Launcher {
         /// The whole sync's deadline, in seconds.
         #[arg(long, default_value_t = 600)]
         deadline: u64,
+        /// A lower bound on enabled catalog blocks than the game's 4,096 (for tests).
+        #[arg(long, hide = true, default_value_t = mjolnir_launcher::MAX_BLOCKS)]
+        max_blocks: usize,
     },
 }
 
@@ -396,6 +399,7 @@ fn launcher_command(launcher: Launcher) -> Result<i32> {
         json,
         update,
         deadline,
+        max_blocks,
     } = launcher;
     let args = mjolnir_launcher::SyncArgs {
         hub,
@@ -403,6 +407,7 @@ fn launcher_command(launcher: Launcher) -> Result<i32> {
         json,
         update,
         deadline: std::time::Duration::from_secs(deadline),
+        max_blocks,
     };
     mjolnir_launcher::sync(&args).map_err(|f| anyhow::anyhow!("{f}"))
 }

@@ -1280,3 +1280,49 @@ http.server.ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_foreve
     assert!(text.contains("hub_deadline"), "{text}");
     assert_eq!(support::tree(&p.join("packs")), before);
 }
+
+#[test]
+fn the_block_bound_counts_the_verified_archives_and_paks_follow_what_is_enabled() {
+    let ws = Workspace::with_packs(&["foundry", "roadworks"]);
+    releases(&ws, &["foundry", "roadworks"]);
+    let Some(hub) = serve_static(&ws.path("hub")) else {
+        return;
+    };
+    let payload: Value = serde_json::from_slice(
+        &std::fs::read(ws.path("hub/api/v1/releases/foundry-0.2.3/forge-pack")).unwrap(),
+    )
+    .unwrap();
+    let foundry_blocks = payload["catalog"]["blocks"].as_array().unwrap().len();
+    let bound = (foundry_blocks + 1).to_string();
+    let p = profile_needing(&ws, "profile", &[("foundry", "^0.2.0")]);
+    let (code, text) = sync_with(&ws, hub.url(), &p, &["--max-blocks", &bound]);
+    assert_eq!(code, Some(0), "{text}");
+    // Roadworks' archive takes the profile past the bound: nothing more is installed, and
+    // what was enabled stays enabled.
+    std::fs::write(
+        p.join("maps/other.mjolnir"),
+        signed_map("other", &[("roadworks", "^0.2.0")]),
+    )
+    .unwrap();
+    let (code, text) = sync_with(&ws, hub.url(), &p, &["--max-blocks", &bound]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("error[too_many_blocks]") && text.contains("[roadworks]  0.2.0  refused"),
+        "{text}"
+    );
+    assert_eq!(installed(&p), ["foundry-0.2.3.mjolnir"], "{text}");
+    assert_eq!(catalog_releases(&p), ["foundry-0.2.3"]);
+    // At the game's bound both fit; then, with no map enabled, nothing is, and the Paks
+    // folders of what is no longer enabled are removed.
+    let (code, text) = sync(&ws, hub.url(), &p);
+    assert_eq!(code, Some(0), "{text}");
+    assert_eq!(files_in(&p.join("Paks/MJOLNIR")), ["foundry", "roadworks"]);
+    std::fs::remove_file(p.join("maps/other.mjolnir")).unwrap();
+    std::fs::remove_file(p.join("maps/needy.mjolnir")).unwrap();
+    let (code, text) = sync(&ws, hub.url(), &p);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("removed foundry's containers"), "{text}");
+    assert!(files_in(&p.join("Paks/MJOLNIR")).is_empty());
+    assert!(catalog_releases(&p).is_empty());
+    assert!(text.contains("NOT ENABLED"), "{text}");
+}

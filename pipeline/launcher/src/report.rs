@@ -7,7 +7,6 @@ use forge_resolve::{Need, Resolution};
 use serde::Serialize;
 
 use crate::finding::Finding;
-use crate::MAX_BLOCKS;
 
 /// What became of each pack resolution chose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -29,6 +28,8 @@ pub struct Summary {
     pub blocks: usize,
     /// Installed releases nothing enabled needs: kept, not enabled.
     pub unused: Vec<String>,
+    /// The bound the blocks were held to.
+    pub max_blocks: usize,
 }
 
 impl Summary {
@@ -42,7 +43,7 @@ impl Summary {
 pub fn text(s: &Summary) -> String {
     let count = |o: Outcome| s.outcomes.values().filter(|x| **x == o).count();
     let mut out = format!(
-        "MJOLNIR launcher report  (regenerated every sync)\npacks={}  downloads={}  refused={}  conflicts={}  missing={}  findings={}  blocks={} (max {MAX_BLOCKS})\n\n",
+        "MJOLNIR launcher report  (regenerated every sync)\npacks={}  downloads={}  refused={}  conflicts={}  missing={}  findings={}  blocks={} (max {})\n\n",
         s.resolution.packs.len(),
         count(Outcome::Downloaded),
         count(Outcome::Refused),
@@ -50,6 +51,7 @@ pub fn text(s: &Summary) -> String {
         s.resolution.missing.len(),
         s.findings.len(),
         s.blocks,
+        s.max_blocks,
     );
     for (slug, chosen) in &s.resolution.packs {
         let how = match s.outcomes.get(slug) {
