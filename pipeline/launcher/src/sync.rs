@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use forge_resolve::{Need, NeedKind, Policy, Requirement, World};
+use forge_resolve::{Chosen, Need, NeedKind, Policy, Requirement, Resolution, World};
 use mjolnir_files::atomic;
 use semver::Version;
 
@@ -66,69 +66,25 @@ fn run(args: &SyncArgs, profile: &Profile) -> Summary {
         update: args.update,
     };
     let resolution = forge_resolve::resolve(&needs, &world, policy);
-    let mut outcomes = BTreeMap::new();
-    let mut staged: Vec<Staged> = Vec::new();
+    let mut round = Round::default();
     for (slug, chosen) in &resolution.packs {
-        if !chosen.download {
-            outcomes.insert(slug.clone(), Outcome::Installed);
-            continue;
-        }
-        let attempt = world
-            .payload(slug, &chosen.version)
-            .ok_or_else(|| {
-                Finding::new(
-                    "hub_missing_release",
-                    api::release_id(slug, &chosen.version),
-                    "the Hub lists this release but serves no payload for it",
-                )
-            })
-            .and_then(|payload| {
-                install::download(&world.hub, profile, slug, chosen, &payload, &trusted)
-            });
-        match attempt {
-            Ok(mut s) => {
-                s.replaces = installed.get(slug).map(|i| i.path.clone());
-                staged.push(s);
-                outcomes.insert(slug.clone(), Outcome::Downloaded);
-            }
-            Err(f) => {
-                findings.push(f);
-                outcomes.insert(slug.clone(), Outcome::Refused);
-            }
-        }
+        round.fetch(&world, profile, &trusted, slug, chosen);
     }
     // A refused update falls back to the installed release, where that one serves.
-    let fallback = (args.update && outcomes.values().any(|o| *o == Outcome::Refused))
+    let fallback = (args.update && round.outcomes.values().any(|o| *o == Outcome::Refused))
         .then(|| forge_resolve::resolve(&needs, &world, Policy::default()));
-    let kept = |slug: &str| -> Option<&Verified> {
-        let serves = match outcomes.get(slug) {
-            Some(Outcome::Installed) => true,
-            Some(Outcome::Refused) => fallback
-                .as_ref()
-                .is_some_and(|r| r.packs.get(slug).is_some_and(|c| !c.download)),
-            _ => false,
-        };
-        installed.get(slug).filter(|_| serves)
-    };
-    let mut enabled: Vec<&Verified> = resolution.packs.keys().filter_map(|s| kept(s)).collect();
-    let kept_blocks: usize = enabled.iter().map(|v| v.blocks()).sum();
-    let blocks = kept_blocks + staged.iter().map(|s| s.verified.blocks()).sum::<usize>();
+    let mut enabled: Vec<&Verified> = resolution
+        .packs
+        .keys()
+        .filter_map(|slug| round.kept(slug, &installed, fallback.as_ref()))
+        .collect();
     let bound = args.max_blocks.min(MAX_BLOCKS);
-    if blocks > bound {
-        findings.push(Finding::new("too_many_blocks", profile.root.display().to_string(), format!("the profile would enable {blocks} catalog blocks, counted from the verified archives; the native inventory reader takes at most {bound}; nothing was installed")));
-        for s in &staged {
-            outcomes.insert(s.verified.slug.clone(), Outcome::Refused);
-        }
-        staged.clear();
-        install::discard(profile);
-        if kept_blocks > bound {
-            enabled.clear();
-        }
-    } else if let Err(f) = install::commit(profile, &staged) {
-        findings.push(f);
-        staged.clear();
+    let kept_blocks = enabled.iter().map(|v| v.blocks()).sum();
+    if !round.install(profile, kept_blocks, bound) {
+        enabled.clear();
     }
-    enabled.extend(staged.iter().map(|s| &s.verified));
+    findings.append(&mut round.findings);
+    enabled.extend(round.staged.iter().map(|s| &s.verified));
     enabled.sort_by(|a, b| a.slug.cmp(&b.slug));
     findings.extend(world.findings.into_inner());
     if let Err(f) = catalogs::write(profile, &enabled) {
@@ -145,11 +101,104 @@ fn run(args: &SyncArgs, profile: &Profile) -> Summary {
         blocks: enabled.iter().map(|v| v.blocks()).sum(),
         resolution,
         needs,
-        outcomes,
+        outcomes: round.outcomes,
         findings,
         notes,
         unused,
         max_blocks: bound,
+    }
+}
+
+/// One sync's downloads: what became of each chosen pack, the verified downloads waiting
+/// to be installed, and what was refused.
+#[derive(Default)]
+struct Round {
+    outcomes: BTreeMap<String, Outcome>,
+    staged: Vec<Staged>,
+    findings: Vec<Finding>,
+}
+
+impl Round {
+    /// Downloads and verifies `chosen` when it must be downloaded.
+    fn fetch(
+        &mut self,
+        world: &HubWorld,
+        profile: &Profile,
+        trusted: &[String],
+        slug: &str,
+        chosen: &Chosen,
+    ) {
+        if !chosen.download {
+            self.outcomes.insert(slug.to_string(), Outcome::Installed);
+            return;
+        }
+        let attempt = world
+            .payload(slug, &chosen.version)
+            .ok_or_else(|| {
+                Finding::new(
+                    "hub_missing_release",
+                    api::release_id(slug, &chosen.version),
+                    "the Hub lists this release but serves no payload for it",
+                )
+            })
+            .and_then(|payload| {
+                install::download(&world.hub, profile, slug, chosen, &payload, trusted)
+            });
+        match attempt {
+            Ok(mut s) => {
+                s.replaces = world.installed.get(slug).map(|i| i.path.clone());
+                self.staged.push(s);
+                self.outcomes.insert(slug.to_string(), Outcome::Downloaded);
+            }
+            Err(f) => {
+                self.findings.push(f);
+                self.outcomes.insert(slug.to_string(), Outcome::Refused);
+            }
+        }
+    }
+
+    /// The installed release of `slug` that stays enabled: the one resolution kept, or
+    /// after a refused update the one the fallback resolution keeps.
+    fn kept<'v>(
+        &self,
+        slug: &str,
+        installed: &'v BTreeMap<String, Verified>,
+        fallback: Option<&Resolution>,
+    ) -> Option<&'v Verified> {
+        let serves = match self.outcomes.get(slug) {
+            Some(Outcome::Installed) => true,
+            Some(Outcome::Refused) => {
+                fallback.is_some_and(|r| r.packs.get(slug).is_some_and(|c| !c.download))
+            }
+            _ => false,
+        };
+        installed.get(slug).filter(|_| serves)
+    }
+
+    /// Installs the staged downloads when they and the `kept` blocks are within `bound`;
+    /// else refuses them all. Returns whether the kept releases stay enabled.
+    fn install(&mut self, profile: &Profile, kept_blocks: usize, bound: usize) -> bool {
+        let blocks = kept_blocks
+            + self
+                .staged
+                .iter()
+                .map(|s| s.verified.blocks())
+                .sum::<usize>();
+        if blocks <= bound {
+            if let Err(f) = install::commit(profile, &self.staged) {
+                self.findings.push(f);
+                self.staged.clear();
+            }
+            return true;
+        }
+        self.findings.push(Finding::new("too_many_blocks", profile.root.display().to_string(), format!("the profile would enable {blocks} catalog blocks, counted from the verified archives; the native inventory reader takes at most {bound}; nothing was installed")));
+        for s in &self.staged {
+            self.outcomes
+                .insert(s.verified.slug.clone(), Outcome::Refused);
+        }
+        self.staged.clear();
+        install::discard(profile);
+        kept_blocks <= bound
     }
 }
 
