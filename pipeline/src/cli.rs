@@ -102,6 +102,20 @@ enum Cache {
         #[arg(long, default_value = "pipeline.toml")]
         config: PathBuf,
     },
+    /// Make a writer key for the shared cache: the seed goes to FILE (readable by you
+    /// only), and the public key to list in other machines' [cache] trusted_writers is
+    /// printed.
+    #[command(subcommand)]
+    Key(CacheKey),
+}
+
+#[derive(Subcommand)]
+enum CacheKey {
+    New {
+        /// Where the seed goes; the file must not exist.
+        #[arg(long, default_value = "cache-writer.key")]
+        out: PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -435,6 +449,7 @@ fn cache_command(cache: Cache) -> Result<i32> {
             let config = Config::load(&config, &Overrides::default())?;
             crate::housekeeping::gc(&config, max_size)
         }
+        Cache::Key(CacheKey::New { out }) => crate::release::cache_key_new(&out),
     }
 }
 

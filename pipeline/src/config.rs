@@ -34,6 +34,42 @@ struct CacheSection {
     remote_readonly: bool,
     /// How long one request may take before the remote counts as down.
     remote_timeout_s: Option<u64>,
+    /// A file holding this machine's writer key (a 32-byte Ed25519 seed, raw or hex), which
+    /// signs what it uploads; `MJOLNIR_CACHE_KEY` (the seed as hex) takes its place on CI.
+    writer_key: Option<PathBuf>,
+    /// The public keys (hex) whose entries this machine takes.
+    #[serde(default)]
+    trusted_writers: Vec<String>,
+}
+
+/// The variable CI sets to its writer key's seed, as 64 hex digits.
+pub const CACHE_KEY_VARIABLE: &str = "MJOLNIR_CACHE_KEY";
+
+/// This machine's writer seed: `MJOLNIR_CACHE_KEY`, else `[cache] writer_key`.
+fn writer_seed(file: Option<PathBuf>) -> Result<Option<[u8; 32]>> {
+    let bytes = match (std::env::var(CACHE_KEY_VARIABLE), file) {
+        (Ok(hex), _) => hex.into_bytes(),
+        (Err(_), Some(path)) => mjolnir_files::bounded::read(&path, 1 << 10)
+            .with_context(|| format!("[cache] writer_key {}", path.display()))?,
+        (Err(_), None) => return Ok(None),
+    };
+    let key = forge_release::signature::key_from_seed(&bytes)
+        .map_err(|e| anyhow::anyhow!("error[cache_writer_key]: the cache writer key: {e}"))?;
+    Ok(Some(key.to_bytes()))
+}
+
+/// `[cache] trusted_writers`, each 64 hex digits of an Ed25519 public key.
+fn trusted_writers(keys: &[String]) -> Result<Vec<[u8; 32]>> {
+    keys.iter()
+        .map(|k| {
+            let k = k.trim();
+            (k.len() == 64 && k.is_ascii())
+                .then(|| (0..32).map(|i| u8::from_str_radix(&k[2 * i..2 * i + 2], 16).ok()).collect::<Option<Vec<u8>>>())
+                .flatten()
+                .and_then(|v| <[u8; 32]>::try_from(v).ok())
+                .ok_or_else(|| anyhow::anyhow!("error[cache_trusted_writer]: [cache] trusted_writers: {k:?} is not a hex Ed25519 public key (64 hex digits; `mjolnir cache key new` prints one)"))
+        })
+        .collect()
 }
 
 /// The default for `[cache] remote_timeout_s`.
@@ -291,6 +327,8 @@ impl Config {
                 PackSource { id, dir }
             })
             .collect();
+        let writer_seed = writer_seed(file.cache.writer_key.map(|p| base.join(p)))?;
+        let trusted_writers = trusted_writers(&file.cache.trusted_writers)?;
         let remote = overrides
             .remote_cache
             .clone()
@@ -304,6 +342,8 @@ impl Config {
                         .unwrap_or(REMOTE_TIMEOUT_S)
                         .max(1),
                 ),
+                writer_seed,
+                trusted_writers,
             });
         Ok(Config {
             packs,

@@ -609,7 +609,21 @@ fn remote_line(c: &crate::remote::Counts) -> String {
         c.misses
     );
     if c.refused > 0 {
+        let mut why = Vec::new();
+        if c.refused_unsigned > 0 {
+            why.push(format!("{} unsigned", c.refused_unsigned));
+        }
+        if c.refused_untrusted > 0 {
+            why.push(format!("{} by an untrusted writer", c.refused_untrusted));
+        }
+        let other = c.refused - c.refused_unsigned - c.refused_untrusted;
+        if other > 0 && !why.is_empty() {
+            why.push(format!("{other} damaged"));
+        }
         line.push_str(&format!(", {} refused", c.refused));
+        if !why.is_empty() {
+            line.push_str(&format!(" ({})", why.join(", ")));
+        }
     }
     if c.uploaded_entries > 0 || c.present_blobs > 0 {
         line.push_str(&format!(

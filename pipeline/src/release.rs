@@ -24,15 +24,42 @@ pub fn key_path() -> Result<PathBuf> {
     Ok(dir.join("author-key"))
 }
 
+/// `mjolnir cache key new`: a writer key for the shared cache, in a new file readable by
+/// its owner only; prints the public key other machines trust it by.
+pub fn cache_key_new(out: &Path) -> Result<i32> {
+    let seed = random_seed()?;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file = options
+        .open(out)
+        .with_context(|| format!("cannot create {} (it must not exist yet)", out.display()))?;
+    std::io::Write::write_all(&mut file, format!("{}\n", signature::hex(&seed)).as_bytes())?;
+    let public = signature::SigningKey::from_bytes(&seed).verifying_key();
+    println!("wrote the cache writer key to {}", out.display());
+    println!("point [cache] writer_key at it (or set MJOLNIR_CACHE_KEY to its contents on CI), and add this line to every reader's [cache] trusted_writers:");
+    println!("\"{}\"", signature::hex(public.as_bytes()));
+    Ok(0)
+}
+
+fn random_seed() -> Result<[u8; 32]> {
+    let mut seed = [0u8; 32];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut seed))
+        .context("cannot read /dev/urandom for a new key")?;
+    Ok(seed)
+}
+
 pub fn key_new(force: bool) -> Result<i32> {
     let path = key_path()?;
     if path.exists() && !force {
         bail!("{} already exists; `mjolnir key show` prints it, and --force replaces it (the Hub would no longer know the new key)", path.display());
     }
-    let mut seed = [0u8; 32];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut seed))
-        .context("cannot read /dev/urandom for a new key")?;
+    let seed = random_seed()?;
     let hex = signature::hex(&seed);
     let dir = path.parent().expect("a key path has a folder");
     std::fs::create_dir_all(dir)?;

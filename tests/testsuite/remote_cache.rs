@@ -9,6 +9,37 @@ use support::{stderr, tree, Nginx, Workspace};
 
 const PACKS: &[&str] = &["foundry"];
 
+/// RFC 8032 test 1's seed and public key: the writer every machine here trusts.
+const WRITER_SEED: &str = "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60";
+const WRITER_KEY: &str = "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a";
+
+/// A machine that signs what it writes with the shared writer key and trusts it.
+fn machine() -> Workspace {
+    let ws = Workspace::with_packs(PACKS);
+    std::fs::write(ws.path("writer.key"), WRITER_SEED).unwrap();
+    let toml = std::fs::read_to_string(ws.path("pipeline.toml")).unwrap();
+    std::fs::write(
+        ws.path("pipeline.toml"),
+        format!(
+            "{toml}\n[cache]\nwriter_key = \"writer.key\"\ntrusted_writers = [\"{WRITER_KEY}\"]\n"
+        ),
+    )
+    .unwrap();
+    ws
+}
+
+/// A machine that only reads, trusting the shared writer key.
+fn reader() -> Workspace {
+    let ws = Workspace::with_packs(PACKS);
+    let toml = std::fs::read_to_string(ws.path("pipeline.toml")).unwrap();
+    std::fs::write(
+        ws.path("pipeline.toml"),
+        format!("{toml}\n[cache]\ntrusted_writers = [\"{WRITER_KEY}\"]\n"),
+    )
+    .unwrap();
+    ws
+}
+
 fn remote(ws: &Workspace) -> Value {
     ws.report()["summary"]["remote"].clone()
 }
@@ -20,7 +51,7 @@ fn game(ws: &Workspace) -> std::collections::BTreeMap<String, Vec<u8>> {
 #[test]
 fn a_fresh_clone_cooks_from_a_warm_remote_byte_for_byte() {
     let Some(server) = Nginx::start() else { return };
-    let first = Workspace::with_packs(PACKS);
+    let first = machine();
     first.cook(&["--remote-cache", &server.url]);
     let uploaded = remote(&first);
     let steps = first.report()["summary"]["steps"].as_u64().unwrap();
@@ -31,7 +62,7 @@ fn a_fresh_clone_cooks_from_a_warm_remote_byte_for_byte() {
     );
     assert!(!server.files("cas").is_empty());
 
-    let fresh = Workspace::with_packs(PACKS);
+    let fresh = machine();
     let out = fresh.cook(&["--remote-cache", &server.url]);
     assert!(fresh.ran().is_empty(), "ran: {:?}", fresh.ran());
     assert_eq!(remote(&fresh)["hits"].as_u64(), Some(steps));
@@ -44,7 +75,7 @@ fn a_fresh_clone_cooks_from_a_warm_remote_byte_for_byte() {
     );
 
     // And the same as a cook that never saw the remote.
-    let local = Workspace::with_packs(PACKS);
+    let local = machine();
     local.cook(&[]);
     assert_eq!(game(&local), game(&first));
 }
@@ -52,7 +83,7 @@ fn a_fresh_clone_cooks_from_a_warm_remote_byte_for_byte() {
 #[test]
 fn a_read_only_machine_never_writes() {
     let Some(server) = Nginx::start() else { return };
-    let ws = Workspace::with_packs(PACKS);
+    let ws = machine();
     ws.cook(&["--remote-cache", &server.url, "--remote-cache-readonly"]);
     assert!(!ws.ran().is_empty());
     assert_eq!(remote(&ws)["misses"].as_u64(), Some(ws.ran().len() as u64));
@@ -62,7 +93,7 @@ fn a_read_only_machine_never_writes() {
 #[test]
 fn damaged_or_misplaced_remote_entries_are_refused_and_cooked_locally() {
     let Some(server) = Nginx::start() else { return };
-    let first = Workspace::with_packs(PACKS);
+    let first = machine();
     first.cook(&["--remote-cache", &server.url]);
     // The largest blob (the container) gets one byte flipped...
     let blobs = server.files("cas");
@@ -78,7 +109,7 @@ fn damaged_or_misplaced_remote_entries_are_refused_and_cooked_locally() {
     let entries = server.files("ac");
     std::fs::copy(&entries[0], &entries[1]).unwrap();
 
-    let second = Workspace::with_packs(PACKS);
+    let second = machine();
     let out = second.cook(&["--remote-cache", &server.url]);
     let counts = remote(&second);
     assert!(counts["refused"].as_u64().unwrap() >= 2, "{counts}");
@@ -88,7 +119,10 @@ fn damaged_or_misplaced_remote_entries_are_refused_and_cooked_locally() {
         "{warnings}"
     );
     assert!(warnings.contains("failed its SHA-256 check"), "{warnings}");
-    assert!(warnings.contains("seal does not match"), "{warnings}");
+    assert!(
+        warnings.contains("its signature does not verify"),
+        "{warnings}"
+    );
     assert!(!second.ran().is_empty());
     assert_eq!(
         game(&second),
@@ -102,7 +136,7 @@ fn a_stopped_server_means_a_local_cook_and_one_warning() {
     let Some(server) = Nginx::start() else { return };
     let url = server.url.clone();
     server.stop();
-    let ws = Workspace::with_packs(PACKS);
+    let ws = machine();
     let out = ws.cook(&["--remote-cache", &url]);
     let warnings = stderr(&out);
     assert_eq!(
@@ -110,7 +144,7 @@ fn a_stopped_server_means_a_local_cook_and_one_warning() {
         1,
         "{warnings}"
     );
-    let local = Workspace::with_packs(PACKS);
+    let local = machine();
     local.cook(&[]);
     assert_eq!(game(&ws), game(&local));
 }
@@ -142,7 +176,7 @@ fn a_server_that_never_answers_times_out_once() {
 #[test]
 fn two_machines_writing_at_once_leave_a_cache_a_third_can_use() {
     let Some(server) = Nginx::start() else { return };
-    let machines = [Workspace::with_packs(PACKS), Workspace::with_packs(PACKS)];
+    let machines = [machine(), machine()];
     let cooks: Vec<std::process::Child> = machines
         .iter()
         .map(|ws| {
@@ -163,7 +197,7 @@ fn two_machines_writing_at_once_leave_a_cache_a_third_can_use() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    let third = Workspace::with_packs(PACKS);
+    let third = machine();
     third.cook(&["--remote-cache", &server.url]);
     assert!(third.ran().is_empty(), "ran: {:?}", third.ran());
     assert_eq!(remote(&third)["refused"].as_u64(), Some(0));
@@ -173,7 +207,7 @@ fn two_machines_writing_at_once_leave_a_cache_a_third_can_use() {
 
 #[test]
 fn credentials_in_the_url_are_refused() {
-    let ws = Workspace::with_packs(PACKS);
+    let ws = machine();
     let out = ws.mjolnir(&[
         "forge",
         "cook",
@@ -208,18 +242,18 @@ fn credentials_come_from_netrc_or_the_token_variable() {
         out
     };
     // Without credentials: refused once, cooked locally.
-    let ws = Workspace::with_packs(PACKS);
+    let ws = machine();
     let out = cook(&ws, &[]);
     assert!(stderr(&out).contains("answered 401"), "{}", stderr(&out));
     assert!(server.files("ac").is_empty());
     // With the host's netrc entry: written.
-    let ws = Workspace::with_packs(PACKS);
+    let ws = machine();
     let netrc = ws.path("netrc");
     std::fs::write(&netrc, "machine 127.0.0.1 login ci password s3cret\n").unwrap();
     cook(&ws, &[("NETRC", netrc.display().to_string())]);
     assert!(remote(&ws)["uploaded_entries"].as_u64().unwrap() > 0);
     // A wrong token wins over netrc, and is refused.
-    let ws = Workspace::with_packs(PACKS);
+    let ws = machine();
     let out = cook(
         &ws,
         &[
@@ -233,4 +267,110 @@ fn credentials_come_from_netrc_or_the_token_variable() {
         stderr(&out)
     );
     assert_eq!(remote(&ws)["hits"].as_u64(), Some(0));
+}
+
+#[test]
+fn a_machine_without_a_writer_key_never_uploads() {
+    let Some(server) = Nginx::start() else { return };
+    let ws = reader();
+    ws.cook(&["--remote-cache", &server.url]);
+    assert!(!ws.ran().is_empty());
+    assert!(server.files("ac").is_empty() && server.files("cas").is_empty());
+}
+
+/// Rewrites every entry on the server with `change`, as someone who can PUT would.
+fn rewrite_entries(
+    server: &Nginx,
+    change: impl Fn(&mut engine::remote::action_result::ActionResult),
+) {
+    use prost::Message;
+    for entry in server.files("ac") {
+        let bytes = std::fs::read(&entry).unwrap();
+        let mut result =
+            engine::remote::action_result::ActionResult::decode(bytes.as_slice()).unwrap();
+        change(&mut result);
+        std::fs::write(&entry, result.encode_to_vec()).unwrap();
+    }
+}
+
+#[test]
+fn forged_unsigned_or_foreign_entries_never_reach_a_set_or_the_local_cache() {
+    let Some(server) = Nginx::start() else { return };
+    let first = machine();
+    first.cook(&["--remote-cache", &server.url]);
+    let local = Workspace::with_packs(PACKS);
+    local.cook(&[]);
+    // A forged manifest: every small output's bytes replaced, its digest made to match
+    // and the entry left unsigned, as anyone who can PUT could do.
+    rewrite_entries(&server, |result| {
+        for file in &mut result.output_files {
+            if !file.contents.is_empty() {
+                file.contents = b"{\"forged\": true}".to_vec();
+                let digest = file.digest.as_mut().unwrap();
+                digest.hash = engine::remote::sha256_hex(&file.contents);
+                digest.size_bytes = file.contents.len() as i64;
+            }
+        }
+        result.stdout_raw = b"mjolnir-seal 00".to_vec();
+    });
+    let second = reader();
+    let out = second.cook(&["--remote-cache", &server.url]);
+    let counts = remote(&second);
+    assert!(counts["refused_unsigned"].as_u64().unwrap() > 0, "{counts}");
+    assert_eq!(counts["hits"].as_u64(), Some(0), "{counts}");
+    assert!(stderr(&out).contains("unsigned)"), "{}", stderr(&out));
+    assert_eq!(game(&second), game(&local), "the local cook's bytes");
+    // Nothing forged entered the local cache: without the remote, all is cached and the
+    // same bytes.
+    second.cook(&[]);
+    assert!(second.ran().is_empty(), "ran: {:?}", second.ran());
+    assert_eq!(game(&second), game(&local));
+    // Entries signed by a key no one trusts are refused the same way.
+    let stranger = Workspace::with_packs(PACKS);
+    let other_seed = "4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb";
+    std::fs::write(stranger.path("writer.key"), other_seed).unwrap();
+    let toml = std::fs::read_to_string(stranger.path("pipeline.toml")).unwrap();
+    std::fs::write(
+        stranger.path("pipeline.toml"),
+        format!("{toml}\n[cache]\nwriter_key = \"writer.key\"\n"),
+    )
+    .unwrap();
+    let Some(fresh_server) = Nginx::start() else {
+        return;
+    };
+    stranger.cook(&["--remote-cache", &fresh_server.url]);
+    assert!(!fresh_server.files("ac").is_empty());
+    let third = reader();
+    third.cook(&["--remote-cache", &fresh_server.url]);
+    let counts = remote(&third);
+    assert!(
+        counts["refused_untrusted"].as_u64().unwrap() > 0,
+        "{counts}"
+    );
+    assert_eq!(counts["hits"].as_u64(), Some(0), "{counts}");
+    assert_eq!(game(&third), game(&local));
+}
+
+#[test]
+fn cache_key_new_makes_a_private_writer_key_and_prints_what_readers_trust() {
+    let ws = Workspace::with_packs(PACKS);
+    let out = ws.mjolnir(&["cache", "key", "new", "--out", "ci.key"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let seed = std::fs::read_to_string(ws.path("ci.key")).unwrap();
+    assert_eq!(seed.trim().len(), 64);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(ws.path("ci.key"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    let key = forge_release::signature::key_from_seed(seed.as_bytes()).unwrap();
+    let public = forge_release::signature::hex(key.verifying_key().as_bytes());
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("\"{public}\"")));
+    // It never overwrites a key.
+    let again = ws.mjolnir(&["cache", "key", "new", "--out", "ci.key"]);
+    assert_eq!(again.status.code(), Some(2));
 }

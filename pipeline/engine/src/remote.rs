@@ -6,11 +6,13 @@
 //! | `<url>/cas/<sha256>` | an output's bytes, named by their SHA-256 |
 //! | `<url>/ac/<key>` | a step's result: an `ActionResult` protobuf listing its outputs ([`action_result`]) |
 //!
-//! A step the local cache misses is fetched before it is cooked; every blob is checked
-//! against its SHA-256 and size before it is used, and an entry that fails any check is
-//! refused and counted, and the step is cooked locally. After a step is cooked, its blobs
-//! are uploaded (skipping those `HEAD` finds), then its entry, so an entry never names a
-//! blob the server lacks. The first transport failure (refused, timed out, or refused
+//! A step the local cache misses is fetched before it is cooked. An entry is taken only
+//! when a writer the reader trusts signed it (`[cache] trusted_writers`); every blob is
+//! checked against its SHA-256 and size before it is used, and an entry that fails any
+//! check is refused and counted, and the step is cooked locally. After a step is cooked on
+//! a machine with a writer key, its blobs are uploaded (skipping those `HEAD` finds), then
+//! its signed entry, so an entry never names a blob the server lacks. A machine without a
+//! writer key only reads. The first transport failure (refused, timed out, or refused
 //! credentials) turns the remote off for the rest of the cook, with one warning.
 
 pub mod action_result;
@@ -20,12 +22,17 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-/// The remote cache a cook uses: its URL, and whether this machine only reads it.
+/// The remote cache a cook uses: its URL, whether this machine only reads it, the key it
+/// signs what it writes with, and the writers whose entries it takes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Remote {
     pub url: String,
     pub readonly: bool,
     pub timeout: std::time::Duration,
+    /// The Ed25519 seed this machine signs entries with; without one it never uploads.
+    pub writer_seed: Option<[u8; 32]>,
+    /// The public keys whose entries are taken; any other entry is a miss.
+    pub trusted_writers: Vec<[u8; 32]>,
 }
 
 pub use action_result::RemoteOutput;
@@ -47,6 +54,10 @@ pub struct Counts {
     pub misses: u64,
     /// Entries or blobs that failed a check and were not used.
     pub refused: u64,
+    /// Of those, entries with no writer's signature.
+    pub refused_unsigned: u64,
+    /// Of those, entries signed by a key not trusted, or whose signature fails.
+    pub refused_untrusted: u64,
     pub uploaded_blobs: u64,
     /// Blobs `HEAD` showed the server already had.
     pub present_blobs: u64,
@@ -60,6 +71,8 @@ struct Counters {
     hits: AtomicU64,
     misses: AtomicU64,
     refused: AtomicU64,
+    refused_unsigned: AtomicU64,
+    refused_untrusted: AtomicU64,
     uploaded_blobs: AtomicU64,
     present_blobs: AtomicU64,
     uploaded_entries: AtomicU64,
@@ -75,6 +88,8 @@ pub struct RemoteCache {
     agent: ureq::Agent,
     authorization: Option<String>,
     readonly: bool,
+    writer: Option<ed25519_dalek::SigningKey>,
+    trusted: Vec<ed25519_dalek::VerifyingKey>,
     /// Set by the first transport failure: nothing more is asked of the server.
     down: AtomicBool,
     counters: Counters,
@@ -120,6 +135,20 @@ impl RemoteCache {
             agent: config.into(),
             authorization: credentials::authorization(host),
             readonly: settings.readonly,
+            writer: settings
+                .writer_seed
+                .map(|seed| ed25519_dalek::SigningKey::from_bytes(&seed)),
+            // A writer takes back what it signed itself.
+            trusted: settings
+                .trusted_writers
+                .iter()
+                .filter_map(|k| ed25519_dalek::VerifyingKey::from_bytes(k).ok())
+                .chain(
+                    settings
+                        .writer_seed
+                        .map(|seed| ed25519_dalek::SigningKey::from_bytes(&seed).verifying_key()),
+                )
+                .collect(),
             down: AtomicBool::new(false),
             counters: Counters::default(),
             warnings: Mutex::new(Vec::new()),
@@ -133,6 +162,8 @@ impl RemoteCache {
             hits: get(&c.hits),
             misses: get(&c.misses),
             refused: get(&c.refused),
+            refused_unsigned: get(&c.refused_unsigned),
+            refused_untrusted: get(&c.refused_untrusted),
             uploaded_blobs: get(&c.uploaded_blobs),
             present_blobs: get(&c.present_blobs),
             uploaded_entries: get(&c.uploaded_entries),
@@ -182,6 +213,15 @@ impl RemoteCache {
                 self.refuse(key, &why);
                 Fetched::Miss
             }
+            Err(Refusal::Untrusted(why)) => {
+                let counter = match why {
+                    action_result::Refused::Unsigned => &self.counters.refused_unsigned,
+                    _ => &self.counters.refused_untrusted,
+                };
+                counter.fetch_add(1, Ordering::Relaxed);
+                self.refuse(key, &format!("its entry is not taken: {why}"));
+                Fetched::Miss
+            }
         }
     }
 
@@ -198,8 +238,13 @@ impl RemoteCache {
         let Some(entry) = self.get(&format!("ac/{key}"), 1 << 20)? else {
             return Ok(None);
         };
-        let outputs = action_result::decode(key, &entry)
-            .map_err(|why| Refusal::Bad(format!("its entry cannot be read: {why}")))?;
+        let outputs =
+            action_result::decode(key, &entry, &self.trusted).map_err(|why| match why {
+                action_result::Refused::Damaged(why) => {
+                    Refusal::Bad(format!("its entry cannot be read: {why}"))
+                }
+                other => Refusal::Untrusted(other),
+            })?;
         let mut files = Vec::with_capacity(outputs.len());
         for o in outputs {
             if o.size > MAX_BLOB {
@@ -224,18 +269,26 @@ impl RemoteCache {
         Ok(Some(files))
     }
 
-    /// Uploads a cooked step: blobs the server lacks, then the entry. Read-only remotes
-    /// and a server that went down are skipped.
+    /// Uploads a cooked step: blobs the server lacks, then the entry, signed. Read-only
+    /// remotes, a machine without a writer key and a server that went down are skipped.
     pub fn upload(&self, key: &str, outputs: &[(&str, &[u8])]) {
-        if self.readonly || self.down.load(Ordering::Relaxed) {
+        let Some(writer) = self.writer.as_ref().filter(|_| !self.readonly) else {
+            return;
+        };
+        if self.down.load(Ordering::Relaxed) {
             return;
         }
-        if let Err(u) = self.try_upload(key, outputs) {
+        if let Err(u) = self.try_upload(key, outputs, writer) {
             self.went_down(u);
         }
     }
 
-    fn try_upload(&self, key: &str, outputs: &[(&str, &[u8])]) -> Result<(), Unreachable> {
+    fn try_upload(
+        &self,
+        key: &str,
+        outputs: &[(&str, &[u8])],
+        writer: &ed25519_dalek::SigningKey,
+    ) -> Result<(), Unreachable> {
         let mut listed = Vec::with_capacity(outputs.len());
         let mut inline_budget = action_result::INLINE_TOTAL;
         for (name, bytes) in outputs {
@@ -259,7 +312,10 @@ impl RemoteCache {
                 inline: inline.then(|| bytes.to_vec()),
             });
         }
-        self.put(&format!("ac/{key}"), &action_result::encode(key, &listed))?;
+        self.put(
+            &format!("ac/{key}"),
+            &action_result::encode(key, &listed, writer),
+        )?;
         self.counters
             .uploaded_entries
             .fetch_add(1, Ordering::Relaxed);
@@ -354,6 +410,8 @@ impl RemoteCache {
 enum Refusal {
     Unreachable(Unreachable),
     Bad(String),
+    /// Well formed, but not signed by a trusted writer.
+    Untrusted(action_result::Refused),
 }
 
 /// Lowercase SHA-256 hex, as the Bazel protocol names blobs.

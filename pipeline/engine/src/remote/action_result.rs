@@ -6,8 +6,14 @@
 //! |---|---|---|
 //! | `output_files` | 2 | one `OutputFile` per output: `path` (1) is the output's name, `digest` (2) its SHA-256 and size, `contents` (5) its bytes when it is small |
 //! | `exit_code` | 4 | always 0: only successful steps are cached |
-//! | `stdout_raw` | 5 | `mjolnir-seal <hex>`: BLAKE3 of the key and the outputs, so an entry served under another key is refused |
+//! | `stdout_raw` | 5 | `mjolnir-signed-v1 <public key hex> <signature hex>`: the writer's Ed25519 signature over the seal, the BLAKE3 of the key and the outputs |
+//!
+//! The seal alone would let anyone who can `PUT` make a valid entry: it is a public
+//! function. The signature binds the entry to a writer's key, and a reader accepts only
+//! entries signed by a key it trusts; one signed for another key (a swapped entry) fails
+//! the signature, since the seal covers the key.
 
+use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
 use prost::Message;
 
 #[derive(Clone, PartialEq, Message)]
@@ -56,7 +62,7 @@ pub struct RemoteOutput {
 pub const INLINE_MAX: u64 = 64 << 10;
 pub const INLINE_TOTAL: u64 = 1 << 20;
 
-const SEAL_PREFIX: &str = "mjolnir-seal ";
+const SIGNED_PREFIX: &str = "mjolnir-signed-v1 ";
 
 fn seal(key: &str, outputs: &[RemoteOutput]) -> String {
     let mut h = blake3::Hasher::new();
@@ -75,8 +81,14 @@ fn seal(key: &str, outputs: &[RemoteOutput]) -> String {
     h.finalize().to_hex().to_string()
 }
 
-/// The entry for `key`'s outputs.
-pub fn encode(key: &str, outputs: &[RemoteOutput]) -> Vec<u8> {
+/// The entry for `key`'s outputs, signed by `writer`.
+pub fn encode(key: &str, outputs: &[RemoteOutput], writer: &SigningKey) -> Vec<u8> {
+    let signature = writer.sign(seal(key, outputs).as_bytes());
+    let stamp = format!(
+        "{SIGNED_PREFIX}{} {}",
+        hex(writer.verifying_key().as_bytes()),
+        hex(&signature.to_bytes())
+    );
     ActionResult {
         output_files: outputs
             .iter()
@@ -91,47 +103,119 @@ pub fn encode(key: &str, outputs: &[RemoteOutput]) -> Vec<u8> {
             })
             .collect(),
         exit_code: 0,
-        stdout_raw: format!("{SEAL_PREFIX}{}", seal(key, outputs)).into_bytes(),
+        stdout_raw: stamp.into_bytes(),
     }
     .encode_to_vec()
 }
 
-/// The outputs an entry read for `key` lists, or why it cannot be trusted.
-pub fn decode(key: &str, bytes: &[u8]) -> Result<Vec<RemoteOutput>, String> {
-    let result =
-        ActionResult::decode(bytes).map_err(|e| format!("it is not an ActionResult ({e})"))?;
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex<const N: usize>(text: &str) -> Option<[u8; N]> {
+    if text.len() != 2 * N || !text.is_ascii() {
+        return None;
+    }
+    let mut out = [0u8; N];
+    for (i, byte) in out.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(&text[2 * i..2 * i + 2], 16).ok()?;
+    }
+    Some(out)
+}
+
+/// Why an entry is not used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refused {
+    /// No writer's signature: anyone who can write to the server could have made it.
+    Unsigned,
+    /// Signed by a key the reader does not trust (its hex public key).
+    UnknownWriter(String),
+    /// The signature does not verify for this key and these outputs.
+    BadSignature,
+    /// Not a well-formed entry.
+    Damaged(String),
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Refused::Unsigned => write!(f, "it carries no writer's signature"),
+            Refused::UnknownWriter(key) => write!(
+                f,
+                "it is signed by {key}, which [cache] trusted_writers does not list"
+            ),
+            Refused::BadSignature => write!(
+                f,
+                "its signature does not verify for this key and these outputs"
+            ),
+            Refused::Damaged(why) => write!(f, "{why}"),
+        }
+    }
+}
+
+/// The outputs an entry read for `key` lists, if a writer in `trusted` signed it.
+pub fn decode(
+    key: &str,
+    bytes: &[u8],
+    trusted: &[VerifyingKey],
+) -> Result<Vec<RemoteOutput>, Refused> {
+    let damaged = |why: String| Refused::Damaged(why);
+    let result = ActionResult::decode(bytes)
+        .map_err(|e| damaged(format!("it is not an ActionResult ({e})")))?;
     if result.exit_code != 0 {
-        return Err(format!("it records exit code {}", result.exit_code));
+        return Err(damaged(format!(
+            "it records exit code {}",
+            result.exit_code
+        )));
     }
     let outputs = result
         .output_files
         .into_iter()
-        .map(|f| {
-            let digest = f
-                .digest
-                .ok_or(format!("output {:?} has no digest", f.path))?;
-            let well_formed = digest.hash.len() == 64
-                && digest
-                    .hash
-                    .bytes()
-                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-            if !well_formed || digest.size_bytes < 0 {
-                return Err(format!("output {:?} has a malformed digest", f.path));
-            }
-            let size = digest.size_bytes as u64;
-            Ok(RemoteOutput {
-                name: f.path,
-                sha256: digest.hash,
-                size,
-                inline: (size == 0 || !f.contents.is_empty()).then_some(f.contents),
-            })
-        })
-        .collect::<Result<Vec<_>, String>>()?;
-    let expected = format!("{SEAL_PREFIX}{}", seal(key, &outputs));
-    if result.stdout_raw != expected.as_bytes() {
-        return Err("its seal does not match this key".into());
-    }
+        .map(output)
+        .collect::<Result<Vec<_>, Refused>>()?;
+    let stamp = std::str::from_utf8(&result.stdout_raw).unwrap_or_default();
+    let Some((writer, signature)) = stamp
+        .strip_prefix(SIGNED_PREFIX)
+        .and_then(|s| s.split_once(' '))
+    else {
+        return Err(Refused::Unsigned);
+    };
+    let writer_key = unhex::<32>(writer).and_then(|k| VerifyingKey::from_bytes(&k).ok());
+    let Some(writer_key) = writer_key.filter(|k| trusted.contains(k)) else {
+        return Err(Refused::UnknownWriter(writer.chars().take(64).collect()));
+    };
+    let signature = unhex::<64>(signature).ok_or(Refused::BadSignature)?;
+    writer_key
+        .verify(
+            seal(key, &outputs).as_bytes(),
+            &Signature::from_bytes(&signature),
+        )
+        .map_err(|_| Refused::BadSignature)?;
     Ok(outputs)
+}
+
+fn output(f: OutputFile) -> Result<RemoteOutput, Refused> {
+    let digest = f
+        .digest
+        .ok_or_else(|| Refused::Damaged(format!("output {:?} has no digest", f.path)))?;
+    let well_formed = digest.hash.len() == 64
+        && digest
+            .hash
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    if !well_formed || digest.size_bytes < 0 {
+        return Err(Refused::Damaged(format!(
+            "output {:?} has a malformed digest",
+            f.path
+        )));
+    }
+    let size = digest.size_bytes as u64;
+    Ok(RemoteOutput {
+        name: f.path,
+        sha256: digest.hash,
+        size,
+        inline: (size == 0 || !f.contents.is_empty()).then_some(f.contents),
+    })
 }
 
 #[cfg(test)]
@@ -155,13 +239,48 @@ mod tests {
         ]
     }
 
+    fn writer(n: u8) -> SigningKey {
+        SigningKey::from_bytes(&[n; 32])
+    }
+
     #[test]
     fn an_entry_reads_back_for_its_key_only() {
-        let bytes = encode("k1", &outputs());
-        assert_eq!(decode("k1", &bytes).unwrap(), outputs());
-        assert!(decode("k2", &bytes).unwrap_err().contains("seal"));
-        assert!(decode("k1", &bytes[..bytes.len() - 3]).is_err());
-        assert!(decode("k1", b"\xff\xff\xff").is_err());
+        let trusted = [writer(1).verifying_key()];
+        let bytes = encode("k1", &outputs(), &writer(1));
+        assert_eq!(decode("k1", &bytes, &trusted).unwrap(), outputs());
+        assert_eq!(
+            decode("k2", &bytes, &trusted).unwrap_err(),
+            Refused::BadSignature
+        );
+        assert!(decode("k1", &bytes[..bytes.len() - 3], &trusted).is_err());
+        assert!(decode("k1", b"\xff\xff\xff", &trusted).is_err());
+    }
+
+    #[test]
+    fn only_a_trusted_writers_signature_is_taken() {
+        let trusted = [writer(1).verifying_key()];
+        let other = encode("k", &outputs(), &writer(2));
+        assert!(matches!(
+            decode("k", &other, &trusted),
+            Err(Refused::UnknownWriter(_))
+        ));
+        // An entry anyone could make: the right seal, no signature.
+        let mut unsigned = ActionResult::decode(other.as_slice()).unwrap();
+        unsigned.stdout_raw = format!("mjolnir-seal {}", seal("k", &outputs())).into_bytes();
+        let unsigned = unsigned.encode_to_vec();
+        assert_eq!(
+            decode("k", &unsigned, &trusted).unwrap_err(),
+            Refused::Unsigned
+        );
+        // A trusted writer's signature over other outputs.
+        let mut forged =
+            ActionResult::decode(encode("k", &outputs(), &writer(1)).as_slice()).unwrap();
+        forged.output_files[0].digest.as_mut().unwrap().size_bytes = 99;
+        let forged = forged.encode_to_vec();
+        assert_eq!(
+            decode("k", &forged, &trusted).unwrap_err(),
+            Refused::BadSignature
+        );
     }
 
     #[test]
@@ -175,7 +294,7 @@ mod tests {
     #[test]
     fn the_wire_format_is_reapis() {
         // Field 2 (length-delimited) holding field 1 (the path) first.
-        let bytes = encode("k", &outputs());
+        let bytes = encode("k", &outputs(), &writer(1));
         assert_eq!(bytes[0], 2 << 3 | 2);
         assert_eq!(bytes[2], 1 << 3 | 2);
         assert_eq!(&bytes[4..13], b"mesh.fgim");
