@@ -26,6 +26,9 @@ from sections import replace_section
 REPO = Path(__file__).resolve().parents[2]
 SECTION = "## Remote cache"
 INLINE_MAX = 64 << 10
+# RFC 8032 test 1: the writer key the warm machine signs with, and its public key.
+WRITER_SEED = "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60"
+WRITER_KEY = "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"
 
 
 def free_port():
@@ -104,6 +107,12 @@ def main():
             for ws in (warm, fresh):
                 ws.mkdir()
                 workspace(ws)
+            # The first machine writes, signed with its writer key; the fresh clone trusts it.
+            (warm / "writer.key").write_text(WRITER_SEED)
+            with open(warm / "pipeline.toml", "a") as f:
+                f.write('\n[cache]\nwriter_key = "writer.key"\n')
+            with open(fresh / "pipeline.toml", "a") as f:
+                f.write(f'\n[cache]\ntrusted_writers = ["{WRITER_KEY}"]\n')
             # The first machine fills the remote.
             run([mjolnir, "forge", "cook", "--remote-cache", url], cwd=warm)
             cold = hyperfine("cold", f"{mjolnir} forge cook", warm, prepare=fresh_folder, runs=10)
