@@ -374,3 +374,112 @@ fn cache_key_new_makes_a_private_writer_key_and_prints_what_readers_trust() {
     let again = ws.mjolnir(&["cache", "key", "new", "--out", "ci.key"]);
     assert_eq!(again.status.code(), Some(2));
 }
+
+#[test]
+fn an_entry_listing_outputs_the_step_does_not_make_is_refused_before_its_blobs_are_fetched() {
+    let Some(server) = Nginx::start() else { return };
+    let first = machine();
+    first.cook(&["--remote-cache", &server.url]);
+    // A 16 MB blob the server really holds, and every entry re-signed by the trusted
+    // writer to list it as an extra output: only the names give it away.
+    let big = vec![7u8; 16 << 20];
+    let sha = engine::remote::sha256_hex(&big);
+    std::fs::write(
+        server.dir.path().join(format!("data/cache/cas/{sha}")),
+        &big,
+    )
+    .unwrap();
+    let writer = forge_release::signature::key_from_seed(WRITER_SEED.as_bytes()).unwrap();
+    let trusted = [writer.verifying_key()];
+    for entry in server.files("ac") {
+        let key = entry.file_name().unwrap().to_string_lossy().into_owned();
+        let bytes = std::fs::read(&entry).unwrap();
+        let mut outputs = engine::remote::action_result::decode(&key, &bytes, &trusted).unwrap();
+        outputs.push(engine::remote::RemoteOutput {
+            name: "extra.bin".into(),
+            sha256: sha.clone(),
+            size: big.len() as u64,
+            inline: None,
+        });
+        let signed = engine::remote::action_result::encode(&key, &outputs, &writer);
+        std::fs::write(&entry, signed).unwrap();
+    }
+    let second = reader();
+    let out = second.cook(&["--remote-cache", &server.url]);
+    let counts = remote(&second);
+    let steps = second.report()["summary"]["steps"].as_u64().unwrap();
+    // Kinds whose outputs are named by what they read (a catalog's blocks) cannot tell an
+    // extra name; every kind with fixed outputs refuses the entry, and only the entries it
+    // took had their blobs fetched.
+    let (refused, hits) = (
+        counts["refused"].as_u64().unwrap(),
+        counts["hits"].as_u64().unwrap(),
+    );
+    assert_eq!(refused + hits, steps, "{counts}");
+    assert!(refused > steps * 9 / 10, "{counts}");
+    assert!(stderr(&out).contains("extra.bin"), "{}", stderr(&out));
+    assert!(
+        counts["bytes_down"].as_u64().unwrap() < (hits + 1) * (16 << 20),
+        "no refused entry's blob was fetched: {counts}"
+    );
+}
+
+#[test]
+fn a_server_that_stalls_mid_body_is_turned_off_after_one_wait() {
+    // Answers every request's headers, then never finishes the body.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let script = r#"
+import http.server, sys, time
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header('Content-Length', '100000')
+        self.end_headers()
+        self.wfile.write(b'x' * 10)
+        self.wfile.flush()
+        time.sleep(30)
+    do_HEAD = do_GET
+    def log_message(self, *a): pass
+http.server.ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()
+"#;
+    let Ok(mut server) = std::process::Command::new("python3")
+        .args(["-c", script, &port.to_string()])
+        .spawn()
+    else {
+        support::skip("python3 cannot start the stalling server");
+        return;
+    };
+    for _ in 0..100 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let ws = reader();
+    let toml = std::fs::read_to_string(ws.path("pipeline.toml")).unwrap();
+    let url = format!("http://127.0.0.1:{port}/cache");
+    std::fs::write(
+        ws.path("pipeline.toml"),
+        toml.replace(
+            "[cache]\n",
+            &format!("[cache]\nremote = \"{url}\"\nremote_timeout_s = 1\n"),
+        ),
+    )
+    .unwrap();
+    let out = ws.cook(&[]);
+    let _ = server.kill();
+    let _ = server.wait();
+    let warnings = stderr(&out);
+    assert_eq!(
+        warnings.matches("warning[remote_cache_down]").count(),
+        1,
+        "{warnings}"
+    );
+    let local = Workspace::with_packs(PACKS);
+    local.cook(&[]);
+    assert_eq!(game(&ws), game(&local));
+}

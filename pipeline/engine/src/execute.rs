@@ -644,23 +644,21 @@ fn lookup(
 }
 
 /// The step's outputs from the remote cache, put in the local one; `None` on a miss or
-/// when the entry names outputs the step's kind does not make (refused).
+/// when the entry names outputs the step's kind does not make (refused before any blob is
+/// fetched).
 fn fetch(
     step: &Step,
     key: &str,
     remote: &RemoteCache,
     settings: &Settings,
 ) -> Option<Vec<Arc<Output>>> {
-    let Fetched::Hit(files) = remote.fetch(key) else {
+    let expected = |names: &[&str]| {
+        step.kind
+            .check_outputs(step.block_name(), names.iter().copied())
+    };
+    let Fetched::Hit(files) = remote.fetch(key, &expected) else {
         return None;
     };
-    if let Err(why) = step.kind.check_outputs(
-        step.block_name(),
-        files.iter().map(|(name, _)| name.as_str()),
-    ) {
-        remote.refuse(key, &format!("it lists {why}"));
-        return None;
-    }
     let mut outputs = Vec::with_capacity(files.len());
     for (name, bytes) in files {
         let hash = settings.store.put_blob(&bytes).ok()?;

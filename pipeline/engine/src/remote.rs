@@ -80,8 +80,9 @@ struct Counters {
     bytes_up: AtomicU64,
 }
 
-/// The largest blob taken from the remote: larger than any container a pack makes.
-const MAX_BLOB: u64 = 1 << 30;
+/// The most a step's outputs may add up to, as an entry declares them: more than any
+/// container a pack makes.
+const MAX_ENTRY: u64 = 1 << 30;
 
 pub struct RemoteCache {
     base: String,
@@ -128,6 +129,7 @@ impl RemoteCache {
             .timeout_send_body(limit)
             .timeout_recv_response(limit)
             .timeout_recv_body(limit)
+            .timeout_global(limit.map(|l| l * 2))
             .http_status_as_error(false)
             .build();
         Ok(RemoteCache {
@@ -192,11 +194,14 @@ impl RemoteCache {
 
     /// The outputs recorded for `key`, each checked, or a miss. An entry that fails a check
     /// is refused (counted and warned about) and reads as a miss.
-    pub fn fetch(&self, key: &str) -> Fetched {
+    ///
+    /// `expected` checks the output names the entry lists (the step's kind's), before any
+    /// blob is downloaded.
+    pub fn fetch(&self, key: &str, expected: &dyn Fn(&[&str]) -> Result<(), String>) -> Fetched {
         if self.down.load(Ordering::Relaxed) {
             return Fetched::Miss;
         }
-        match self.try_fetch(key) {
+        match self.try_fetch(key, expected) {
             Ok(Some(files)) => {
                 self.counters.hits.fetch_add(1, Ordering::Relaxed);
                 Fetched::Hit(files)
@@ -234,7 +239,11 @@ impl RemoteCache {
         ));
     }
 
-    fn try_fetch(&self, key: &str) -> Result<Option<Files>, Refusal> {
+    fn try_fetch(
+        &self,
+        key: &str,
+        expected: &dyn Fn(&[&str]) -> Result<(), String>,
+    ) -> Result<Option<Files>, Refusal> {
         let Some(entry) = self.get(&format!("ac/{key}"), 1 << 20)? else {
             return Ok(None);
         };
@@ -245,11 +254,19 @@ impl RemoteCache {
                 }
                 other => Refusal::Untrusted(other),
             })?;
+        // Checked before any blob is fetched: what a server lists costs nothing until then.
+        let names: Vec<&str> = outputs.iter().map(|o| o.name.as_str()).collect();
+        expected(&names).map_err(|why| Refusal::Bad(format!("it lists {why}")))?;
+        let declared = outputs
+            .iter()
+            .fold(0u64, |sum, o| sum.saturating_add(o.size));
+        if declared > MAX_ENTRY {
+            return Err(Refusal::Bad(format!(
+                "its outputs add up to {declared} bytes; at most {MAX_ENTRY} are fetched for a step"
+            )));
+        }
         let mut files = Vec::with_capacity(outputs.len());
         for o in outputs {
-            if o.size > MAX_BLOB {
-                return Err(Refusal::Bad(format!("{} is {} bytes", o.name, o.size)));
-            }
             let bytes = match o.inline {
                 Some(bytes) => bytes,
                 None => self
@@ -362,8 +379,13 @@ impl RemoteCache {
                     .with_config()
                     .limit(limit.saturating_add(1))
                     .read_to_vec()
-                    .map_err(|e| {
-                        Refusal::Bad(format!("{} could not be read: {e}", self.url(path)))
+                    .map_err(|e| match e {
+                        // More than it declared: the entry is refused, the server is fine.
+                        ureq::Error::BodyExceedsLimit(_) => {
+                            Refusal::Bad(format!("{} is larger than declared", self.url(path)))
+                        }
+                        // A body that stalls or breaks: the server is down for this cook.
+                        other => Refusal::Unreachable(self.unreachable(path, other)),
                     })?;
                 self.counters
                     .bytes_down
