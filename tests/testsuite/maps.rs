@@ -278,3 +278,40 @@ fn compat_says_why_historical_layouts_need_a_rebuild() {
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("warning[new_line]"), "{text}");
 }
+
+#[test]
+fn a_level_cannot_name_a_folder_or_a_layout_outside_its_own() {
+    let ws = Workspace::without_donors(&["foundry"]);
+    ws.cook(&[]);
+    let level = canvas(&ws);
+    let original = std::fs::read_to_string(ws.path(level)).unwrap();
+    // A slug that climbs out of build/maps/: refused, nothing written anywhere.
+    ws.edit_json(level, |v| v["slug"] = serde_json::json!("../../../x"));
+    let out = bake(&ws, level, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("error[bad_slug]"), "{}", stderr(&out));
+    assert!(!ws.path("build/maps").exists() && !ws.path("../x").exists());
+    // A layout outside the level's folder is never read, nor shipped by map pack.
+    for layout in ["/etc/passwd", "../secret.json"] {
+        std::fs::write(ws.path(level), &original).unwrap();
+        ws.edit_json(level, |v| v["layout"] = serde_json::json!(layout));
+        let out = bake(&ws, level, &[]);
+        assert_eq!(out.status.code(), Some(1), "{layout}");
+        assert!(
+            stderr(&out).contains("error[layout_outside]"),
+            "{}",
+            stderr(&out)
+        );
+        let out = ws.mjolnir(&[
+            "map",
+            "pack",
+            level,
+            "--content",
+            "build/game/foundry/all/content",
+            "--out",
+            "m.mjolnir",
+        ]);
+        assert_eq!(out.status.code(), Some(1), "{layout}: {}", stderr(&out));
+        assert!(!ws.path("m.mjolnir").exists());
+    }
+}

@@ -54,19 +54,7 @@ impl ZipError {
 
 /// Why a member's name would not stay inside the folder it is unpacked into.
 pub fn unsafe_name(name: &str) -> Option<&'static str> {
-    if name.is_empty() {
-        Some("it is empty")
-    } else if name.starts_with('/') || name.as_bytes().get(1) == Some(&b':') {
-        Some("it is absolute")
-    } else if name.contains('\\') {
-        Some("it holds a backslash")
-    } else if name.split('/').any(|c| c == "..") {
-        Some("it climbs out of its folder")
-    } else if name.chars().any(|c| c.is_control()) {
-        Some("it holds a control character")
-    } else {
-        None
-    }
+    plain_path::why_not(name)
 }
 
 /// Every name the central directory lists, duplicates included (the zip reader keeps one

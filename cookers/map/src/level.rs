@@ -83,6 +83,26 @@ pub fn parse_level(file: &str, text: &str) -> Result<Level, Vec<Diagnostic>> {
             "a Forge palette needs a map variant (map_variant: true)",
         );
     }
+    // The slug names the map's folder under build/maps/ and its Hub release, and the
+    // layout is a file beside the level: neither may lead anywhere else.
+    if !forge_contract::ids::is_pack_id(&level.slug) {
+        f.error(
+            "bad_slug",
+            "/slug",
+            format!(
+                "{:?} is not a Hub slug: {}",
+                level.slug,
+                forge_contract::ids::PACK_ID_RULE
+            ),
+        );
+    }
+    if let Some(why) = level.layout.as_deref().and_then(plain_path::why_not) {
+        f.error(
+            "layout_outside",
+            "/layout",
+            format!("the layout must be a file in the level's folder, named relative to it; {why}"),
+        );
+    }
     let [min, max] = level.bounds_m;
     if (0..3).any(|k| !min[k].is_finite() || !max[k].is_finite() || min[k] >= max[k]) {
         f.error(

@@ -97,14 +97,7 @@ impl std::fmt::Debug for Cooker {
     }
 }
 
-/// A path that stays below the folder it is joined to: relative, no `.` or `..`
-/// components, no backslashes or drive letters.
+/// A path that stays below the folder it is joined to (the one rule, `plain_path`).
 pub fn is_plain_relative(rel: &str) -> bool {
-    !rel.is_empty()
-        && !rel.starts_with('/')
-        && !rel.contains('\\')
-        && !rel.contains(':')
-        && rel
-            .split('/')
-            .all(|c| !c.is_empty() && c != "." && c != "..")
+    plain_path::is_plain(rel)
 }
