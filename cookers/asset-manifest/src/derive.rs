@@ -94,7 +94,10 @@ fn greyscale_for_tint(bytes: &[u8]) -> Result<Vec<u8>, String> {
 /// `#rrggbb` as bytes.
 fn colour(value: &Value, what: &str) -> Result<[u8; 3], String> {
     let text = value.as_str().unwrap_or_default();
-    let hex = text.strip_prefix('#').filter(|h| h.len() == 6);
+    // ASCII first: slicing "#aébcd" by bytes would split the é.
+    let hex = text
+        .strip_prefix('#')
+        .filter(|h| h.len() == 6 && h.is_ascii());
     let channel = |i: usize| hex.and_then(|h| u8::from_str_radix(&h[i..i + 2], 16).ok());
     match (channel(0), channel(2), channel(4)) {
         (Some(r), Some(g), Some(b)) => Ok([r, g, b]),
@@ -286,4 +289,17 @@ fn resize_bbmodel(model: &mut Value, factor: f64) {
         }
     }
     groups(model.get_mut("outliner"), factor);
+}
+
+#[cfg(test)]
+mod colour_tests {
+    #[test]
+    fn a_colour_with_a_multibyte_character_is_refused_not_a_panic() {
+        let bad = serde_json::json!("#aébcd");
+        assert!(super::colour(&bad, "from").is_err());
+        assert_eq!(
+            super::colour(&serde_json::json!("#a0b1c2"), "to").unwrap(),
+            [0xa0, 0xb1, 0xc2]
+        );
+    }
 }

@@ -220,6 +220,24 @@ impl Lint<'_> {
                 );
             }
         }
+        // The id names the build folder the inputs are unpacked into.
+        if let Some(id) = top.get("manifestId") {
+            let plain = id.as_str().is_some_and(|id| {
+                !id.is_empty()
+                    && id.len() <= 128
+                    && id
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
+                    && !id.starts_with('.')
+            });
+            if !plain {
+                self.error(
+                    "bad_manifest_id",
+                    "/manifestId",
+                    "manifestId is 1 to 128 letters, digits, `-`, `_` or `.`, not starting with `.`",
+                );
+            }
+        }
         let revision_ok = top
             .get("revision")
             .is_none_or(|r| r.as_u64().is_some_and(|r| r >= 1));

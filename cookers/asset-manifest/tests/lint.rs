@@ -332,3 +332,15 @@ fn the_schemas_lists_are_the_vocabularys() {
     let rules = &defs["file"]["properties"]["derive"]["properties"]["rule"]["enum"];
     assert_eq!(list(rules), v::DERIVE_RULES);
 }
+
+#[test]
+fn a_manifest_id_names_one_folder_and_nothing_outside_it() {
+    for bad in ["../../../x", "/etc", "a/b", "", ".hidden", "a\\b"] {
+        let found = after(|m| m["manifestId"] = json!(bad));
+        assert!(
+            found.iter().any(|(code, _)| code == "bad_manifest_id"),
+            "{bad:?}: {found:?}"
+        );
+    }
+    assert!(after(|m| m["manifestId"] = json!("job-2026.12_a")).is_empty());
+}
