@@ -315,3 +315,28 @@ fn a_level_cannot_name_a_folder_or_a_layout_outside_its_own() {
         assert!(!ws.path("m.mjolnir").exists());
     }
 }
+
+#[test]
+fn a_map_cannot_carry_a_packs_packages() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    ws.cook(&[]);
+    let level = canvas(&ws);
+    // foundry's own container passed off as the map's.
+    let out = ws.mjolnir(&[
+        "map",
+        "pack",
+        level,
+        "--content",
+        "build/game/foundry/all/content",
+        "--out",
+        "m.mjolnir",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("map_holds_pack_packages")
+            && stderr(&out).contains("/Game/MJOLNIR/Forge/foundry/"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!ws.path("m.mjolnir").exists());
+}

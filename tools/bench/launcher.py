@@ -104,7 +104,8 @@ def make_packs(root, mjolnir, packgen, count):
 
 
 def make_map(root, mjolnir, names):
-    """A signed map whose level lists every pack, with one pack's container as its own."""
+    """A signed map whose level lists every pack. Its container is the test donors' (no
+    pack's packages: a map may not carry those)."""
     packs = []
     for name in names:
         manifest = json.loads((root / f"build/game/{name}/all/mjolnir.json").read_text())
@@ -116,8 +117,10 @@ def make_map(root, mjolnir, names):
     (root / "level.json").write_text(json.dumps(level))
     baked = root / "baked"
     baked.mkdir()
+    donors = REPO / "tests/data/donor-paks"
     for ext in ("utoc", "ucas"):
-        shutil.copy(root / f"build/game/{names[0]}/all/content/{names[0]}_P.{ext}", baked / f"bench_P.{ext}")
+        source = next(donors.glob(f"*.{ext}"))
+        shutil.copy(source, baked / f"bench_P.{ext}")
     run([mjolnir, "map", "pack", "level.json", "--content", "baked", "--out", "bench.mjolnir", "--sign-seed", "seed.hex"], cwd=root)
 
 

@@ -34,8 +34,11 @@ pub fn entry_tag(pack_id: &str, entry_id: &str) -> String {
 }
 
 /// The folder of the pack's Unreal assets: `/Game/MJOLNIR/Forge/<pack-id>/`.
+/// Where every pack's Unreal packages live, each pack in its own folder below.
+pub const UNREAL_PACKS_ROOT: &str = "/Game/MJOLNIR/Forge/";
+
 pub fn unreal_root(pack_id: &str) -> String {
-    format!("/Game/MJOLNIR/Forge/{pack_id}/")
+    format!("{UNREAL_PACKS_ROOT}{pack_id}/")
 }
 
 pub const PACK_ID_RULE: &str =

@@ -173,7 +173,8 @@ pub fn prepare_map(
             "a map release names its Hub slug",
         )]);
     };
-    let (mut members, _) = content_members(content, None, &mut findings);
+    let (mut members, packages) = content_members(content, None, &mut findings);
+    findings.extend(rules::pack_packages_in_map(&packages));
     if !members.keys().any(|k| k.ends_with(".utoc")) {
         findings.push(error(
             "no_content",

@@ -284,6 +284,22 @@ fn unreal_packages(
     findings
 }
 
+/// A map's containers hold the map, not a pack's pieces: a package under any pack's root
+/// (`/Game/MJOLNIR/Forge/<pack>/`) would replace that pack's own for every player.
+pub fn pack_packages_in_map(packages: &BTreeSet<String>) -> Vec<Finding> {
+    packages
+        .iter()
+        .filter(|p| p.starts_with(forge_contract::ids::UNREAL_PACKS_ROOT))
+        .map(|p| {
+            error(
+                "map_holds_pack_packages",
+                None,
+                format!("{p} is a Forge pack's package; a map release carries only the map's own, and depends on the pack instead"),
+            )
+        })
+        .collect()
+}
+
 /// Every catalog entry needs its static mesh and actor packages: a set cooked without
 /// donors has neither, and the game could not show its blocks.
 pub fn uninstallable_blocks(catalog: &Catalog, packages: &BTreeSet<String>) -> Vec<Finding> {

@@ -6,7 +6,7 @@ use std::io::{Cursor, Read};
 use serde::Serialize;
 use serde_json::Value;
 
-use forge_contract::{Catalog, Manifest};
+use forge_contract::Manifest;
 
 use crate::rules;
 use crate::signature::{self, Problem};
@@ -193,11 +193,7 @@ pub fn scan(bytes: &[u8], options: &ScanOptions) -> ScanReport {
     }
     let manifest = manifest(&mut r, &members, options);
     listed_members(&mut r, &members, manifest.as_ref());
-    containers(
-        &mut r,
-        &members,
-        manifest.as_ref().and_then(|m| m.catalog()),
-    );
+    containers(&mut r, &members, manifest.as_ref());
     changes(&mut r, &members);
     signature_check(&mut r, &members, options);
     r.manifest = manifest;
@@ -284,7 +280,13 @@ fn manifest(
     }
 }
 
-fn containers(r: &mut ScanReport, members: &BTreeMap<String, Vec<u8>>, catalog: Option<&Catalog>) {
+fn containers(
+    r: &mut ScanReport,
+    members: &BTreeMap<String, Vec<u8>>,
+    manifest: Option<&Manifest>,
+) {
+    let catalog = manifest.and_then(Manifest::catalog);
+    let is_map = manifest.is_some() && catalog.is_none();
     let mut any = false;
     let mut packages = BTreeSet::new();
     for (name, bytes) in members {
@@ -310,6 +312,8 @@ fn containers(r: &mut ScanReport, members: &BTreeMap<String, Vec<u8>>, catalog: 
             None,
             "the archive has no container under content/",
         );
+    } else if is_map {
+        r.findings.extend(rules::pack_packages_in_map(&packages));
     } else if let Some(catalog) = catalog {
         r.findings.extend(rules::ghost_blocks(catalog, &packages));
         r.findings
