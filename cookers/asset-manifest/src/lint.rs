@@ -452,6 +452,17 @@ impl Lint<'_> {
             "unknown_derive_rule",
             v::DERIVE_RULES,
         );
+        // A rule of the format this build cannot make is found here, before a quote,
+        // rather than when the build reaches it.
+        if let Some(rule) =
+            rule.filter(|r| v::DERIVE_RULES.contains(r) && !crate::derive::IMPLEMENTED.contains(r))
+        {
+            self.error(
+                "derive_rule_not_implemented",
+                &format!("{pointer}/rule"),
+                format!("{rule:?} is a rule of the format that this build does not implement; it implements {}", crate::derive::IMPLEMENTED.join(", ")),
+            );
+        }
         match block.get("from") {
             Some(Value::Array(from)) if !from.is_empty() && from.iter().all(Value::is_string) => {
                 for (i, source) in from.iter().filter_map(Value::as_str).enumerate() {
@@ -489,12 +500,13 @@ impl Lint<'_> {
 
     fn output_path(&mut self, path: &str, format: Option<&str>, pointer: &str) {
         let at = format!("{pointer}/path");
-        if !self.paths.insert(path.to_string()) {
+        // Names equal but for case are one file on Windows and on macOS.
+        if !self.paths.insert(path.to_lowercase()) {
             self.path_error(
                 "duplicate_output_path",
                 &at,
                 path,
-                "two files write this output path".into(),
+                "two files write this output path (names equal but for case count as one)".into(),
             );
         }
         if path.chars().count() > v::MAX_PATH {
@@ -505,17 +517,21 @@ impl Lint<'_> {
                 format!("output paths are at most {} characters", v::MAX_PATH),
             );
         }
-        if path.starts_with('/')
-            || path.contains('\\')
-            || path
-                .split('/')
-                .any(|p| p.is_empty() || p == "." || p == "..")
-        {
+        if let Some(why) = plain_path::why_not(path) {
             self.path_error(
                 "bad_output_path",
                 &at,
                 path,
-                "an output path is relative, with / between non-empty names and no . or ..".into(),
+                format!("an output path is relative, with / between non-empty names and no . or ..; {why}"),
+            );
+            return;
+        }
+        if let Some(why) = plain_path::windows_refuses(path) {
+            self.path_error(
+                "bad_output_path",
+                &at,
+                path,
+                format!("Windows cannot create it: {why}"),
             );
             return;
         }

@@ -344,3 +344,43 @@ fn a_manifest_id_names_one_folder_and_nothing_outside_it() {
     }
     assert!(after(|m| m["manifestId"] = json!("job-2026.12_a")).is_empty());
 }
+
+#[test]
+fn output_paths_windows_cannot_create_or_that_differ_only_by_case_are_refused() {
+    for bad in [
+        "assets/demo/CON.png",
+        "assets/demo/a:b.png",
+        "assets/demo/nul\u{0}.png",
+        "assets/demo/line\nbreak.png",
+        "assets/demo/dot.",
+    ] {
+        let found = after(|m| file(m)["path"] = json!(bad));
+        assert!(
+            found.iter().any(|(code, _)| code == "bad_output_path"),
+            "{bad:?}: {found:?}"
+        );
+    }
+}
+
+#[test]
+fn a_derive_rule_this_build_does_not_implement_is_a_lint_error() {
+    let unimplemented: Vec<&str> = asset_manifest::vocabulary::DERIVE_RULES
+        .iter()
+        .copied()
+        .filter(|r| !asset_manifest::derive::IMPLEMENTED.contains(r))
+        .collect();
+    let Some(rule) = unimplemented.first() else {
+        return;
+    };
+    let found = after(|m| {
+        let f = file(m);
+        f["action"] = json!("derive");
+        f["derive"] = json!({"rule": rule, "from": ["in.png"]});
+    });
+    assert!(
+        found
+            .iter()
+            .any(|(code, _)| code == "derive_rule_not_implemented"),
+        "{rule}: {found:?}"
+    );
+}

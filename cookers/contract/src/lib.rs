@@ -38,9 +38,4 @@ pub use manifest::{parse_entry, parse_manifest, Catalog, Entry, Manifest};
 
 /// Characters that make text display in another order than it is stored (bidirectional
 /// overrides, isolates and marks): refused in names and archive paths alike.
-pub fn is_bidi_control(c: char) -> bool {
-    matches!(
-        c,
-        '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}'
-    )
-}
+pub use plain_path::is_bidi_control;

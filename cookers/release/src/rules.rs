@@ -43,34 +43,6 @@ pub fn traverses(path: &str) -> bool {
         || path.as_bytes().get(1) == Some(&b':')
 }
 
-/// Why Windows, where the game runs, could not create a file of this path.
-fn windows_refuses(path: &str) -> Option<String> {
-    const RESERVED: [&str; 4] = ["CON", "PRN", "AUX", "NUL"];
-    for part in path.split('/') {
-        if let Some(c) = part
-            .chars()
-            .find(|&c| c < ' ' || "<>:\"|?*".contains(c) || forge_contract::is_bidi_control(c))
-        {
-            return Some(format!("{c:?} is not allowed in a file name"));
-        }
-        if part.ends_with('.') || part.ends_with(' ') {
-            return Some(format!("{part:?} ends with a dot or a space"));
-        }
-        let stem = part
-            .split('.')
-            .next()
-            .unwrap_or_default()
-            .to_ascii_uppercase();
-        let numbered = (stem.starts_with("COM") || stem.starts_with("LPT"))
-            && stem.len() == 4
-            && stem.as_bytes()[3].is_ascii_digit();
-        if RESERVED.contains(&stem.as_str()) || numbered {
-            return Some(format!("{part:?} is a reserved device name"));
-        }
-    }
-    None
-}
-
 /// Checks one member's path against every path rule, remembering it in `seen` (by its
 /// case-folded form) to catch duplicates: which of two copies an extractor keeps is up to
 /// the extractor, and names equal but for case land on one file on Windows.
@@ -82,7 +54,7 @@ pub fn member_path(path: &str, seen: &mut BTreeMap<String, String>) -> Option<Fi
             "member paths must be relative, without `..`, backslashes or drive letters",
         ));
     }
-    if let Some(why) = windows_refuses(path) {
+    if let Some(why) = plain_path::windows_refuses(path) {
         return Some(error("bad_member_name", Some(path), why));
     }
     if let Some(first) = seen.insert(path.to_lowercase(), path.to_string()) {
