@@ -9,6 +9,8 @@ pub struct Findings<'a> {
     file: String,
     text: &'a str,
     pub(crate) list: Vec<Diagnostic>,
+    /// Where each value of the text is: made at the first finding, then shared by all.
+    positions: Option<crate::json_position::Positions<'a>>,
 }
 
 impl<'a> Findings<'a> {
@@ -17,6 +19,7 @@ impl<'a> Findings<'a> {
             file: file.into(),
             text,
             list: Vec::new(),
+            positions: None,
         }
     }
 
@@ -41,7 +44,11 @@ impl<'a> Findings<'a> {
     }
 
     fn push(&mut self, code: &'static str, severity: Severity, pointer: &str, message: String) {
-        let position = crate::json_position::locate(self.text, pointer);
+        let text = self.text;
+        let positions = self
+            .positions
+            .get_or_insert_with(|| crate::json_position::Positions::new(text));
+        let position = positions.locate(pointer);
         self.list.push(Diagnostic {
             code,
             severity,
