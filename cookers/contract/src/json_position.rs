@@ -19,6 +19,9 @@ pub struct Positions<'a> {
     offsets: std::collections::HashMap<String, usize>,
     /// The byte offset each line starts at.
     line_starts: Vec<usize>,
+    /// Whether every character is one byte, so a column is a byte count (a document on one
+    /// long line would otherwise be counted again for every finding).
+    ascii: bool,
 }
 
 impl<'a> Positions<'a> {
@@ -43,6 +46,7 @@ impl<'a> Positions<'a> {
             text,
             offsets,
             line_starts,
+            ascii: text.is_ascii(),
         }
     }
 
@@ -67,6 +71,9 @@ impl<'a> Positions<'a> {
         let offset = offset.min(self.text.len());
         let line = self.line_starts.partition_point(|&start| start <= offset);
         let start = self.line_starts[line - 1];
+        if self.ascii {
+            return (line, offset - start + 1);
+        }
         let column = String::from_utf8_lossy(&self.text.as_bytes()[start..offset])
             .chars()
             .count()

@@ -257,8 +257,9 @@ pub fn write(
     compression: Compression,
 ) -> Result<(Vec<u8>, Vec<u8>)> {
     let ids_in: Vec<ChunkId> = chunks.iter().map(|c| c.id).collect();
-    for (i, id) in ids_in.iter().enumerate() {
-        if ids_in[..i].contains(id) {
+    let mut seen = std::collections::BTreeSet::new();
+    for id in &ids_in {
+        if !seen.insert(*id) {
             return Err(IoStoreError::new(
                 "chunk_duplicate",
                 format!("chunk {:02x?} is added twice", id.0),

@@ -113,9 +113,11 @@ pub fn bake(
         );
     }
     let mut entries = Vec::new();
+    // Sets, not scans of what came before: a level of 30,000 entries is checked in one pass.
+    let mut seen_packs = std::collections::BTreeSet::new();
     for (p, pack) in packs.iter().enumerate() {
         let at = child("/blam/forge_packs", p);
-        if packs[..p].iter().any(|q| q.slug == pack.slug) {
+        if !seen_packs.insert(pack.slug.as_str()) {
             f.error(
                 "duplicate_pack",
                 &child(&at, "slug"),
@@ -126,9 +128,16 @@ pub fn bake(
         let Some(release) = matching_release(&mut f, &at, pack, releases) else {
             continue;
         };
+        let catalog: std::collections::BTreeMap<&str, &forge_contract::Entry> = release
+            .catalog
+            .blocks
+            .iter()
+            .map(|e| (e.id.as_str(), e))
+            .collect();
+        let mut seen_blocks = std::collections::BTreeSet::new();
         for (b, block) in pack.blocks.iter().enumerate() {
             let at = child(&child(&at, "blocks"), b);
-            if pack.blocks[..b].iter().any(|c| c.id == block.id) {
+            if !seen_blocks.insert(block.id.as_str()) {
                 f.error(
                     "duplicate_block",
                     &child(&at, "id"),
@@ -136,7 +145,7 @@ pub fn bake(
                 );
                 continue;
             }
-            let Some(entry) = release.catalog.blocks.iter().find(|e| e.id == block.id) else {
+            let Some(&entry) = catalog.get(block.id.as_str()) else {
                 f.error(
                     "unknown_block",
                     &child(&at, "id"),

@@ -111,8 +111,9 @@ pub fn parse_level(file: &str, text: &str) -> Result<Level, Vec<Diagnostic>> {
             "the bounds need a finite min below the max on every axis",
         );
     }
+    let mut seen = std::collections::BTreeSet::new();
     for (i, name) in level.standard_palette.iter().enumerate() {
-        if level.standard_palette[..i].contains(name) {
+        if !seen.insert(name) {
             f.error(
                 "duplicate_palette_entry",
                 &child("/standard_palette", i),
