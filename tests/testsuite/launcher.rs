@@ -148,15 +148,9 @@ fn pack_release(
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
 
-/// A signed map release named `slug` whose manifest needs `deps` (slug, range).
-fn signed_map(slug: &str, deps: &[(&str, &str)]) -> Vec<u8> {
-    let deps: Vec<Value> = deps
-        .iter()
-        .map(|(s, r)| json!({"slug": s, "range": r}))
-        .collect();
-    let manifest = json!({"schema_version": 1, "name": "Needy", "slug": slug, "version": "1.0.0",
-        "type": "content", "deps": deps});
-    let level = json!({"format": "mjolnir-level", "name": slug, "slug": slug});
+/// A baked map's container, as the game's level bake would leave it: a stand-in, by file
+/// name.
+fn map_container(slug: &str) -> BTreeMap<String, Vec<u8>> {
     let chunk = forge_iostore::NewChunk {
         id: forge_iostore::ids::ChunkId::new(
             forge_iostore::ids::name_hash(&format!("/Game/Maps/{slug}")),
@@ -172,10 +166,22 @@ fn signed_map(slug: &str, deps: &[(&str, &str)]) -> Vec<u8> {
         forge_iostore::Compression::None,
     )
     .unwrap();
-    let content = BTreeMap::from([
+    BTreeMap::from([
         (format!("{slug}_P.utoc"), utoc),
         (format!("{slug}_P.ucas"), ucas),
-    ]);
+    ])
+}
+
+/// A signed map release named `slug` whose manifest needs `deps` (slug, range).
+fn signed_map(slug: &str, deps: &[(&str, &str)]) -> Vec<u8> {
+    let deps: Vec<Value> = deps
+        .iter()
+        .map(|(s, r)| json!({"slug": s, "range": r}))
+        .collect();
+    let manifest = json!({"schema_version": 1, "name": "Needy", "slug": slug, "version": "1.0.0",
+        "type": "content", "deps": deps});
+    let level = json!({"format": "mjolnir-level", "name": slug, "slug": slug});
+    let content = map_container(slug);
     let prepared = forge_release::prepare_map(
         manifest.to_string().as_bytes(),
         level.to_string().as_bytes(),
@@ -199,25 +205,11 @@ fn profile(ws: &Workspace, name: &str, keys: &[&str], maps: &[&str]) -> PathBuf 
     std::fs::write(ws.path("seed.hex"), SEED).unwrap();
     for map in maps {
         let level = repo().join(format!("forge-maps/{map}/level.json"));
-        let chunk = forge_iostore::NewChunk {
-            id: forge_iostore::ids::ChunkId::new(
-                forge_iostore::ids::name_hash(&format!("/Game/Maps/{map}")),
-                0,
-                2,
-            ),
-            data: map.as_bytes().to_vec(),
-            path: Some(format!("Maps/{map}.ubulk")),
-        };
-        let (utoc, ucas) = forge_iostore::write(
-            &format!("{map}_P"),
-            &[chunk],
-            forge_iostore::Compression::None,
-        )
-        .unwrap();
         let baked = ws.path(&format!("baked-{map}"));
         std::fs::create_dir_all(&baked).unwrap();
-        std::fs::write(baked.join(format!("{map}_P.utoc")), utoc).unwrap();
-        std::fs::write(baked.join(format!("{map}_P.ucas")), ucas).unwrap();
+        for (name, bytes) in map_container(map) {
+            std::fs::write(baked.join(name), bytes).unwrap();
+        }
         let out = ws.mjolnir(&[
             "map",
             "pack",
@@ -1002,6 +994,19 @@ fn the_profile_lists_exactly_the_enabled_verified_releases() {
         ["foundry-0.2.3.mjolnir", "roadworks-0.2.0.mjolnir"]
     );
     assert_eq!(catalog_releases(&p), ["foundry-0.2.3"]);
+    // A FIFO in place of the Paks stamp blocks nothing: it is not a file, so the release
+    // is laid out again.
+    let stamp = p.join("Paks/MJOLNIR/foundry/release.txt");
+    std::fs::remove_file(&stamp).unwrap();
+    if Command::new("mkfifo")
+        .arg(&stamp)
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        let (code, text) = sync(&ws, hub.url(), &p);
+        assert_eq!(code, Some(0), "{text}");
+        assert!(std::fs::metadata(&stamp).unwrap().is_file(), "{text}");
+    }
 
     // An unsigned map is refused and drives nothing.
     let unsigned = ws.path("unsigned-map");
@@ -1149,6 +1154,20 @@ fn a_sync_killed_at_any_stage_of_an_install_is_made_consistent() {
             "{stage}"
         );
     }
+    // A journal that names files outside packs/ is refused whole: nothing is moved or
+    // removed, and the sync goes on.
+    let p = profile_needing(&ws, "hostile-journal", &[("foundry", "=0.2.0")]);
+    std::fs::create_dir_all(p.join("packs")).unwrap();
+    std::fs::write(
+        p.join("packs/.install-journal.json"),
+        r#"{"moves": [{"staged": "../../trusted-keys.txt", "target": "../x.mjolnir", "sha256": "00", "replaces": "../trusted-keys.txt"}]}"#,
+    )
+    .unwrap();
+    let (code, text) = sync(&ws, hub.url(), &p);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.contains("error[bad_journal]"), "{text}");
+    assert!(p.join("trusted-keys.txt").is_file() && !p.join("x.mjolnir").exists());
+    assert_eq!(installed(&p), ["foundry-0.2.0.mjolnir"], "{text}");
 }
 
 #[test]

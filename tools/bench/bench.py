@@ -254,7 +254,7 @@ checks.
   the same source files: {r['ninja_noop']['median_ms']:.1f} ms. Ratio of medians:
   **{ratio_ninja:.2f}×** (target: at most 1.5×). The no-op is the sealed fast path: the
   cook before it changed nothing, so this one stats what that one looked at
-  (`pipeline/src/seal.rs`).
+  (`pipeline/engine/src/seal.rs`).
 - **Cold cook against `cp -r`.** `cp -r` writing the same output tree (the set folders)
   into an empty folder: {r['cp']['median_ms']:.1f} ms. Ratio of medians:
   **{ratio_cp:.2f}×** (target: at most 1.5×). The cook also cooks every block and fills

@@ -81,7 +81,7 @@ http {{
 
 def transfer_list(port, data, config):
     """A curl config fetching what a fresh clone fetches: every entry, and the blobs too
-    large to travel inside their entry (INLINE_MAX in pipeline/src/remote/action_result.rs)."""
+    large to travel inside their entry (INLINE_MAX in pipeline/engine/src/remote/action_result.rs)."""
     paths = sorted(p for p in (data / "ac").iterdir())
     paths += sorted(p for p in (data / "cas").iterdir() if p.stat().st_size > INLINE_MAX)
     lines = [f'url = "http://127.0.0.1:{port}/cache/{p.relative_to(data)}"\noutput = "/dev/null"' for p in paths]

@@ -210,8 +210,9 @@ fn finish(packs: &Path, journal: &Journal) {
     let _ = std::fs::remove_dir_all(packs.join(STAGING));
 }
 
+/// A file name directly in `packs/` (or its staging folder), never a path.
 fn plain_name(name: &str) -> bool {
-    !name.is_empty() && !name.contains(['/', '\\']) && name != ".." && name != "."
+    plain_path::is_plain(name) && !name.contains('/')
 }
 
 /// Finishes an install a killed sync left, or sweeps what a sync killed before its journal

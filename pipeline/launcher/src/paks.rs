@@ -38,7 +38,9 @@ pub fn lay_out(profile: &Profile, enabled: &[&Verified]) -> (Vec<String>, Vec<Fi
     for v in enabled {
         let dir = root.join(&v.slug);
         let stamp = format!("{} {} {}\n", v.slug, v.version, v.sha256);
-        let before = std::fs::read_to_string(dir.join(STAMP)).ok();
+        // Read like every file of the profile: a regular file, within a limit, so a FIFO
+        // or a huge file in its place cannot hold the sync.
+        let before = bounded::read_text(&dir.join(STAMP), 1 << 10).ok();
         if before.as_deref() == Some(stamp.as_str()) {
             continue;
         }
@@ -69,8 +71,12 @@ fn write_release(dir: &Path, v: &Verified, stamp: &str) -> Result<(), String> {
         atomic::write(&dir.join(name), data).map_err(|e| format!("{name}: {e}"))
     };
     for (member, data) in &members {
-        // The scan refused traversal and duplicates; the file name alone is laid out.
+        // The scan refused traversal and duplicates; the file name alone is laid out, and
+        // checked again here, since this is where it names a file.
         let name = member.rsplit('/').next().unwrap_or(member);
+        if let Some(why) = plain_path::why_not(name) {
+            return Err(format!("{member:?} cannot be laid out: {why}"));
+        }
         write(name, data)?;
         if let Some(stem) = name.strip_suffix(".utoc") {
             write(&format!("{stem}.pak"), &forge_iostore::pak_stub())?;
