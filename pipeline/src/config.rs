@@ -187,25 +187,8 @@ impl RenderSettings {
     }
 }
 
-#[derive(Debug, Clone)]
-pub struct PackSource {
-    pub id: String,
-    pub dir: PathBuf,
-}
-
-/// The donors: the game's Paks folder (its `.utoc`/`.ucas` containers) and the package
-/// paths of a shipped static mesh and a shipped actor Blueprint.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Donors {
-    pub paks: PathBuf,
-    pub static_mesh: String,
-    pub actor: String,
-    /// The material instances glass and portal surfaces are written over, when set.
-    pub glass_material: Option<String>,
-    pub portal_material: Option<String>,
-    /// The parameter names the donor materials' parents expose.
-    pub parameters: forge_material::ParameterNames,
-}
+pub use forge::donors::Donors;
+pub use forge::wiring::PackSource;
 
 /// The settings of one run, after the file and the flags are merged.
 #[derive(Debug, Clone)]

@@ -3,21 +3,16 @@
 mod asset_build;
 mod asset_lint;
 mod asset_review;
-mod blender;
 mod cli;
 mod compat;
 mod config;
 mod cook;
-mod donors;
 mod haf_loader;
 mod housekeeping;
 mod html;
 mod inspect;
-mod layout;
 mod loaded_pack;
 mod map;
-mod paks;
-mod plan;
 mod previews;
 mod print;
 mod probe;
@@ -25,15 +20,14 @@ mod progress;
 mod release;
 mod report;
 mod scaffold;
-mod steps;
-mod suggest;
 mod usage;
 mod validate;
 mod watch;
-mod wiring;
 
 // One implementation of atomic writes serves the cook and the launcher.
 use mjolnir_files::atomic;
+// The Forge layer's modules, which the commands name as their own.
+use forge::{donors, layout, paks, plan, steps, suggest, wiring};
 // The build engine's modules, under the names the Forge layer has always used.
 use engine::{
     execute, fingerprint, graph, keyed_log, lock, materialize, remote, seal, stat_cache, store,

@@ -18,7 +18,7 @@ pub static KIND: StepKind = StepKind {
         cook,
     },
     scope: Scope::Block,
-    lands: Lands::Cooked,
+    lands: Lands::Package,
     wire,
 };
 

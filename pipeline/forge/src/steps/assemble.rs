@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use super::coded::diagnostic;
 use super::common::{bad_intermediate, input, params, pretty, source_file, text};
 use super::kind::{Lands, Scope};
-use super::{actor, catalog, checks, donors, tags, unreal_actor, unreal_material, unreal_mesh};
+use super::{actor, catalog, checks, donors, tags, unreal_actor, unreal_material};
 use crate::wiring::Wiring;
 use crate::wiring::{StepKind, Wired};
 use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
@@ -40,6 +40,11 @@ struct Params {
     set: String,
     blocks: Vec<String>,
     diagnostic: bool,
+    /// Each block's Unreal packages, by input name, in container order: the outputs of
+    /// every kind that lands as a package, in registry order, then the material
+    /// instances. Absent in a cook without donors.
+    #[serde(default)]
+    packages: BTreeMap<String, Vec<String>>,
 }
 
 /// The input a donor is known by.
@@ -58,32 +63,44 @@ fn wire(w: &Wiring) -> Option<Wired> {
     if w.has_source(CHANGES) {
         inputs.push(w.source(CHANGES));
     }
+    let mut packages: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for shipped in w.shipped() {
+        let name = block_input(&shipped.block, &shipped.file);
+        if shipped.package {
+            packages
+                .entry(shipped.block.clone())
+                .or_default()
+                .push(name.clone());
+        }
         inputs.push(crate::graph::Input::Upstream {
-            name: block_input(&shipped.block, &shipped.file),
+            name,
             step: shipped.step,
             output: shipped.output,
         });
     }
-    // Material instances exist only in a cook with donors.
+    // Material instances exist only in a cook with donors, and are named as they cook.
     let donors = w.options.donors.is_some();
     for block in set.blocks.iter().filter(|_| donors) {
         let w = w.for_block(block);
         for (slot, _) in unreal_material::of_block(&w) {
-            let name = unreal_material::output(block, &slot);
+            let output = unreal_material::output(block, &slot);
             if let Some(step) = w.planned.step(&unreal_material::KIND, Some(block)) {
-                inputs.push(crate::graph::Input::Upstream {
-                    name: block_input(block, &name),
-                    step,
-                    output: name,
-                });
+                let name = block_input(block, &output);
+                packages
+                    .entry(block.clone())
+                    .or_default()
+                    .push(name.clone());
+                inputs.push(crate::graph::Input::Upstream { name, step, output });
             }
         }
     }
     for role in donors::ROLES {
         inputs.extend(donors::of_pack(w, &donor_input(role.output), role));
     }
-    let params = json!({"set": set.name, "blocks": set.blocks, "diagnostic": set.diagnostic});
+    let mut params = json!({"set": set.name, "blocks": set.blocks, "diagnostic": set.diagnostic});
+    if !packages.is_empty() {
+        params["packages"] = json!(packages);
+    }
     Some(Wired {
         params: params.to_string(),
         inputs,
@@ -93,8 +110,7 @@ fn wire(w: &Wiring) -> Option<Wired> {
 fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     let file = source_file(catalog::MANIFEST);
     let params: Params = params(step, &file)?;
-    let blocks: Vec<&str> = params.blocks.iter().map(String::as_str).collect();
-    let mut out = container(step, &blocks, inputs)?;
+    let mut out = container(step, &params, inputs)?;
     let manifest = manifest(&params, inputs, &file)?;
     out.extend([
         (
@@ -189,7 +205,7 @@ fn visuals(params: &Params, inputs: &Inputs) -> Result<Value, Vec<Diagnostic>> {
         let mut materials = Vec::new();
         let mut imports = std::collections::BTreeSet::new();
         let instances = block_input(block, unreal_material::PREFIX);
-        for (input, bytes) in unreal_packages(block, inputs) {
+        for (input, bytes) in unreal_packages(params, block, inputs, &file)? {
             let package = forge_package::Package::read(bytes).map_err(|e| diagnostic(&file, &e))?;
             let name = package.header.package_name().unwrap_or_default();
             if input.starts_with(&instances) {
@@ -261,11 +277,11 @@ fn checks_report(
 }
 
 /// The pack's container, laid out by the packaging crate.
-fn container(step: &CookCtx, blocks: &[&str], inputs: &Inputs) -> Cooked {
+fn container(step: &CookCtx, params: &Params, inputs: &Inputs) -> Cooked {
     let file = source_file(catalog::MANIFEST);
     let get = |block: &str, name: &str| input(inputs, &block_input(block, name), &file);
     let mut content = Vec::new();
-    for &block in blocks {
+    for block in &params.blocks {
         let mut block_tags = Vec::new();
         for group in &tags::GROUPS {
             block_tags.push((
@@ -273,7 +289,7 @@ fn container(step: &CookCtx, blocks: &[&str], inputs: &Inputs) -> Cooked {
                 get(block, &tags::output(block, group))?,
             ));
         }
-        let packages = unreal_packages(block, inputs)
+        let packages = unreal_packages(params, block, inputs, &file)?
             .into_iter()
             .map(|(_, bytes)| bytes)
             .collect();
@@ -287,22 +303,22 @@ fn container(step: &CookCtx, blocks: &[&str], inputs: &Inputs) -> Cooked {
         .map_err(|e| diagnostic(&file, &e))
 }
 
-/// A block's Unreal packages, by input name: `SM_`, `BP_`, then its material instances.
-fn unreal_packages<'a>(block: &str, inputs: &'a Inputs) -> Vec<(&'a str, &'a [u8])> {
-    let mut found = Vec::new();
-    for name in [unreal_mesh::OUTPUT, unreal_actor::OUTPUT] {
-        if let Some((key, bytes)) = inputs.get_key_value(&block_input(block, name)) {
-            found.push((key.as_str(), bytes.as_slice()));
-        }
-    }
-    let materials = block_input(block, unreal_material::PREFIX);
-    found.extend(
-        inputs
-            .range(materials.clone()..)
-            .take_while(|(k, _)| k.starts_with(&materials))
-            .map(|(k, v)| (k.as_str(), v.as_slice())),
-    );
-    found
+/// A block's Unreal packages, by input name, in the order the wiring gave them.
+fn unreal_packages<'a>(
+    params: &'a Params,
+    block: &str,
+    inputs: &'a Inputs,
+    file: &str,
+) -> Result<Vec<(&'a str, &'a [u8])>, Vec<Diagnostic>> {
+    let names = params
+        .packages
+        .get(block)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    names
+        .iter()
+        .map(|name| Ok((name.as_str(), input(inputs, name, file)?)))
+        .collect()
 }
 
 /// The packages the donors import (their materials, say): what an Unreal package of the

@@ -2,9 +2,9 @@
 //! pack's sources, the steps planned so far, and the cook's options.
 
 use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use crate::config::PackSource;
 use crate::graph::Input as GraphInput;
 use crate::graph::{Input, StepId};
 use crate::stat_cache::StatCache;
@@ -60,6 +60,8 @@ pub struct Shipped {
     pub output: String,
     /// Its file name in `cooked/<block>/`.
     pub file: String,
+    /// An Unreal package of the pack's container ([`Lands::Package`]).
+    pub package: bool,
 }
 
 /// Every block output of a set that lands in `cooked/<block>/`, in registry order.
@@ -82,20 +84,22 @@ pub fn shipped(
                         step,
                         output,
                         file: file.to_string(),
+                        package: false,
                     });
                 }
                 // Named only once cooked: the set folder takes them as they come
                 // (`SetPlan::folders`), and an assembly wires the ones it reads itself.
-                Lands::Cooked if matches!(kind.outputs, Names::Dynamic) => {}
-                Lands::Cooked => {
+                lands if lands.in_cooked() && matches!(kind.outputs, Names::Dynamic) => {}
+                lands if lands.in_cooked() => {
                     out.extend(kind.fixed_outputs(block).into_iter().map(|o| Shipped {
                         block: block.clone(),
                         step,
                         file: o.clone(),
                         output: o,
+                        package: matches!(lands, Lands::Package),
                     }))
                 }
-                Lands::Nowhere | Lands::SetRoot | Lands::Renders | Lands::Map => {}
+                _ => {}
             }
         }
     }
@@ -277,4 +281,11 @@ impl std::fmt::Debug for StepKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.cooker.name)
     }
+}
+
+/// A pack (or map) to build: its id and its folder.
+#[derive(Debug, Clone)]
+pub struct PackSource {
+    pub id: String,
+    pub dir: PathBuf,
 }

@@ -26,10 +26,21 @@ pub enum Lands {
     /// assembly takes them as inputs before the step runs; [`Names::Dynamic`] outputs land
     /// as they come, and an assembly that reads them wires them itself.
     Cooked,
+    /// Like [`Lands::Cooked`], and each output is also an Unreal package of the pack's
+    /// IoStore container: the set's assembly puts every such output in it, in registry
+    /// order per block, without knowing the kind.
+    Package,
     /// Every output, at the set folder's root.
     SetRoot,
     /// Every output, in the set's render folder: previews are not part of the set.
     Renders,
     /// Every output, in the map's folder, `<out>/maps/<map>/`.
     Map,
+}
+
+impl Lands {
+    /// Whether the outputs land under the set folder's `cooked/<block>/`.
+    pub fn in_cooked(self) -> bool {
+        matches!(self, Lands::Cooked | Lands::Package)
+    }
 }

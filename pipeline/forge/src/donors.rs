@@ -11,8 +11,6 @@ use anyhow::{anyhow, bail, Context, Result};
 use forge_iostore::ids::{self, ChunkId};
 use forge_iostore::{ChunkData, Toc};
 
-use crate::config::Donors;
-
 /// Far more than any static mesh or Blueprint package; a TOC that says more is damaged.
 const MAX_DONOR_BYTES: u64 = 1 << 30;
 
@@ -143,4 +141,18 @@ fn read_package(utoc: &Path, toc: &Toc, entry: usize) -> Result<Vec<u8>> {
             "error[donor_compressed]: the donor is stored with {method}, which this pipeline cannot decompress; extract it with the game's tools into an uncompressed or zlib container"
         ),
     }
+}
+
+/// The donors: the game's Paks folder (its `.utoc`/`.ucas` containers) and the package
+/// paths of a shipped static mesh and a shipped actor Blueprint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Donors {
+    pub paks: PathBuf,
+    pub static_mesh: String,
+    pub actor: String,
+    /// The material instances glass and portal surfaces are written over, when set.
+    pub glass_material: Option<String>,
+    pub portal_material: Option<String>,
+    /// The parameter names the donor materials' parents expose.
+    pub parameters: forge_material::ParameterNames,
 }

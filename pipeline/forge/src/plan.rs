@@ -242,7 +242,7 @@ impl SetPlan {
         }
         for kind in registry
             .iter()
-            .filter(|k| matches!(k.lands, Lands::Cooked) && matches!(k.outputs, Names::Dynamic))
+            .filter(|k| k.lands.in_cooked() && matches!(k.outputs, Names::Dynamic))
         {
             for (block, steps) in &self.planned.blocks {
                 for o in steps.get(kind.name).into_iter().flat_map(|&s| outputs(s)) {
@@ -255,7 +255,11 @@ impl SetPlan {
             let folder = match kind.lands {
                 Lands::SetRoot => &mut set,
                 Lands::Renders => &mut renders,
-                Lands::Nowhere | Lands::PerBlock(_) | Lands::Cooked | Lands::Map => continue,
+                Lands::Nowhere
+                | Lands::PerBlock(_)
+                | Lands::Cooked
+                | Lands::Package
+                | Lands::Map => continue,
             };
             let steps: Vec<StepId> = match kind.scope {
                 Scope::Set => self
@@ -288,10 +292,10 @@ impl SetPlan {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::PackSource;
     use crate::graph::Input;
     use crate::stat_cache::StatCache;
     use crate::steps::{mesh, REGISTRY};
+    use crate::wiring::PackSource;
     use crate::wiring::Wired;
     use engine::{Cooker, Names};
 
@@ -324,7 +328,7 @@ mod tests {
         let stat_cache = StatCache::open(dir.path().join("stat-cache.json"));
         let pack = PackSource {
             id: "foundry".into(),
-            dir: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../forge-packs/foundry"),
+            dir: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../forge-packs/foundry"),
         };
         let sources = [PackSources::new(&pack, &stat_cache)];
         let planner = Planner {
