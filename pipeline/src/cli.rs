@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::config::{Config, Overrides};
 use crate::cook::{self, Ending};
@@ -52,6 +52,8 @@ enum Command {
     /// The HAF multi-pack loader.
     #[command(subcommand)]
     Haf(Haf),
+    /// Every error and warning code, and what it means (docs/errors.md).
+    Errors(crate::errors::ErrorsArgs),
 }
 
 #[derive(Subcommand)]
@@ -324,13 +326,29 @@ struct CookArgs {
 
 /// Runs the command line; returns the process exit code.
 pub fn run() -> i32 {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let json = asks_for_json(&matches);
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     match dispatch(cli) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("mjolnir: {e:#}");
+            if json {
+                print!("{}", crate::errors::json_error(&e));
+            }
             2
         }
+    }
+}
+
+/// Whether the command given (the innermost subcommand) has `--json` set.
+fn asks_for_json(matches: &clap::ArgMatches) -> bool {
+    match matches.subcommand() {
+        Some((_, sub)) => asks_for_json(sub),
+        None => matches!(matches.try_get_one::<bool>("json"), Ok(Some(true))),
     }
 }
 
@@ -343,6 +361,7 @@ fn dispatch(cli: Cli) -> Result<i32> {
         Command::Hub(hub) => hub_command(hub),
         Command::Manifest(manifest) => manifest_command(manifest),
         Command::Haf(Haf::Resolve(args)) => crate::haf_loader::run(&args),
+        Command::Errors(args) => crate::errors::run(&args),
         Command::Cache(cache) => cache_command(cache),
         Command::Launcher(launcher) => launcher_command(launcher),
         Command::Layout(Layout::Check { layout, profile }) => {
