@@ -6,6 +6,7 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
 
+use asset_manifest::rights::BadInputsFile;
 use asset_manifest::{lint, vocabulary, Inputs, Issue};
 use serde_json::json;
 
@@ -80,7 +81,11 @@ pub fn read_inputs(zip_path: &Path) -> Result<(Inputs, BTreeMap<String, Vec<u8>>
     };
     match Inputs::new(files.keys().cloned().collect(), declared.as_deref()) {
         Ok(inputs) => Ok((inputs, files)),
-        Err(e) => bail!("error[bad_inputs_file]: {}: {e}", zip_path.display()),
+        Err(e) => bail!(
+            "error[{}]: {}: {e}",
+            BadInputsFile::CODE,
+            zip_path.display()
+        ),
     }
 }
 

@@ -306,12 +306,15 @@ const IOSTORE: &[Row] = &[
 #[rustfmt::skip]
 const COOK: &[Row] = &[
     ("cache_corrupt", Error, Run, "a cached output failed its check; the cook removes it and runs again"),
+    ("remote_cache_down", Warning, Input, "the remote cache did not answer in time; the cook goes on without it"),
+    ("remote_cache_refused", Warning, Input, "a remote cache entry failed a check (signature, names, sizes or hashes) and the step was cooked locally"),
     ("cooker_panicked", Error, Input, "a cooker crashed; this is a bug in the pipeline, please report it with the inputs"),
     ("bad_output_name", Error, Input, "a cooker made an output it may not; this is a bug in the pipeline"),
     ("cache_write", Error, Input, "the cache could not store a step's outputs"),
     ("bad_params", Error, Input, "a step's parameters cannot be read; this is a bug in the pipeline"),
     ("bad_intermediate", Error, Input, "a step's input from another step cannot be read; this is a bug in the pipeline"),
     ("derive_failed", Error, Input, "an asset manifest's derive rule failed on its sources"),
+    ("derive_too_large", Error, Input, "a derive rule would decode or make an image of more pixels than its budget"),
 ];
 
 #[rustfmt::skip]

@@ -40,8 +40,9 @@ fn docs_errors_md_is_generated_from_the_registry() {
 }
 
 /// The places a code is written in the sources: a finding or error helper's first
-/// argument, a `code:` field or comparison, a `code()` match arm, `error[code]` in a
-/// message, and a constant named after its code.
+/// argument, a `code:` field or comparison, a `code()` match arm, `error[code]` or
+/// `warning[code]` in a
+/// message, and a constant named after its code or `CODE`.
 fn codes_in(text: &str, found: &mut BTreeSet<String>) {
     let snake = r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+";
     let call = Regex::new(&format!(
@@ -49,15 +50,18 @@ fn codes_in(text: &str, found: &mut BTreeSet<String>) {
     ))
     .unwrap();
     let field = Regex::new(&format!(r#"code(?:\s*:|\s*==)\s*"({snake})""#)).unwrap();
-    let message = Regex::new(&format!(r"error\[({snake})\]")).unwrap();
-    let constant = Regex::new(&format!(r#"const ([A-Z_]+): &str = "({snake})""#)).unwrap();
+    let message = Regex::new(&format!(r"(?:error|warning)\[({snake})\]")).unwrap();
+    let constant = Regex::new(&format!(
+        r#"const ([A-Z_]+): &(?:'static )?str = "({snake})""#
+    ))
+    .unwrap();
     let code_fn = Regex::new(r"(?s)fn code\(.*?\n    \}").unwrap();
     let arm = Regex::new(&format!(r#"=>\s*"({snake})""#)).unwrap();
     for re in [&call, &field, &message] {
         found.extend(re.captures_iter(text).map(|c| c[1].to_string()));
     }
     for c in constant.captures_iter(text) {
-        if c[1].to_ascii_lowercase() == c[2] {
+        if c[1] == *"CODE" || c[1].to_ascii_lowercase() == c[2] {
             found.insert(c[2].to_string());
         }
     }

@@ -18,7 +18,7 @@ pub const IMPLEMENTED: &[&str] = &[
 ];
 
 /// Applies `rule` with `params` to `inputs` (the `from` files' bytes, in order).
-pub fn apply(rule: &str, params: &Value, inputs: &[&[u8]]) -> Result<Vec<u8>, String> {
+pub fn apply(rule: &str, params: &Value, inputs: &[&[u8]]) -> Result<Vec<u8>, DeriveError> {
     match rule {
         "frame0_crop" => frame0_crop(params, one(inputs)?),
         "greyscale_for_tint" => greyscale_for_tint(one(inputs)?),
@@ -28,24 +28,78 @@ pub fn apply(rule: &str, params: &Value, inputs: &[&[u8]]) -> Result<Vec<u8>, St
         "mask_bucket" => mask_bucket(params, inputs),
         "model_resize" => model_resize(params, one(inputs)?),
         "file_restore" => Ok(one(inputs)?.to_vec()),
-        _ => Err(format!("the derive rule {rule:?} is not implemented")),
+        _ => Err(format!("the derive rule {rule:?} is not implemented").into()),
     }
 }
 
-fn one<'a>(inputs: &[&'a [u8]]) -> Result<&'a [u8], String> {
+fn one<'a>(inputs: &[&'a [u8]]) -> Result<&'a [u8], DeriveError> {
     match inputs {
         [only] => Ok(only),
-        _ => Err(format!("this rule reads one input, not {}", inputs.len())),
+        _ => Err(format!("this rule reads one input, not {}", inputs.len()).into()),
     }
 }
 
-fn decode(bytes: &[u8]) -> Result<RgbaImage, String> {
-    image::load_from_memory_with_format(bytes, ImageFormat::Png)
-        .map(|i| i.to_rgba8())
-        .map_err(|e| format!("the input is not a PNG: {e}"))
+/// The most pixels a derive rule decodes into one image or makes (8192 x 8192, 256 MiB
+/// of RGBA): a larger input is refused before it is decoded.
+pub const MAX_PIXELS: u64 = 1 << 26;
+
+/// Why a derive rule could not make its file, as the author sees it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct DeriveError {
+    /// `derive_failed`, or `derive_too_large` past [`MAX_PIXELS`].
+    pub code: &'static str,
+    pub message: String,
 }
 
-fn encode(image: &RgbaImage) -> Result<Vec<u8>, String> {
+impl From<String> for DeriveError {
+    fn from(message: String) -> Self {
+        DeriveError {
+            code: "derive_failed",
+            message,
+        }
+    }
+}
+
+impl From<&str> for DeriveError {
+    fn from(message: &str) -> Self {
+        message.to_string().into()
+    }
+}
+
+fn too_large(what: &str, pixels: u64) -> DeriveError {
+    DeriveError {
+        code: "derive_too_large",
+        message: format!(
+            "{what} would be {pixels} pixels; a derive rule makes at most {MAX_PIXELS}"
+        ),
+    }
+}
+
+fn png(bytes: &[u8]) -> image::ImageReader<std::io::Cursor<&[u8]>> {
+    image::ImageReader::with_format(std::io::Cursor::new(bytes), ImageFormat::Png)
+}
+
+/// An input's width and height, from its header alone.
+fn dimensions(bytes: &[u8]) -> Result<(u32, u32), DeriveError> {
+    png(bytes)
+        .into_dimensions()
+        .map_err(|e| format!("the input is not a PNG: {e}").into())
+}
+
+fn decode(bytes: &[u8]) -> Result<RgbaImage, DeriveError> {
+    let (w, h) = dimensions(bytes)?;
+    let pixels = u64::from(w) * u64::from(h);
+    if pixels > MAX_PIXELS {
+        return Err(too_large(&format!("a {w}x{h} input"), pixels));
+    }
+    png(bytes)
+        .decode()
+        .map(|i| i.to_rgba8())
+        .map_err(|e| format!("the input is not a PNG: {e}").into())
+}
+
+fn encode(image: &RgbaImage) -> Result<Vec<u8>, DeriveError> {
     let mut out = std::io::Cursor::new(Vec::new());
     image
         .write_to(&mut out, ImageFormat::Png)
@@ -55,7 +109,7 @@ fn encode(image: &RgbaImage) -> Result<Vec<u8>, String> {
 
 /// The first frame of an animation strip: frames are stacked top to bottom, each
 /// `frameHeight` pixels (default: the strip's width, square frames).
-fn frame0_crop(params: &Value, bytes: &[u8]) -> Result<Vec<u8>, String> {
+fn frame0_crop(params: &Value, bytes: &[u8]) -> Result<Vec<u8>, DeriveError> {
     let strip = decode(bytes)?;
     let height = match params.get("frameHeight") {
         None => strip.width(),
@@ -69,7 +123,8 @@ fn frame0_crop(params: &Value, bytes: &[u8]) -> Result<Vec<u8>, String> {
         return Err(format!(
             "a {height}-pixel frame does not fit a {}-pixel strip",
             strip.height()
-        ));
+        )
+        .into());
     }
     let frame = image::imageops::crop_imm(&strip, 0, 0, strip.width(), height).to_image();
     encode(&frame)
@@ -82,7 +137,7 @@ fn luma([r, g, b, _]: [u8; 4]) -> u8 {
 }
 
 /// A texture the game tints: each pixel's luma in all three channels, alpha kept.
-fn greyscale_for_tint(bytes: &[u8]) -> Result<Vec<u8>, String> {
+fn greyscale_for_tint(bytes: &[u8]) -> Result<Vec<u8>, DeriveError> {
     let mut image = decode(bytes)?;
     for p in image.pixels_mut() {
         let l = luma(p.0);
@@ -92,7 +147,7 @@ fn greyscale_for_tint(bytes: &[u8]) -> Result<Vec<u8>, String> {
 }
 
 /// `#rrggbb` as bytes.
-fn colour(value: &Value, what: &str) -> Result<[u8; 3], String> {
+fn colour(value: &Value, what: &str) -> Result<[u8; 3], DeriveError> {
     let text = value.as_str().unwrap_or_default();
     // ASCII first: slicing "#aébcd" by bytes would split the é.
     let hex = text
@@ -101,13 +156,13 @@ fn colour(value: &Value, what: &str) -> Result<[u8; 3], String> {
     let channel = |i: usize| hex.and_then(|h| u8::from_str_radix(&h[i..i + 2], 16).ok());
     match (channel(0), channel(2), channel(4)) {
         (Some(r), Some(g), Some(b)) => Ok([r, g, b]),
-        _ => Err(format!("{what} {value} is not a colour like #a0b1c2")),
+        _ => Err(format!("{what} {value} is not a colour like #a0b1c2").into()),
     }
 }
 
 /// `params.map` (`{"#from": "#to"}`): every pixel whose colour is exactly a key takes its
 /// value; alpha and every other pixel are kept.
-fn palette_swap(params: &Value, bytes: &[u8]) -> Result<Vec<u8>, String> {
+fn palette_swap(params: &Value, bytes: &[u8]) -> Result<Vec<u8>, DeriveError> {
     let map = params
         .get("map")
         .and_then(Value::as_object)
@@ -121,7 +176,7 @@ fn palette_swap(params: &Value, bytes: &[u8]) -> Result<Vec<u8>, String> {
                 colour(to, "a value")?,
             ))
         })
-        .collect::<Result<_, String>>()?;
+        .collect::<Result<_, DeriveError>>()?;
     let mut image = decode(bytes)?;
     for p in image.pixels_mut() {
         let [r, g, b, a] = p.0;
@@ -134,7 +189,7 @@ fn palette_swap(params: &Value, bytes: &[u8]) -> Result<Vec<u8>, String> {
 
 /// `params.ramp` (two or more colours): each pixel's luma picks a colour along the ramp,
 /// its stops spread evenly over 0..=255 and blended linearly between (rounded); alpha kept.
-fn recolour_ramp(params: &Value, bytes: &[u8]) -> Result<Vec<u8>, String> {
+fn recolour_ramp(params: &Value, bytes: &[u8]) -> Result<Vec<u8>, DeriveError> {
     let ramp: Vec<[u8; 3]> = params
         .get("ramp")
         .and_then(Value::as_array)
@@ -159,31 +214,43 @@ fn recolour_ramp(params: &Value, bytes: &[u8]) -> Result<Vec<u8>, String> {
 }
 
 /// The inputs stacked top to bottom in `from` order: an animation strip. Every frame has
-/// the first one's size.
-fn strip_assemble(inputs: &[&[u8]]) -> Result<Vec<u8>, String> {
-    let frames: Vec<RgbaImage> = inputs.iter().map(|b| decode(b)).collect::<Result<_, _>>()?;
-    let first = frames
+/// the first one's size. The sizes are read from the headers first, so a strip past the
+/// pixel budget is refused before anything is decoded, and then one frame at a time is
+/// decoded into it.
+fn strip_assemble(inputs: &[&[u8]]) -> Result<Vec<u8>, DeriveError> {
+    let first = inputs
         .first()
         .ok_or("strip_assemble needs at least one frame")?;
-    let (w, h) = first.dimensions();
-    if let Some(i) = frames.iter().position(|f| f.dimensions() != (w, h)) {
-        return Err(format!("frame {i} is not {w}x{h} like the first"));
+    let (w, h) = dimensions(first)?;
+    for (i, frame) in inputs.iter().enumerate() {
+        if dimensions(frame)? != (w, h) {
+            return Err(format!("frame {i} is not {w}x{h} like the first").into());
+        }
     }
-    let mut strip = RgbaImage::new(w, h * frames.len() as u32);
-    for (i, frame) in frames.iter().enumerate() {
-        image::imageops::replace(&mut strip, frame, 0, i64::from(h) * i as i64);
+    let rows = u64::from(h) * inputs.len() as u64;
+    let pixels = u64::from(w) * rows;
+    if pixels > MAX_PIXELS {
+        return Err(too_large(
+            &format!("a strip of {} {w}x{h} frames", inputs.len()),
+            pixels,
+        ));
+    }
+    let mut strip = RgbaImage::new(w, rows as u32);
+    for (i, frame) in inputs.iter().enumerate() {
+        image::imageops::replace(&mut strip, &decode(frame)?, 0, i64::from(h) * i as i64);
     }
     encode(&strip)
 }
 
 /// Two inputs, an image and a mask of its size: where the mask is light (luma 128 or
 /// more, and not transparent) the image's colour becomes `params.colour`, its alpha kept.
-fn mask_bucket(params: &Value, inputs: &[&[u8]]) -> Result<Vec<u8>, String> {
+fn mask_bucket(params: &Value, inputs: &[&[u8]]) -> Result<Vec<u8>, DeriveError> {
     let [image, mask] = inputs else {
         return Err(format!(
             "mask_bucket reads an image and a mask, not {} inputs",
             inputs.len()
-        ));
+        )
+        .into());
     };
     let fill = colour(
         params.get("colour").unwrap_or(&Value::Null),
@@ -204,7 +271,7 @@ fn mask_bucket(params: &Value, inputs: &[&[u8]]) -> Result<Vec<u8>, String> {
 /// A model scaled by `params.scale` about its origin: a glTF document's scene roots (their
 /// translation and scale, or their matrix), or a Blockbench model's element corners and
 /// pivots. Written back as pretty JSON.
-fn model_resize(params: &Value, bytes: &[u8]) -> Result<Vec<u8>, String> {
+fn model_resize(params: &Value, bytes: &[u8]) -> Result<Vec<u8>, DeriveError> {
     let factor = params
         .get("scale")
         .and_then(Value::as_f64)
@@ -233,7 +300,7 @@ fn scale_numbers(value: Option<&mut Value>, indices: std::ops::Range<usize>, fac
     }
 }
 
-fn resize_gltf(model: &mut Value, factor: f64) -> Result<(), String> {
+fn resize_gltf(model: &mut Value, factor: f64) -> Result<(), DeriveError> {
     let scenes = model
         .get("scenes")
         .and_then(Value::as_array)

@@ -71,11 +71,22 @@ impl fmt::Display for Refused {
     }
 }
 
+/// An `_inputs.json` that cannot be read, or declares rights the format does not know
+/// (`bad_inputs_file`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct BadInputsFile(pub String);
+
+impl BadInputsFile {
+    pub const CODE: &'static str = "bad_inputs_file";
+}
+
 impl Inputs {
     /// The inputs of a ZIP's entry names and its `_inputs.json` text (absent: nothing declared).
-    pub fn new(paths: Vec<String>, inputs_json: Option<&str>) -> Result<Inputs, String> {
+    pub fn new(paths: Vec<String>, inputs_json: Option<&str>) -> Result<Inputs, BadInputsFile> {
         let file: InputsFile = match inputs_json {
-            Some(text) => serde_json::from_str(text).map_err(|e| format!("_inputs.json: {e}"))?,
+            Some(text) => serde_json::from_str(text)
+                .map_err(|e| BadInputsFile(format!("_inputs.json: {e}")))?,
             None => InputsFile::default(),
         };
         if let Some(r) = std::iter::once(&file.defaults)
@@ -83,10 +94,10 @@ impl Inputs {
             .filter_map(|d| d.rights.as_deref())
             .find(|r| !crate::vocabulary::RIGHTS.contains(r))
         {
-            return Err(format!(
+            return Err(BadInputsFile(format!(
                 "_inputs.json: rights {r:?} is not one of {}",
                 crate::vocabulary::RIGHTS.join(", ")
-            ));
+            )));
         }
         Ok(Inputs {
             paths,

@@ -152,3 +152,46 @@ fn model_resize_scales_gltf_roots_and_blockbench_elements() {
     );
     assert!(apply("model_resize", &json!({"scale": 0}), &[b"{}"]).is_err());
 }
+
+/// A PNG whose header claims `w` x `h` pixels (its data is one pixel's): what a hostile
+/// input looks like to a reader that trusts the header.
+fn png_claiming(w: u32, h: u32) -> Vec<u8> {
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut crc = !0u32;
+        for &b in bytes {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0xEDB8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+    let mut bytes = png(&RgbaImage::new(1, 1));
+    // The IHDR chunk's data follows the signature (8), its length (4) and its type (4).
+    bytes[16..20].copy_from_slice(&w.to_be_bytes());
+    bytes[20..24].copy_from_slice(&h.to_be_bytes());
+    let crc = crc32(&bytes[12..29]);
+    bytes[29..33].copy_from_slice(&crc.to_be_bytes());
+    bytes
+}
+
+#[test]
+fn a_strip_past_the_pixel_budget_is_refused_before_any_frame_is_decoded() {
+    let frame = png_claiming(8000, 8000);
+    let frames: Vec<&[u8]> = vec![&frame; 8];
+    let err = apply("strip_assemble", &json!(null), &frames).unwrap_err();
+    assert_eq!(err.code, "derive_too_large", "{err}");
+    assert!(err.message.contains("8000x8000"), "{err}");
+    // One such input alone is past the budget too, for every rule that decodes.
+    let err = apply(
+        "greyscale_for_tint",
+        &json!(null),
+        &[&png_claiming(9000, 9000)],
+    )
+    .unwrap_err();
+    assert_eq!(err.code, "derive_too_large", "{err}");
+}

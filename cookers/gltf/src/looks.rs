@@ -85,7 +85,7 @@ pub fn looks(
             ),
             Some(info) => match texture(&info.texture(), &buffers, external) {
                 Ok(t) => (Some(t), None),
-                Err(why) => (None, Some(why)),
+                Err(why) => (None, Some(why.0)),
             },
         };
         out.push(MaterialLook {
@@ -100,11 +100,41 @@ pub fn looks(
     Ok(out)
 }
 
+/// Why a material's texture is not used, for the preview's notes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextureProblem(pub String);
+
+impl From<String> for TextureProblem {
+    fn from(why: String) -> Self {
+        TextureProblem(why)
+    }
+}
+
+/// The most pixels a texture may have to be decoded (8192 x 8192); its header is read
+/// first, so a larger one is refused before any memory is spent on it.
+pub const MAX_DECODED_PIXELS: u64 = 1 << 26;
+
+fn decode(encoded: &[u8]) -> Result<image::RgbaImage, TextureProblem> {
+    let problem = |e: &dyn std::fmt::Display| TextureProblem(e.to_string());
+    let reader = || {
+        image::ImageReader::new(std::io::Cursor::new(encoded))
+            .with_guessed_format()
+            .map_err(|e| problem(&e))
+    };
+    let (w, h) = reader()?.into_dimensions().map_err(|e| problem(&e))?;
+    if u64::from(w) * u64::from(h) > MAX_DECODED_PIXELS {
+        return Err(TextureProblem(format!(
+            "it is {w}x{h}, more than the {MAX_DECODED_PIXELS} pixels a preview decodes"
+        )));
+    }
+    Ok(reader()?.decode().map_err(|e| problem(&e))?.to_rgba8())
+}
+
 fn texture(
     texture: &gltf::Texture,
     buffers: &[Vec<u8>],
     external: &BTreeMap<String, Vec<u8>>,
-) -> Result<BaseColourTexture, String> {
+) -> Result<BaseColourTexture, TextureProblem> {
     let image = texture.source();
     let encoded: Vec<u8> = match image.source() {
         gltf::image::Source::View { view, .. } => {
@@ -130,9 +160,8 @@ fn texture(
                 .ok_or_else(|| format!("image {uri:?} is missing"))?,
         },
     };
-    let decoded = image::load_from_memory(&encoded)
-        .map_err(|e| format!("image {} cannot be read: {e}", image.index()))?
-        .to_rgba8();
+    let decoded =
+        decode(&encoded).map_err(|e| format!("image {} cannot be read: {}", image.index(), e.0))?;
     let decoded = if decoded.width() > MAX_TEXTURE || decoded.height() > MAX_TEXTURE {
         let scale = f64::from(MAX_TEXTURE) / f64::from(decoded.width().max(decoded.height()));
         let (w, h) = (

@@ -48,6 +48,27 @@ pub enum Names {
     Dynamic,
 }
 
+/// Why a set of output names is not one a kind may make.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BadOutputs {
+    NotPlain(String),
+    NotDeclared {
+        names: Vec<String>,
+        declared: Vec<String>,
+    },
+}
+
+impl std::fmt::Display for BadOutputs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadOutputs::NotPlain(name) => write!(f, "{name:?} is not a plain relative path"),
+            BadOutputs::NotDeclared { names, declared } => {
+                write!(f, "{names:?} are not the declared outputs {declared:?}")
+            }
+        }
+    }
+}
+
 impl Cooker {
     /// Whether `names` are outputs this kind may make for a step of `block` (`""` for
     /// none); `Err` says why not.
@@ -55,19 +76,20 @@ impl Cooker {
         &self,
         block: &str,
         names: impl IntoIterator<Item = &'a str>,
-    ) -> Result<(), String> {
+    ) -> Result<(), BadOutputs> {
         let mut names: Vec<&str> = names.into_iter().collect();
         if let Some(bad) = names.iter().find(|n| !is_plain_relative(n)) {
-            return Err(format!("{bad:?} is not a plain relative path"));
+            return Err(BadOutputs::NotPlain(bad.to_string()));
         }
         if let Names::Fixed(declared) = self.outputs {
             let mut declared = declared(block);
             declared.sort();
             names.sort_unstable();
             if names != declared {
-                return Err(format!(
-                    "{names:?} are not the declared outputs {declared:?}"
-                ));
+                return Err(BadOutputs::NotDeclared {
+                    names: names.iter().map(|n| n.to_string()).collect(),
+                    declared,
+                });
             }
         }
         Ok(())

@@ -69,9 +69,9 @@ impl Output {
         if let Some(b) = self.loaded.get() {
             return Ok(b.clone());
         }
-        let bytes = store
-            .get_blob(&self.hash)
-            .map_err(|detail| CorruptOutput { detail })?;
+        let bytes = store.get_blob(&self.hash).map_err(|e| CorruptOutput {
+            detail: e.to_string(),
+        })?;
         Ok(self.loaded.get_or_init(|| Arc::new(bytes)).clone())
     }
 }
@@ -375,13 +375,15 @@ fn cached_outputs(
     store: &Store,
     record: &ActionRecord,
     verify: bool,
-) -> Result<Vec<Arc<Output>>, String> {
+) -> Result<Vec<Arc<Output>>, CorruptOutput> {
     step.kind
         .check_outputs(
             step.block_name(),
             record.outputs.iter().map(|o| o.name.as_str()),
         )
-        .map_err(|why| format!("the cached record is damaged: {why}"))?;
+        .map_err(|why| CorruptOutput {
+            detail: format!("the cached record is damaged: {why}"),
+        })?;
     let outputs: Vec<Arc<Output>> = record
         .outputs
         .iter()
@@ -389,7 +391,7 @@ fn cached_outputs(
         .collect();
     if verify {
         for o in &outputs {
-            o.bytes(store).map_err(|e| e.detail)?;
+            o.bytes(store)?;
         }
     }
     Ok(outputs)
@@ -622,12 +624,10 @@ fn lookup(
         return Err(Dirty::CacheDisabled);
     }
     match store.get_action(key) {
-        Some(record) => {
-            cached_outputs(step, store, &record, settings.verify_hits).map_err(|detail| {
-                store.discard_action(key);
-                Dirty::CacheEntryBad { detail }
-            })
-        }
+        Some(record) => cached_outputs(step, store, &record, settings.verify_hits).map_err(|e| {
+            store.discard_action(key);
+            Dirty::CacheEntryBad { detail: e.detail }
+        }),
         None => {
             if let Some(outputs) = settings.remote.and_then(|r| fetch(step, key, r, settings)) {
                 return Ok(outputs);

@@ -22,6 +22,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use crate::cooker::BadOutputs;
+
 /// The remote cache a cook uses: its URL, whether this machine only reads it, the key it
 /// signs what it writes with, and the writers whose entries it takes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,26 +99,44 @@ pub struct RemoteCache {
     warnings: Mutex<Vec<String>>,
 }
 
+/// A remote cache URL this client will not use, printed with its code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BadRemoteUrl {
+    NotHttp(String),
+    /// Credentials in the URL would show in pipeline.toml and the process list.
+    Credentials(String),
+}
+
+impl std::fmt::Display for BadRemoteUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadRemoteUrl::NotHttp(url) => write!(f, "error[remote_cache_url]: {url:?} is not an http:// or https:// URL"),
+            BadRemoteUrl::Credentials(url) => write!(
+                f,
+                "error[remote_cache_credentials]: {url:?} holds credentials; set {} or a netrc entry instead, so they stay out of pipeline.toml and the process list",
+                credentials::TOKEN_VARIABLE
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BadRemoteUrl {}
+
 /// An HTTP exchange that did not give an answer: the server is down, slow, or refuses us.
 struct Unreachable(String);
 
 impl RemoteCache {
     /// A client for `url` (`http://host:port/prefix`). Credentials in the URL are refused:
     /// they come from the environment or netrc ([`credentials`]).
-    pub fn new(settings: &Remote) -> Result<RemoteCache, String> {
+    pub fn new(settings: &Remote) -> Result<RemoteCache, BadRemoteUrl> {
         let url = settings.url.as_str();
         let rest = url
             .strip_prefix("http://")
             .or_else(|| url.strip_prefix("https://"))
-            .ok_or_else(|| {
-                format!("error[remote_cache_url]: {url:?} is not an http:// or https:// URL")
-            })?;
+            .ok_or_else(|| BadRemoteUrl::NotHttp(url.to_string()))?;
         let authority = rest.split('/').next().unwrap_or_default();
         if authority.contains('@') {
-            return Err(format!(
-                "error[remote_cache_credentials]: {url:?} holds credentials; set {} or a netrc entry instead, so they stay out of pipeline.toml and the process list",
-                credentials::TOKEN_VARIABLE
-            ));
+            return Err(BadRemoteUrl::Credentials(url.to_string()));
         }
         let host = authority.rsplit_once(':').map_or(authority, |(h, _)| h);
         // Each phase has its limit, but name resolution has none of its own: with one,
@@ -197,7 +217,11 @@ impl RemoteCache {
     ///
     /// `expected` checks the output names the entry lists (the step's kind's), before any
     /// blob is downloaded.
-    pub fn fetch(&self, key: &str, expected: &dyn Fn(&[&str]) -> Result<(), String>) -> Fetched {
+    pub fn fetch(
+        &self,
+        key: &str,
+        expected: &dyn Fn(&[&str]) -> Result<(), BadOutputs>,
+    ) -> Fetched {
         if self.down.load(Ordering::Relaxed) {
             return Fetched::Miss;
         }
@@ -242,7 +266,7 @@ impl RemoteCache {
     fn try_fetch(
         &self,
         key: &str,
-        expected: &dyn Fn(&[&str]) -> Result<(), String>,
+        expected: &dyn Fn(&[&str]) -> Result<(), BadOutputs>,
     ) -> Result<Option<Files>, Refusal> {
         let Some(entry) = self.get(&format!("ac/{key}"), 1 << 20)? else {
             return Ok(None);

@@ -138,19 +138,17 @@ impl Store {
     }
 
     /// The blob's bytes, verified. A corrupt blob is deleted and `Err` says why.
-    pub fn get_blob(&self, hash: &str) -> Result<Vec<u8>, String> {
+    pub fn get_blob(&self, hash: &str) -> Result<Vec<u8>, BadBlob> {
         if hash.len() < 2 {
-            return Err(format!("bad blob name {hash:?}"));
+            return Err(BadBlob::Name(hash.to_string()));
         }
+        let short = hash[..12.min(hash.len())].to_string();
         let path = self.blob_path(hash);
-        let bytes = std::fs::read(&path)
-            .map_err(|e| format!("blob {} unreadable: {e}", &hash[..12.min(hash.len())]))?;
+        let bytes =
+            std::fs::read(&path).map_err(|e| BadBlob::Unreadable(short.clone(), e.to_string()))?;
         if hash_hex(&bytes) != hash {
             let _ = std::fs::remove_file(&path);
-            return Err(format!(
-                "blob {} failed its hash check and was discarded",
-                &hash[..12]
-            ));
+            return Err(BadBlob::Corrupt(short));
         }
         Ok(bytes)
     }
@@ -265,6 +263,27 @@ fn files_in_blob_folders(blobs: &Path) -> std::io::Result<Vec<std::fs::DirEntry>
         }
     }
     Ok(files)
+}
+
+/// Why a blob cannot be used; each blob is named by the start of its hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BadBlob {
+    Name(String),
+    Unreadable(String, String),
+    /// Its bytes no longer hash to its name; it was deleted.
+    Corrupt(String),
+}
+
+impl std::fmt::Display for BadBlob {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadBlob::Name(name) => write!(f, "bad blob name {name:?}"),
+            BadBlob::Unreadable(blob, why) => write!(f, "blob {blob} unreadable: {why}"),
+            BadBlob::Corrupt(blob) => {
+                write!(f, "blob {blob} failed its hash check and was discarded")
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -68,13 +68,43 @@ fn first_line(bytes: &[u8]) -> Option<String> {
         .map(str::to_string)
 }
 
+/// Why Blender could not export a `.blend` source.
+#[derive(Debug)]
+pub enum ExportError {
+    NoBlender,
+    Io {
+        what: String,
+        error: String,
+    },
+    /// Blender ran and failed: the last lines it printed.
+    Failed(String),
+}
+
+impl std::fmt::Display for ExportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExportError::NoBlender => write!(f, "no Blender: set BLENDER to a Blender binary, put `blender` on PATH, or install the bpy module for python3 (pip install bpy)"),
+            ExportError::Io { what, error } => write!(f, "cannot {what}: {error}"),
+            ExportError::Failed(tail) => write!(f, "Blender could not export it: {tail}"),
+        }
+    }
+}
+
+/// The largest GLB an export may give (a Forge piece's is far smaller).
+const MAX_EXPORT: u64 = 512 << 20;
+
 /// Exports `blend` (a `.blend` file's bytes) to GLB bytes in a private temporary folder.
-pub fn export(blend: &[u8]) -> Result<Vec<u8>, String> {
-    let (blender, _) = found().ok_or("no Blender: set BLENDER to a Blender binary, put `blender` on PATH, or install the bpy module for python3 (pip install bpy)")?;
-    let dir = tempfile::tempdir().map_err(|e| format!("cannot make a temporary folder: {e}"))?;
+pub fn export(blend: &[u8]) -> Result<Vec<u8>, ExportError> {
+    let io = |what: String| {
+        move |e: std::io::Error| ExportError::Io {
+            what,
+            error: e.to_string(),
+        }
+    };
+    let (blender, _) = found().ok_or(ExportError::NoBlender)?;
+    let dir = tempfile::tempdir().map_err(io("make a temporary folder".into()))?;
     let (source, out) = (dir.path().join("model.blend"), dir.path().join("model.glb"));
-    std::fs::write(&source, blend)
-        .map_err(|e| format!("cannot write {}: {e}", source.display()))?;
+    std::fs::write(&source, blend).map_err(io(format!("write {}", source.display())))?;
     let status = match blender {
         Blender::Binary(b) => Command::new(b)
             .args([
@@ -91,7 +121,7 @@ pub fn export(blend: &[u8]) -> Result<Vec<u8>, String> {
             .args([&source, &out])
             .output(),
     }
-    .map_err(|e| format!("cannot run Blender: {e}"))?;
+    .map_err(io("run Blender".into()))?;
     if !status.status.success() || !Path::new(&out).is_file() {
         let tail: String = String::from_utf8_lossy(&status.stderr)
             .lines()
@@ -99,7 +129,10 @@ pub fn export(blend: &[u8]) -> Result<Vec<u8>, String> {
             .take(5)
             .collect::<Vec<_>>()
             .join(" | ");
-        return Err(format!("Blender could not export it: {tail}"));
+        return Err(ExportError::Failed(tail));
     }
-    std::fs::read(&out).map_err(|e| format!("cannot read the export: {e}"))
+    mjolnir_files::bounded::read(&out, MAX_EXPORT).map_err(|e| ExportError::Io {
+        what: "read the export".into(),
+        error: e.to_string(),
+    })
 }

@@ -121,42 +121,70 @@ pub struct Piece {
     pub snap_m: Option<f64>,
 }
 
-/// Why a name from the Hub cannot be used.
-pub fn checked_slug(slug: &str) -> Result<(), String> {
+/// Why a name the Hub sent cannot be used. Each holds at most 80 characters of what it
+/// sent ([`truncated`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BadHubName {
+    Slug(String),
+    Version { text: String, why: String },
+    BuildMetadata(Version),
+    ReleaseId { id: String, expected: String },
+}
+
+impl std::fmt::Display for BadHubName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BadHubName::Slug(slug) => write!(
+                f,
+                "{slug:?} is not a pack id ({})",
+                forge_contract::ids::PACK_ID_RULE
+            ),
+            BadHubName::Version { text, why } => {
+                write!(f, "{text:?} is not a release version: {why}")
+            }
+            BadHubName::BuildMetadata(version) => write!(
+                f,
+                "{version} carries +build metadata, which Hub versions exclude"
+            ),
+            BadHubName::ReleaseId { id, expected } => {
+                write!(f, "release id {id:?} is not {expected}")
+            }
+        }
+    }
+}
+
+/// A slug from the Hub, checked to be a pack id.
+pub fn checked_slug(slug: &str) -> Result<(), BadHubName> {
     if is_pack_id(slug) {
         Ok(())
     } else {
-        Err(format!(
-            "{:?} is not a pack id ({})",
-            truncated(slug),
-            forge_contract::ids::PACK_ID_RULE
-        ))
+        Err(BadHubName::Slug(truncated(slug)))
     }
 }
 
 /// A Hub version: exact SemVer of at most 96 bytes, without `+build` metadata.
-pub fn checked_version(text: &str) -> Result<Version, String> {
-    let version = forge_contract::version::parse_version(text)
-        .map_err(|e| format!("{:?} is not a release version: {e:?}", truncated(text)))?;
+pub fn checked_version(text: &str) -> Result<Version, BadHubName> {
+    let version =
+        forge_contract::version::parse_version(text).map_err(|e| BadHubName::Version {
+            text: truncated(text),
+            why: format!("{e:?}"),
+        })?;
     if !version.build.is_empty() {
-        return Err(format!(
-            "{version} carries +build metadata, which Hub versions exclude"
-        ));
+        return Err(BadHubName::BuildMetadata(version));
     }
     Ok(version)
 }
 
 /// A release named by the Hub, checked: its slug a pack id, its version a Hub version, its
 /// id the two joined.
-pub fn checked_release(slug: &str, entry: &ReleaseRef) -> Result<Version, String> {
+pub fn checked_release(slug: &str, entry: &ReleaseRef) -> Result<Version, BadHubName> {
     checked_slug(slug)?;
     let version = checked_version(&entry.version)?;
     if entry.id != release_id(slug, &version) {
-        return Err(format!(
-            "release id {:?} is not {}",
-            truncated(&entry.id),
-            release_id(slug, &version)
-        ));
+        return Err(BadHubName::ReleaseId {
+            id: truncated(&entry.id),
+            expected: release_id(slug, &version),
+        });
     }
     Ok(version)
 }

@@ -50,14 +50,40 @@ pub fn lay_out(profile: &Profile, enabled: &[&Verified]) -> (Vec<String>, Vec<Fi
                     notes.push(format!("replaced {} {old} with {} in Paks/MJOLNIR: restart the game if it is running, since it mounts containers only at start", v.slug, v.version));
                 }
             }
-            Err(why) => findings.push(Finding::new("paks_layout", dir.display().to_string(), why)),
+            Err(why) => findings.push(Finding::new(
+                "paks_layout",
+                dir.display().to_string(),
+                why.to_string(),
+            )),
         }
     }
     (notes, findings)
 }
 
-fn write_release(dir: &Path, v: &Verified, stamp: &str) -> Result<(), String> {
-    let bytes = bounded::read(&v.path, MAX_ARCHIVE_BYTES).map_err(|e| e.to_string())?;
+/// Why a verified release could not be laid out in the Paks folder.
+#[derive(Debug)]
+enum LayoutError {
+    Read(bounded::ReadError),
+    Archive(bounded_zip::ZipError),
+    Name { member: String, why: String },
+    Write { name: String, error: std::io::Error },
+}
+
+impl std::fmt::Display for LayoutError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LayoutError::Read(e) => write!(f, "{e}"),
+            LayoutError::Archive(e) => write!(f, "{e}"),
+            LayoutError::Name { member, why } => {
+                write!(f, "{member:?} cannot be laid out: {why}")
+            }
+            LayoutError::Write { name, error } => write!(f, "{name}: {error}"),
+        }
+    }
+}
+
+fn write_release(dir: &Path, v: &Verified, stamp: &str) -> Result<(), LayoutError> {
+    let bytes = bounded::read(&v.path, MAX_ARCHIVE_BYTES).map_err(LayoutError::Read)?;
     let is_container =
         |n: &str| n.starts_with("content/") && (n.ends_with(".utoc") || n.ends_with(".ucas"));
     let members = forge_release::archive::read_members(
@@ -65,17 +91,23 @@ fn write_release(dir: &Path, v: &Verified, stamp: &str) -> Result<(), String> {
         is_container,
         forge_release::scan::MAX_UNPACKED,
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(LayoutError::Archive)?;
     let _ = std::fs::remove_dir_all(dir);
     let write = |name: &str, data: &[u8]| {
-        atomic::write(&dir.join(name), data).map_err(|e| format!("{name}: {e}"))
+        atomic::write(&dir.join(name), data).map_err(|error| LayoutError::Write {
+            name: name.to_string(),
+            error,
+        })
     };
     for (member, data) in &members {
         // The scan refused traversal and duplicates; the file name alone is laid out, and
         // checked again here, since this is where it names a file.
         let name = member.rsplit('/').next().unwrap_or(member);
         if let Some(why) = plain_path::why_not(name) {
-            return Err(format!("{member:?} cannot be laid out: {why}"));
+            return Err(LayoutError::Name {
+                member: member.clone(),
+                why: why.to_string(),
+            });
         }
         write(name, data)?;
         if let Some(stem) = name.strip_suffix(".utoc") {

@@ -41,9 +41,9 @@ fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
         .collect::<Result<_, _>>()?;
     let bytes = asset_manifest::derive::apply(&p.rule, &p.params, &sources).map_err(|why| {
         vec![finding(
-            "derive_failed",
+            why.code,
             step.id,
-            format!("{}: {why}", p.rule),
+            format!("{}: {}", p.rule, why.message),
         )]
     })?;
     Ok(vec![(super::asset_copy::OUTPUT.to_string(), bytes)])

@@ -50,7 +50,7 @@ fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     let rel = params["source"].as_str().unwrap_or_default();
     let file = source_file(rel);
     let blend = input(inputs, rel, &file)?;
-    let glb =
-        crate::blender::export(blend).map_err(|why| vec![finding("blender_export", &file, why)])?;
+    let glb = crate::blender::export(blend)
+        .map_err(|why| vec![finding("blender_export", &file, why.to_string())])?;
     Ok(vec![(OUTPUT.to_string(), glb)])
 }
