@@ -137,9 +137,76 @@ pub fn hull_of(
             "a hull needs at least 4 points that are not all on one plane".into(),
         ));
     }
-    // Gift wrapping: start from one supporting face, then across each edge of a found face
-    // pivot a plane about the edge until every point is on or behind it. Each face is the
-    // 2D hull of all points on its plane, so coplanar points always share one face.
+    let accepted = wrap(points).map_err(|(code, msg)| err(code, msg))?;
+    let planes: Vec<Plane> = accepted.iter().map(|(p, _)| *p).collect();
+    // Thickness: how far the hull extends behind each face plane.
+    for plane in &planes {
+        let depth = points
+            .iter()
+            .map(|p| -plane.distance(*p))
+            .fold(0.0, f64::max);
+        if depth < MIN_THICKNESS_M {
+            return Err(err(
+                "hull_sliver",
+                format!(
+                    "the hull is only {depth:.2e} m thick across a face; make it at least 1 mm"
+                ),
+            ));
+        }
+    }
+    let (used, mut faces) = polygons(points, accepted);
+    split_shared_edges(points, &used, &mut faces);
+    let n = points.len();
+    let interior: Vec<usize> = (0..n)
+        .filter(|&i| {
+            !used.contains(&i)
+                && faces
+                    .iter()
+                    .all(|(p, _)| p.distance(points[i]) < -ON_PLANE_M)
+        })
+        .collect();
+    if used.len() > MAX_VERTICES {
+        return Err(err(
+            "hull_too_many_vertices",
+            format!(
+                "the hull has {} vertices; a Havok polyhedron holds at most {MAX_VERTICES}",
+                used.len()
+            ),
+        ));
+    }
+    if faces.len() > MAX_FACES {
+        return Err(err(
+            "hull_too_many_faces",
+            format!(
+                "the hull has {} faces; a Havok polyhedron holds at most {MAX_FACES}",
+                faces.len()
+            ),
+        ));
+    }
+    let remap = |v: usize| used.binary_search(&v).expect("a face vertex is used");
+    let hull = ConvexHull {
+        name: name.to_string(),
+        material: material.to_string(),
+        vertices: used.iter().map(|&i| points[i]).collect(),
+        faces: faces
+            .into_iter()
+            .map(|(plane, poly)| Face {
+                plane,
+                polygon: poly.into_iter().map(remap).collect(),
+            })
+            .collect(),
+    };
+    Ok((hull, interior))
+}
+
+/// A face found by the wrap: its plane and every point on it.
+type FoundFace = (Plane, Vec<usize>);
+
+/// Gift wrapping: start from one supporting face, then across each edge of a found face
+/// pivot a plane about the edge until every point is on or behind it. Each face is the 2D
+/// hull of all points on its plane, so coplanar points always share one face. `Err` is a
+/// code and a message.
+fn wrap(points: &[V3]) -> Result<Vec<FoundFace>, (&'static str, String)> {
     let n = points.len();
     let support = |a: usize, b: usize, c: usize| -> Option<Plane> {
         let raw = cross(sub(points[b], points[a]), sub(points[c], points[a]));
@@ -156,17 +223,18 @@ pub fn hull_of(
             .filter(|&q| plane.distance(points[q]).abs() <= ON_PLANE_M)
             .collect()
     };
+    let not_closed = |why: &str| Err(("hull_not_closed", why.to_string()));
     let first = first_face(points).ok_or_else(|| {
-        err(
+        (
             "hull_degenerate",
-            "no supporting face was found; the points may be degenerate".into(),
+            "no supporting face was found; the points may be degenerate".to_string(),
         )
     })?;
-    let mut accepted: Vec<(Plane, Vec<usize>)> = Vec::new();
+    let mut accepted: Vec<FoundFace> = Vec::new();
     let mut have: std::collections::BTreeSet<(usize, usize)> = std::collections::BTreeSet::new();
     let mut queue: Vec<(usize, usize)> = Vec::new();
     let add_face = |plane: Plane,
-                    accepted: &mut Vec<(Plane, Vec<usize>)>,
+                    accepted: &mut Vec<FoundFace>,
                     queue: &mut Vec<(usize, usize)>,
                     have: &mut std::collections::BTreeSet<(usize, usize)>| {
         let on = on_plane(&plane);
@@ -187,10 +255,9 @@ pub fn hull_of(
             continue;
         }
         if accepted.len() > 4 * n + 8 {
-            return Err(err(
-                "hull_not_closed",
-                "the hull's faces do not close up; some points may be nearly coincident".into(),
-            ));
+            return not_closed(
+                "the hull's faces do not close up; some points may be nearly coincident",
+            );
         }
         // The neighbour across a -> b walks it as b -> a; pivot about that edge.
         let mut best: Option<(usize, Plane)> = None;
@@ -210,37 +277,21 @@ pub fn hull_of(
             }
         }
         let Some((_, plane)) = best else {
-            return Err(err(
-                "hull_not_closed",
-                "an edge of the hull has no neighbouring face".into(),
-            ));
+            return not_closed("an edge of the hull has no neighbouring face");
         };
         if points.iter().any(|p| plane.distance(*p) > ON_PLANE_M * 4.0) {
-            return Err(err(
-                "hull_not_closed",
-                "the hull could not be closed at a nearly flat edge".into(),
-            ));
+            return not_closed("the hull could not be closed at a nearly flat edge");
         }
         add_face(plane, &mut accepted, &mut queue, &mut have);
     }
-    let planes: Vec<Plane> = accepted.iter().map(|(p, _)| *p).collect();
-    // Thickness: how far the hull extends behind each face plane.
-    for plane in &planes {
-        let depth = points
-            .iter()
-            .map(|p| -plane.distance(*p))
-            .fold(0.0, f64::max);
-        if depth < MIN_THICKNESS_M {
-            return Err(err(
-                "hull_sliver",
-                format!(
-                    "the hull is only {depth:.2e} m thick across a face; make it at least 1 mm"
-                ),
-            ));
-        }
-    }
+    Ok(accepted)
+}
+
+/// Each found face's polygon (faces of fewer than 3 corners dropped), and the points
+/// some polygon uses, sorted.
+fn polygons(points: &[V3], accepted: Vec<FoundFace>) -> (Vec<usize>, Vec<(Plane, Vec<usize>)>) {
     let mut used: Vec<usize> = Vec::new();
-    let mut faces = Vec::with_capacity(planes.len());
+    let mut faces = Vec::with_capacity(accepted.len());
     for (plane, on) in accepted {
         let polygon = polygon_on_plane(&plane, points, &on);
         if polygon.len() < 3 {
@@ -254,10 +305,14 @@ pub fn hull_of(
         faces.push((plane, polygon));
     }
     used.sort_unstable();
-    // A point almost on the edge between two faces can be a corner of one polygon and a
-    // dropped collinear point of the other. Put every such corner into the other polygon's
-    // edge too, so each edge is shared by exactly two faces.
-    for (_, polygon) in &mut faces {
+    (used, faces)
+}
+
+/// A point almost on the edge between two faces can be a corner of one polygon and a
+/// dropped collinear point of the other. Puts every such corner into the other polygon's
+/// edge too, so each edge is shared by exactly two faces.
+fn split_shared_edges(points: &[V3], used: &[usize], faces: &mut [(Plane, Vec<usize>)]) {
+    for (_, polygon) in faces {
         let k = polygon.len();
         let mut split = Vec::with_capacity(k);
         for i in 0..k {
@@ -286,46 +341,6 @@ pub fn hull_of(
         }
         *polygon = split;
     }
-    let remap = |v: usize| used.binary_search(&v).expect("a face vertex is used");
-    let interior: Vec<usize> = (0..n)
-        .filter(|&i| {
-            !used.contains(&i)
-                && faces
-                    .iter()
-                    .all(|(p, _)| p.distance(points[i]) < -ON_PLANE_M)
-        })
-        .collect();
-    if used.len() > MAX_VERTICES {
-        return Err(err(
-            "hull_too_many_vertices",
-            format!(
-                "the hull has {} vertices; a Havok polyhedron holds at most {MAX_VERTICES}",
-                used.len()
-            ),
-        ));
-    }
-    if faces.len() > MAX_FACES {
-        return Err(err(
-            "hull_too_many_faces",
-            format!(
-                "the hull has {} faces; a Havok polyhedron holds at most {MAX_FACES}",
-                faces.len()
-            ),
-        ));
-    }
-    let hull = ConvexHull {
-        name: name.to_string(),
-        material: material.to_string(),
-        vertices: used.iter().map(|&i| points[i]).collect(),
-        faces: faces
-            .into_iter()
-            .map(|(plane, poly)| Face {
-                plane,
-                polygon: poly.into_iter().map(remap).collect(),
-            })
-            .collect(),
-    };
-    Ok((hull, interior))
 }
 
 /// A supporting plane through the lowest point: the plane of the triple with every other

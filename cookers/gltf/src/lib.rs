@@ -366,11 +366,14 @@ fn add_mesh(
         .map(str::to_string)
         .unwrap_or_else(|| format!("mesh {}", m.index()));
     let linear: Matrix3<f64> = world.fixed_view::<3, 3>(0, 0).into_owned();
-    let normal_matrix = linear
-        .try_inverse()
-        .map(|i| i.transpose())
-        .unwrap_or(linear);
-    let mirrored = linear.determinant() < 0.0;
+    let placement = Placement {
+        world: *world,
+        normal_matrix: linear
+            .try_inverse()
+            .map(|i| i.transpose())
+            .unwrap_or(linear),
+        mirrored: linear.determinant() < 0.0,
+    };
     for prim in m.primitives() {
         let at = |code: &'static str, msg: String| {
             ImportError::new(
@@ -389,103 +392,19 @@ fn add_mesh(
                 format!("{mode:?} primitives cannot be cooked; export faces as triangles"),
             ));
         }
-        let pos_acc = prim
-            .get(&gltf::Semantic::Positions)
-            .ok_or_else(|| at("gltf_no_positions", "it has no POSITION attribute".into()))?;
-        let triangles = prim.indices().map_or(pos_acc.count(), |a| a.count()) / 3;
-        if out.positions.len() + pos_acc.count() > MAX_VERTICES
-            || out.triangles.len() + triangles > MAX_TRIANGLES
-        {
-            return Err(at(
-                "gltf_too_large",
-                format!("the model passes {MAX_VERTICES} vertices or {MAX_TRIANGLES} triangles; a Forge piece needs far fewer (is a mesh instanced many times, or a scan left unreduced?)"),
-            ));
-        }
-        let positions = accessor::read_vec3(&pos_acc, buffers)
-            .map_err(|e| at("gltf_bad_accessor", format!("POSITION: {e}")))?;
-        let normals = match prim.get(&gltf::Semantic::Normals) {
-            Some(a) => Some(
-                accessor::read_vec3(&a, buffers)
-                    .map_err(|e| at("gltf_bad_accessor", format!("NORMAL: {e}")))?,
-            ),
-            None => None,
-        };
-        let uvs = match prim.get(&gltf::Semantic::TexCoords(0)) {
-            Some(a) => Some(
-                accessor::read_vec2(&a, buffers)
-                    .map_err(|e| at("gltf_bad_accessor", format!("TEXCOORD_0: {e}")))?,
-            ),
-            None => None,
-        };
-        if normals.as_ref().is_some_and(|n| n.len() != positions.len())
-            || uvs.as_ref().is_some_and(|u| u.len() != positions.len())
-        {
-            return Err(at("gltf_bad_accessor", "attribute counts differ".into()));
-        }
-        let indices: Vec<u32> = match prim.indices() {
-            Some(a) => accessor::read_indices(&a, buffers)
-                .map_err(|e| at("gltf_bad_accessor", format!("indices: {e}")))?,
-            None => (0..positions.len() as u32).collect(),
-        };
-        if let Some(bad) = indices.iter().find(|&&i| i as usize >= positions.len()) {
-            return Err(at(
-                "gltf_index_out_of_range",
-                format!("index {bad} is past the {} vertices", positions.len()),
-            ));
-        }
-        let triangles = accessor::triangulate(mode, &indices);
+        let attributes = read_attributes(&prim, buffers, out, &at)?;
         let base = out.positions.len() as u32;
-        for (i, p) in positions.iter().enumerate() {
-            if p.iter().any(|c| !c.is_finite()) {
-                return Err(at(
-                    "gltf_nan_position",
-                    format!("vertex {i} is not a finite number: {p:?}"),
-                ));
-            }
-            let w = world * Vector4::new(p[0], p[1], p[2], 1.0);
-            if !(w.x.is_finite() && w.y.is_finite() && w.z.is_finite()) {
-                return Err(at(
-                    "gltf_nan_position",
-                    format!("vertex {i} is not a finite number after the node transforms"),
-                ));
-            }
-            out.positions
-                .push(forge_units::gltf_to_pack([w.x, w.y, w.z]));
-            let n = match &normals {
-                Some(n) => {
-                    let v = normal_matrix * Vector3::new(n[i][0], n[i][1], n[i][2]);
-                    let norm = v.norm();
-                    if !norm.is_finite() {
-                        return Err(at(
-                            "gltf_nan_attribute",
-                            format!(
-                                "the normal of vertex {i} is not a finite number: {:?}",
-                                n[i]
-                            ),
-                        ));
-                    }
-                    let v = if norm > 0.0 { v / norm } else { v };
-                    forge_units::gltf_to_pack([v.x, v.y, v.z])
-                }
-                None => [0.0; 3],
-            };
-            out.normals.push(n);
-            let uv = uvs.as_ref().map_or([0.0, 0.0], |u| u[i]);
-            if !(uv[0].is_finite() && uv[1].is_finite()) {
-                return Err(at(
-                    "gltf_nan_attribute",
-                    format!("the texture coordinate of vertex {i} is not a finite number: {uv:?}"),
-                ));
-            }
-            out.uvs.push(uv);
-        }
+        push_vertices(&attributes, &placement, out, &at)?;
         let first = out.triangles.len() as u32;
-        for t in triangles {
+        for t in accessor::triangulate(mode, &attributes.indices) {
             let t = [t[0] + base, t[1] + base, t[2] + base];
-            out.triangles
-                .push(if mirrored { [t[0], t[2], t[1]] } else { t });
+            out.triangles.push(if placement.mirrored {
+                [t[0], t[2], t[1]]
+            } else {
+                t
+            });
         }
-        if normals.is_none() {
+        if attributes.normals.is_none() {
             out.compute_normals(base as usize, first as usize);
         }
         let material = match prim.material().index() {
@@ -498,6 +417,137 @@ fn add_mesh(
             None => "default".to_string(),
         };
         out.add_section(material, first, out.triangles.len() as u32 - first);
+    }
+    Ok(())
+}
+
+/// Where a mesh's node puts it: its world transform, the matrix its normals take, and
+/// whether it mirrors (which flips the winding).
+struct Placement {
+    world: Matrix4<f64>,
+    normal_matrix: Matrix3<f64>,
+    mirrored: bool,
+}
+
+/// A primitive's vertex attributes and indices, read and checked against each other.
+struct Attributes {
+    positions: Vec<[f64; 3]>,
+    normals: Option<Vec<[f64; 3]>>,
+    uvs: Option<Vec<[f64; 2]>>,
+    indices: Vec<u32>,
+}
+
+type At<'a> = &'a dyn Fn(&'static str, String) -> ImportError;
+
+fn read_attributes(
+    prim: &gltf::Primitive,
+    buffers: &[Vec<u8>],
+    out: &ImportedMesh,
+    at: At,
+) -> Result<Attributes, ImportError> {
+    let pos_acc = prim
+        .get(&gltf::Semantic::Positions)
+        .ok_or_else(|| at("gltf_no_positions", "it has no POSITION attribute".into()))?;
+    let triangles = prim.indices().map_or(pos_acc.count(), |a| a.count()) / 3;
+    if out.positions.len() + pos_acc.count() > MAX_VERTICES
+        || out.triangles.len() + triangles > MAX_TRIANGLES
+    {
+        return Err(at(
+            "gltf_too_large",
+            format!("the model passes {MAX_VERTICES} vertices or {MAX_TRIANGLES} triangles; a Forge piece needs far fewer (is a mesh instanced many times, or a scan left unreduced?)"),
+        ));
+    }
+    let positions = accessor::read_vec3(&pos_acc, buffers)
+        .map_err(|e| at("gltf_bad_accessor", format!("POSITION: {e}")))?;
+    let normals = match prim.get(&gltf::Semantic::Normals) {
+        Some(a) => Some(
+            accessor::read_vec3(&a, buffers)
+                .map_err(|e| at("gltf_bad_accessor", format!("NORMAL: {e}")))?,
+        ),
+        None => None,
+    };
+    let uvs = match prim.get(&gltf::Semantic::TexCoords(0)) {
+        Some(a) => Some(
+            accessor::read_vec2(&a, buffers)
+                .map_err(|e| at("gltf_bad_accessor", format!("TEXCOORD_0: {e}")))?,
+        ),
+        None => None,
+    };
+    if normals.as_ref().is_some_and(|n| n.len() != positions.len())
+        || uvs.as_ref().is_some_and(|u| u.len() != positions.len())
+    {
+        return Err(at("gltf_bad_accessor", "attribute counts differ".into()));
+    }
+    let indices: Vec<u32> = match prim.indices() {
+        Some(a) => accessor::read_indices(&a, buffers)
+            .map_err(|e| at("gltf_bad_accessor", format!("indices: {e}")))?,
+        None => (0..positions.len() as u32).collect(),
+    };
+    if let Some(bad) = indices.iter().find(|&&i| i as usize >= positions.len()) {
+        return Err(at(
+            "gltf_index_out_of_range",
+            format!("index {bad} is past the {} vertices", positions.len()),
+        ));
+    }
+    Ok(Attributes {
+        positions,
+        normals,
+        uvs,
+        indices,
+    })
+}
+
+/// Each vertex placed in pack space, with its normal (zero when the primitive has none,
+/// to be computed) and UV; any value that is not finite is refused.
+fn push_vertices(
+    a: &Attributes,
+    placement: &Placement,
+    out: &mut ImportedMesh,
+    at: At,
+) -> Result<(), ImportError> {
+    for (i, p) in a.positions.iter().enumerate() {
+        if p.iter().any(|c| !c.is_finite()) {
+            return Err(at(
+                "gltf_nan_position",
+                format!("vertex {i} is not a finite number: {p:?}"),
+            ));
+        }
+        let w = placement.world * Vector4::new(p[0], p[1], p[2], 1.0);
+        if !(w.x.is_finite() && w.y.is_finite() && w.z.is_finite()) {
+            return Err(at(
+                "gltf_nan_position",
+                format!("vertex {i} is not a finite number after the node transforms"),
+            ));
+        }
+        out.positions
+            .push(forge_units::gltf_to_pack([w.x, w.y, w.z]));
+        let n = match &a.normals {
+            Some(n) => {
+                let v = placement.normal_matrix * Vector3::new(n[i][0], n[i][1], n[i][2]);
+                let norm = v.norm();
+                if !norm.is_finite() {
+                    return Err(at(
+                        "gltf_nan_attribute",
+                        format!(
+                            "the normal of vertex {i} is not a finite number: {:?}",
+                            n[i]
+                        ),
+                    ));
+                }
+                let v = if norm > 0.0 { v / norm } else { v };
+                forge_units::gltf_to_pack([v.x, v.y, v.z])
+            }
+            None => [0.0; 3],
+        };
+        out.normals.push(n);
+        let uv = a.uvs.as_ref().map_or([0.0, 0.0], |u| u[i]);
+        if !(uv[0].is_finite() && uv[1].is_finite()) {
+            return Err(at(
+                "gltf_nan_attribute",
+                format!("the texture coordinate of vertex {i} is not a finite number: {uv:?}"),
+            ));
+        }
+        out.uvs.push(uv);
     }
     Ok(())
 }

@@ -73,7 +73,108 @@ struct Cursor<'a> {
     reader: forge_bytes::Reader<'a>,
 }
 
+/// The header's 144 bytes, once the magic, the version, the sizes and the encryption flag
+/// are ones this reader reads.
+fn checked_header(bytes: &[u8]) -> Result<&[u8]> {
+    if bytes.len() < HEADER_SIZE as usize {
+        return Err(IoStoreError::new(
+            "utoc_truncated",
+            format!(
+                "a TOC header is {HEADER_SIZE} bytes; this file has {}",
+                bytes.len()
+            ),
+        ));
+    }
+    if &bytes[..16] != MAGIC {
+        return Err(IoStoreError::new(
+            "utoc_magic",
+            "this is not a .utoc file (bad magic)",
+        ));
+    }
+    let h = &bytes[..HEADER_SIZE as usize];
+    let version = h[16];
+    if version != VERSION {
+        return Err(IoStoreError::new("utoc_version", format!("TOC version {version} is not supported; this reader reads version {VERSION}, as the game ships")));
+    }
+    let (header_size, block_entry_size, method_count, method_len) = (
+        u32_at(h, 0x14),
+        u32_at(h, 0x20),
+        u32_at(h, 0x24),
+        u32_at(h, 0x28),
+    );
+    if header_size != HEADER_SIZE
+        || block_entry_size != BLOCK_ENTRY_SIZE
+        || (method_count > 0 && method_len != METHOD_NAME_LENGTH)
+    {
+        return Err(IoStoreError::new("utoc_header", format!("unexpected header sizes (header {header_size}, block entry {block_entry_size}, method name {method_len})")));
+    }
+    if h[0x50] & FLAG_ENCRYPTED != 0 {
+        return Err(IoStoreError::new("utoc_encrypted", "the container is encrypted; encrypted containers cannot be read here and the Hub refuses them"));
+    }
+    Ok(h)
+}
+
 impl<'a> Cursor<'a> {
+    /// `count` little-endian i32s.
+    fn i32_list(&mut self, count: u32, what: &'static str) -> Result<Vec<i32>> {
+        let n = self.fits(u64::from(count), 4, what)?;
+        Ok(self
+            .take(n * 4, what)?
+            .chunks_exact(4)
+            .map(|b| i32::from_le_bytes(b.try_into().expect("four bytes")))
+            .collect())
+    }
+
+    /// The compression methods' NUL-padded names.
+    fn method_names(&mut self, count: u32) -> Result<Vec<String>> {
+        let mc = self.fits(
+            u64::from(count),
+            u64::from(METHOD_NAME_LENGTH),
+            "compression method names",
+        )?;
+        let mut methods = Vec::with_capacity(mc);
+        for _ in 0..mc {
+            let raw = self.take(METHOD_NAME_LENGTH as usize, "method names")?;
+            // A name is NUL-padded text; anything else could not be written back the same.
+            let name = raw
+                .iter()
+                .position(|&b| b == 0)
+                .filter(|&end| raw[end..].iter().all(|&b| b == 0))
+                .and_then(|end| std::str::from_utf8(&raw[..end]).ok())
+                .ok_or_else(|| {
+                    IoStoreError::new(
+                        "utoc_method_name",
+                        format!(
+                            "compression method name {} is not NUL-padded text",
+                            methods.len()
+                        ),
+                    )
+                })?;
+            methods.push(name.to_string());
+        }
+        Ok(methods)
+    }
+
+    /// The signature section of a signed TOC, kept as read.
+    fn signatures(&mut self, bytes: &[u8], block_count: u32) -> Result<Vec<u8>> {
+        let start = self.position();
+        let hash_size = i32::from_le_bytes(
+            self.take(4, "signature size")?
+                .try_into()
+                .expect("four bytes"),
+        );
+        if hash_size < 0 {
+            return Err(IoStoreError::new(
+                "utoc_signature",
+                "a negative signature size",
+            ));
+        }
+        self.take(hash_size as usize * 2, "signatures")?;
+        let bc = self.fits(u64::from(block_count), 20, "block signatures")?;
+        self.take(bc * 20, "block signatures")?;
+        Ok(bytes[start..self.position()].to_vec())
+    }
+
     fn at(bytes: &'a [u8], offset: usize) -> Self {
         let mut reader = forge_bytes::Reader::new(bytes);
         reader
@@ -183,48 +284,15 @@ impl Toc {
     }
 
     pub fn parse(bytes: &[u8]) -> Result<Toc> {
-        if bytes.len() < HEADER_SIZE as usize {
-            return Err(IoStoreError::new(
-                "utoc_truncated",
-                format!(
-                    "a TOC header is {HEADER_SIZE} bytes; this file has {}",
-                    bytes.len()
-                ),
-            ));
-        }
-        if &bytes[..16] != MAGIC {
-            return Err(IoStoreError::new(
-                "utoc_magic",
-                "this is not a .utoc file (bad magic)",
-            ));
-        }
-        let h = &bytes[..HEADER_SIZE as usize];
-        let version = h[16];
-        if version != VERSION {
-            return Err(IoStoreError::new("utoc_version", format!("TOC version {version} is not supported; this reader reads version {VERSION}, as the game ships")));
-        }
-        let (header_size, entries, block_count, block_entry_size) = (
-            u32_at(h, 0x14),
+        let h = checked_header(bytes)?;
+        let (version, flags) = (h[16], h[0x50]);
+        let (entries, block_count, method_count, block_size, dir_size) = (
             u32_at(h, 0x18),
             u32_at(h, 0x1C),
-            u32_at(h, 0x20),
-        );
-        let (method_count, method_len, block_size, dir_size) = (
             u32_at(h, 0x24),
-            u32_at(h, 0x28),
             u32_at(h, 0x2C),
             u32_at(h, 0x30),
         );
-        if header_size != HEADER_SIZE
-            || block_entry_size != BLOCK_ENTRY_SIZE
-            || (method_count > 0 && method_len != METHOD_NAME_LENGTH)
-        {
-            return Err(IoStoreError::new("utoc_header", format!("unexpected header sizes (header {header_size}, block entry {block_entry_size}, method name {method_len})")));
-        }
-        let flags = h[0x50];
-        if flags & FLAG_ENCRYPTED != 0 {
-            return Err(IoStoreError::new("utoc_encrypted", "the container is encrypted; encrypted containers cannot be read here and the Hub refuses them"));
-        }
         let seed_count = u32_at(h, 0x54);
         let overflow_count = u32_at(h, 0x60);
         let mut c = Cursor::at(bytes, HEADER_SIZE as usize);
@@ -246,18 +314,8 @@ impl Toc {
                 length: be40(&b[5..]),
             })
             .collect();
-        let s = c.fits(u64::from(seed_count), 4, "perfect-hash seeds")?;
-        let seeds = c
-            .take(s * 4, "seeds")?
-            .chunks_exact(4)
-            .map(|b| i32::from_le_bytes(b.try_into().expect("four bytes")))
-            .collect();
-        let o = c.fits(u64::from(overflow_count), 4, "overflow entries")?;
-        let overflow = c
-            .take(o * 4, "overflow list")?
-            .chunks_exact(4)
-            .map(|b| i32::from_le_bytes(b.try_into().expect("four bytes")))
-            .collect();
+        let seeds = c.i32_list(seed_count, "perfect-hash seeds")?;
+        let overflow = c.i32_list(overflow_count, "overflow entries")?;
         let bc = c.fits(u64::from(block_count), 12, "compression blocks")?;
         let blocks: Vec<CompressionBlock> = c
             .take(bc * 12, "compression blocks")?
@@ -269,45 +327,9 @@ impl Toc {
                 method: b[11],
             })
             .collect();
-        let mc = c.fits(
-            u64::from(method_count),
-            u64::from(METHOD_NAME_LENGTH),
-            "compression method names",
-        )?;
-        let mut methods = Vec::with_capacity(mc);
-        for _ in 0..mc {
-            let raw = c.take(METHOD_NAME_LENGTH as usize, "method names")?;
-            // A name is NUL-padded text; anything else could not be written back the same.
-            let name = raw
-                .iter()
-                .position(|&b| b == 0)
-                .filter(|&end| raw[end..].iter().all(|&b| b == 0))
-                .and_then(|end| std::str::from_utf8(&raw[..end]).ok())
-                .ok_or_else(|| {
-                    IoStoreError::new(
-                        "utoc_method_name",
-                        format!(
-                            "compression method name {} is not NUL-padded text",
-                            methods.len()
-                        ),
-                    )
-                })?;
-            methods.push(name.to_string());
-        }
+        let methods = c.method_names(method_count)?;
         let signatures = if flags & FLAG_SIGNED != 0 {
-            let start = c.position();
-            let hash_size =
-                i32::from_le_bytes(c.take(4, "signature size")?.try_into().expect("four bytes"));
-            if hash_size < 0 {
-                return Err(IoStoreError::new(
-                    "utoc_signature",
-                    "a negative signature size",
-                ));
-            }
-            c.take(hash_size as usize * 2, "signatures")?;
-            c.fits(u64::from(block_count), 20, "block signatures")?;
-            c.take(bc * 20, "block signatures")?;
-            bytes[start..c.position()].to_vec()
+            c.signatures(bytes, block_count)?
         } else {
             Vec::new()
         };
