@@ -145,92 +145,71 @@ impl ZenHeader {
             r.u32().map_err(e("cell offsets"))? as i32,
         );
         let names = names::read_batch(&mut r, "name map")?;
-        let pad_len = r.u64().map_err(e("bulk data map"))?;
-        let pad_len = r.fits(pad_len, 1).map_err(e("bulk data map"))?;
-        let bulk_pad = r.take(pad_len).map_err(e("bulk data map"))?.to_vec();
-        let bulk_size = r.u64().map_err(e("bulk data map"))?;
-        if !bulk_size.is_multiple_of(BULK_ENTRY_SIZE as u64) {
-            return Err(PackageError::new(
-                "package_bulk_data",
-                format!("the bulk data map's {bulk_size} bytes are not whole entries"),
-            ));
-        }
-        let bulk_count = r
-            .fits(bulk_size / BULK_ENTRY_SIZE as u64, BULK_ENTRY_SIZE as u64)
-            .map_err(e("bulk data map"))?;
-        let bulk_data = (0..bulk_count)
-            .map(|_| read_bulk_entry(&mut r))
-            .collect::<forge_bytes::Result<_>>()
-            .map_err(e("bulk data map"))?;
-
+        let (bulk_pad, bulk_data) = read_bulk_map(&mut r)?;
         let [public_hashes, imports, exports, bundle, dep_headers, dep_entries, imported] = stored;
-        let span = |part: &'static str, from: i32, to: i32, size: usize| -> Result<u64> {
-            if from < 0
-                || to < from
-                || !((to - from) as usize).is_multiple_of(size)
-                || to as usize > bytes.len()
-            {
-                return Err(PackageError::new(
-                    "package_offsets",
-                    format!("the {part} runs from {from} to {to}, which is not whole {size}-byte records inside the package"),
-                ));
-            }
-            Ok(((to - from) as usize / size) as u64)
-        };
+        let len = bytes.len();
         expect_at(&r, public_hashes, "imported public export hashes")?;
-        let n = span("imported public export hashes", public_hashes, imports, 8)?;
-        let imported_public_export_hashes = (0..n)
-            .map(|_| r.u64())
-            .collect::<forge_bytes::Result<_>>()
-            .map_err(e("imported public export hashes"))?;
-        let n = span("import map", imports, exports, 8)?;
-        let imports_read = (0..n)
-            .map(|_| ObjectIndex::read(&mut r))
-            .collect::<forge_bytes::Result<_>>()
-            .map_err(e("import map"))?;
-        let n = span("export map", exports, cells.0, EXPORT_ENTRY_SIZE)?;
-        let exports_read: Vec<ExportEntry> = (0..n)
-            .map(|_| read_export(&mut r))
-            .collect::<forge_bytes::Result<_>>()
-            .map_err(e("export map"))?;
-        let n = span("cell import map", cells.0, cells.1, 8)?;
-        let cell_imports = (0..n)
-            .map(|_| ObjectIndex::read(&mut r))
-            .collect::<forge_bytes::Result<_>>()
-            .map_err(e("cell import map"))?;
-        let n = span("cell export map", cells.1, bundle, CELL_EXPORT_ENTRY_SIZE)?;
-        let cell_exports = (0..n)
-            .map(|_| {
+        let imported_public_export_hashes = table(
+            &mut r,
+            len,
+            ("imported public export hashes", public_hashes, imports, 8),
+            |r| r.u64(),
+        )?;
+        let imports_read = table(
+            &mut r,
+            len,
+            ("import map", imports, exports, 8),
+            ObjectIndex::read,
+        )?;
+        let exports_read: Vec<ExportEntry> = table(
+            &mut r,
+            len,
+            ("export map", exports, cells.0, EXPORT_ENTRY_SIZE),
+            read_export,
+        )?;
+        let cell_imports = table(
+            &mut r,
+            len,
+            ("cell import map", cells.0, cells.1, 8),
+            ObjectIndex::read,
+        )?;
+        let cell_exports = table(
+            &mut r,
+            len,
+            ("cell export map", cells.1, bundle, CELL_EXPORT_ENTRY_SIZE),
+            |r| {
                 r.take(CELL_EXPORT_ENTRY_SIZE)
                     .map(|b| b.try_into().expect("40 bytes"))
-            })
-            .collect::<forge_bytes::Result<_>>()
-            .map_err(e("cell export map"))?;
-        let n = span("export bundle", bundle, dep_headers, 8)?;
-        let bundle_read = (0..n)
-            .map(|_| {
+            },
+        )?;
+        let bundle_read = table(
+            &mut r,
+            len,
+            ("export bundle", bundle, dep_headers, 8),
+            |r| {
                 Ok(BundleEntry {
                     export: r.u32()?,
                     command: r.u32()?,
                 })
-            })
-            .collect::<forge_bytes::Result<_>>()
-            .map_err(e("export bundle"))?;
-        let n = span(
-            "dependency bundle headers",
-            dep_headers,
-            dep_entries,
-            DEPENDENCY_HEADER_SIZE,
+            },
         )?;
-        let dependency_headers = (0..n)
-            .map(|_| read_dependency_header(&mut r))
-            .collect::<forge_bytes::Result<_>>()
-            .map_err(e("dependency bundle headers"))?;
-        let n = span("dependency bundle entries", dep_entries, imported, 4)?;
-        let dependency_entries = (0..n)
-            .map(|_| r.u32().map(|x| x as i32))
-            .collect::<forge_bytes::Result<_>>()
-            .map_err(e("dependency bundle entries"))?;
+        let dependency_headers = table(
+            &mut r,
+            len,
+            (
+                "dependency bundle headers",
+                dep_headers,
+                dep_entries,
+                DEPENDENCY_HEADER_SIZE,
+            ),
+            read_dependency_header,
+        )?;
+        let dependency_entries = table(
+            &mut r,
+            len,
+            ("dependency bundle entries", dep_entries, imported, 4),
+            |r| r.u32().map(|x| x as i32),
+        )?;
         let imported_packages = read_imported_packages(&mut r)?;
         if r.position() != header_size as usize {
             return Err(PackageError::new(
@@ -516,4 +495,52 @@ fn write_imported_packages(w: &mut Writer, packages: &[String]) {
         .unzip();
     names::write_batch(w, &bases);
     numbers.iter().for_each(|n| w.u32(*n));
+}
+
+/// The bulk data map: its padding, kept as read, and its entries.
+fn read_bulk_map(r: &mut Reader) -> Result<(Vec<u8>, Vec<BulkDataEntry>)> {
+    let e = |error| PackageError::read("bulk data map", error);
+    let pad_len = r.u64().map_err(e)?;
+    let pad_len = r.fits(pad_len, 1).map_err(e)?;
+    let bulk_pad = r.take(pad_len).map_err(e)?.to_vec();
+    let bulk_size = r.u64().map_err(e)?;
+    if !bulk_size.is_multiple_of(BULK_ENTRY_SIZE as u64) {
+        return Err(PackageError::new(
+            "package_bulk_data",
+            format!("the bulk data map's {bulk_size} bytes are not whole entries"),
+        ));
+    }
+    let bulk_count = r
+        .fits(bulk_size / BULK_ENTRY_SIZE as u64, BULK_ENTRY_SIZE as u64)
+        .map_err(e)?;
+    let bulk_data = (0..bulk_count)
+        .map(|_| read_bulk_entry(r))
+        .collect::<forge_bytes::Result<_>>()
+        .map_err(e)?;
+    Ok((bulk_pad, bulk_data))
+}
+
+/// A header table that the summary says runs from one offset to the next, in records of
+/// `size` bytes: `(part, from, to, size)`. Each record is read by `one`.
+fn table<T>(
+    r: &mut Reader,
+    package_len: usize,
+    (part, from, to, size): (&'static str, i32, i32, usize),
+    mut one: impl FnMut(&mut Reader) -> forge_bytes::Result<T>,
+) -> Result<Vec<T>> {
+    if from < 0
+        || to < from
+        || !((to - from) as usize).is_multiple_of(size)
+        || to as usize > package_len
+    {
+        return Err(PackageError::new(
+            "package_offsets",
+            format!("the {part} runs from {from} to {to}, which is not whole {size}-byte records inside the package"),
+        ));
+    }
+    let n = (to - from) as usize / size;
+    (0..n)
+        .map(|_| one(r))
+        .collect::<forge_bytes::Result<_>>()
+        .map_err(|error| PackageError::read(part, error))
 }
