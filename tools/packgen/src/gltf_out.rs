@@ -140,6 +140,40 @@ pub fn encode_mesh(
     encode_primitives(block_id, vec![prim], glb)
 }
 
+/// A GLB container: the document as its JSON chunk (space-padded) and `bin` as its BIN
+/// chunk.
+fn glb_bytes(doc: &Value, bin: &[u8]) -> Vec<u8> {
+    let mut json_bytes = serde_json::to_vec(doc).expect("a JSON value always serializes");
+    while !json_bytes.len().is_multiple_of(4) {
+        json_bytes.push(b' ');
+    }
+    let total = 12 + 8 + json_bytes.len() + 8 + bin.len();
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(b"glTF");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&(total as u32).to_le_bytes());
+    out.extend_from_slice(&(json_bytes.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"JSON");
+    out.extend_from_slice(&json_bytes);
+    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"BIN\0");
+    out.extend_from_slice(bin);
+    out
+}
+
+/// The lowest and highest corner of a set of positions (glTF's accessor `min` and `max`).
+fn bounds(positions: &[[f32; 3]]) -> ([f32; 3], [f32; 3]) {
+    let mut lo = [f32::MAX; 3];
+    let mut hi = [f32::MIN; 3];
+    for p in positions {
+        for i in 0..3 {
+            lo[i] = lo[i].min(p[i]);
+            hi[i] = hi[i].max(p[i]);
+        }
+    }
+    (lo, hi)
+}
+
 fn encode_primitives(block_id: &str, prims: Vec<Primitive>, glb: bool) -> Encoded {
     let mut bin: Vec<u8> = Vec::new();
     let mut views = Vec::new();
@@ -156,14 +190,7 @@ fn encode_primitives(block_id: &str, prims: Vec<Primitive>, glb: bool) -> Encode
     };
     for (mi, prim) in prims.iter().enumerate() {
         materials.push(material_json(prim.material));
-        let mut lo = [f32::MAX; 3];
-        let mut hi = [f32::MIN; 3];
-        for p in &prim.positions {
-            for i in 0..3 {
-                lo[i] = lo[i].min(p[i]);
-                hi[i] = hi[i].max(p[i]);
-            }
-        }
+        let (lo, hi) = bounds(&prim.positions);
         let floats = |v: &[[f32; 3]]| {
             v.iter()
                 .flatten()
@@ -224,23 +251,8 @@ fn encode_primitives(block_id: &str, prims: Vec<Primitive>, glb: bool) -> Encode
         "buffers": [buffer]
     });
     if glb {
-        let mut json_bytes = serde_json::to_vec(&doc).expect("a JSON value always serializes");
-        while !json_bytes.len().is_multiple_of(4) {
-            json_bytes.push(b' ');
-        }
-        let total = 12 + 8 + json_bytes.len() + 8 + bin.len();
-        let mut out = Vec::with_capacity(total);
-        out.extend_from_slice(b"glTF");
-        out.extend_from_slice(&2u32.to_le_bytes());
-        out.extend_from_slice(&(total as u32).to_le_bytes());
-        out.extend_from_slice(&(json_bytes.len() as u32).to_le_bytes());
-        out.extend_from_slice(b"JSON");
-        out.extend_from_slice(&json_bytes);
-        out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
-        out.extend_from_slice(b"BIN\0");
-        out.extend_from_slice(&bin);
         Encoded {
-            files: vec![(format!("{block_id}.glb"), out)],
+            files: vec![(format!("{block_id}.glb"), glb_bytes(&doc, &bin))],
         }
     } else {
         let text = json_out::pretty_text(&doc);

@@ -95,11 +95,8 @@ pub fn canvas() -> StockMap {
     }
 }
 
-/// Crossline 0.3: Foundry and Foundry Wide in a 96 x 160 m Red versus Blue arena; raised
-/// decks 4.5 m high inside a 9 m perimeter; 300 authored objects, two Warthogs, eight
-/// team-owned starts and four neutral midfield starts; 351 native slots left.
-pub fn crossline() -> StockMap {
-    let mut objects = Vec::new();
+/// Crossline's ground, its 9 m perimeter and the two bases.
+fn crossline_arena(objects: &mut Vec<Value>) {
     // The ground: 6 x 10 wide floors of 16 m.
     for i in 0..6 {
         for j in 0..10 {
@@ -140,7 +137,10 @@ pub fn crossline() -> StockMap {
             ));
         }
     }
-    // Midfield cover: Foundry walls, columns, platforms, floors and Foundry's own lights.
+}
+
+/// Crossline's midfield cover: Foundry walls, columns, platforms, floors and lights.
+fn crossline_cover(objects: &mut Vec<Value>) {
     let cover: [(&str, usize); 5] = [
         ("foundry/wall_half", 40),
         ("foundry/column_1", 40),
@@ -157,6 +157,15 @@ pub fn crossline() -> StockMap {
             n += 1;
         }
     }
+}
+
+/// Crossline 0.3: Foundry and Foundry Wide in a 96 x 160 m Red versus Blue arena; raised
+/// decks 4.5 m high inside a 9 m perimeter; 300 authored objects, two Warthogs, eight
+/// team-owned starts and four neutral midfield starts; 351 native slots left.
+pub fn crossline() -> StockMap {
+    let mut objects = Vec::new();
+    crossline_arena(&mut objects);
+    crossline_cover(&mut objects);
     objects.push(object("warthog", [-20.0, -40.0, 0.5], 0.0));
     objects.push(object("warthog", [20.0, 40.0, 0.5], 180.0));
     for (team, y) in [("red", -56.0), ("blue", 56.0)] {

@@ -107,7 +107,7 @@ pub fn foundry() -> PackDesign {
 }
 
 pub fn foundry_wide() -> PackDesign {
-    let pieces = vec![
+    let mut pieces = vec![
         piece("wide_floor_8x8", "Wide Floor 8 x 8", "floors", |p| {
             kit::floor(p, 8.0, 8.0, 0.5)
         }),
@@ -156,6 +156,25 @@ pub fn foundry_wide() -> PackDesign {
         piece("wide_railing_8", "Wide Railing 8", "railings", |p| {
             kit::railing(p, 8.0, 1.1, 5)
         }),
+    ];
+    pieces.extend(wide_utilities());
+    PackDesign {
+        id: "foundry-wide",
+        name: "Foundry Wide",
+        version: "0.2.0",
+        summary: "Large-format Foundry pieces for vehicle-scale arenas",
+        origin: "bottom_centre",
+        snap_m: 1.0,
+        glb: false,
+        about: "Larger pieces for vehicle-scale arenas: 9 m perimeter walls, 4.5 m decks, a lift, a blast door and glass and portal surfaces. It is its own pack so its pieces can never resize a Foundry build.",
+        pieces,
+    }
+}
+
+/// Foundry Wide's pieces that move or are seen through: a lift, a blast door, a glass
+/// panel and a portal frame.
+fn wide_utilities() -> Vec<Piece> {
+    vec![
         piece("lift_pad", "Lift Pad", "utilities", |p| {
             kit::floor(p, 4.0, 4.0, 0.5);
             p.field(
@@ -188,18 +207,7 @@ pub fn foundry_wide() -> PackDesign {
             );
             p.field("surfaces", json!([{"slot": "portal", "profile": "portal", "opacity": 0.8, "tint_rgb": [0.2, 0.6, 1.0]}]));
         }),
-    ];
-    PackDesign {
-        id: "foundry-wide",
-        name: "Foundry Wide",
-        version: "0.2.0",
-        summary: "Large-format Foundry pieces for vehicle-scale arenas",
-        origin: "bottom_centre",
-        snap_m: 1.0,
-        glb: false,
-        about: "Larger pieces for vehicle-scale arenas: 9 m perimeter walls, 4.5 m decks, a lift, a blast door and glass and portal surfaces. It is its own pack so its pieces can never resize a Foundry build.",
-        pieces,
-    }
+    ]
 }
 
 /// Road cross-section: a 12 m lane between 0.5 m curbs, on a 0.5 m deck.
@@ -211,6 +219,123 @@ const HALF_W: f64 = LANE_M / 2.0 + CURB_W;
 
 fn frame(position: [f64; 3], heading: f64) -> serde_json::Value {
     json!({"position_m": position.map(round), "heading_deg": round(heading)})
+}
+
+/// A straight with a branch deck off its left side, curbs broken where it joins.
+fn junction_t(p: &mut Piece) {
+    let l = 2.0 * HALF_W + 2.0 * 6.0;
+    let (b0, b1) = (6.0, 6.0 + 2.0 * HALF_W);
+    p.hull_box("deck", "asphalt", [0.0, -HALF_W, -DECK_T], [l, HALF_W, 0.0]);
+    p.hull_box(
+        "branch_deck",
+        "asphalt",
+        [b0, HALF_W, -DECK_T],
+        [b1, HALF_W + 12.0, 0.0],
+    );
+    p.hull_box(
+        "curb_right",
+        "concrete",
+        [0.0, -HALF_W, 0.0],
+        [l, -HALF_W + CURB_W, CURB_H],
+    );
+    p.hull_box(
+        "curb_left_a",
+        "concrete",
+        [0.0, HALF_W - CURB_W, 0.0],
+        [b0, HALF_W, CURB_H],
+    );
+    p.hull_box(
+        "curb_left_b",
+        "concrete",
+        [b1, HALF_W - CURB_W, 0.0],
+        [l, HALF_W, CURB_H],
+    );
+    p.hull_box(
+        "branch_curb_a",
+        "concrete",
+        [b0, HALF_W, 0.0],
+        [b0 + CURB_W, HALF_W + 12.0, CURB_H],
+    );
+    p.hull_box(
+        "branch_curb_b",
+        "concrete",
+        [b1 - CURB_W, HALF_W, 0.0],
+        [b1, HALF_W + 12.0, CURB_H],
+    );
+    p.support(
+        "lane",
+        [0.2, -LANE_M / 2.0 + kit::PLAYER_CLEARANCE],
+        [l - 0.2, LANE_M / 2.0 - kit::PLAYER_CLEARANCE],
+        0.0,
+        [0.0, 0.0],
+    );
+    p.connectors = Some(json!({
+        "entry": frame([0.0, 0.0, 0.0], 0.0),
+        "exit": frame([l, 0.0, 0.0], 0.0),
+        "branches": [frame([(b0 + b1) / 2.0, HALF_W + 12.0, 0.0], 90.0)]
+    }));
+}
+
+/// A 20 m straight with a painted line under a gantry.
+fn start_finish(p: &mut Piece) {
+    straight(p, 20.0);
+    p.visual_box(
+        "start_line",
+        "paint",
+        [9.5, -LANE_M / 2.0, -0.005],
+        [10.5, LANE_M / 2.0, 0.0],
+    );
+    p.hull_box(
+        "gantry_leg_left",
+        "steel_dark",
+        [9.5, HALF_W, -DECK_T],
+        [10.5, HALF_W + 1.0, 7.0],
+    );
+    p.hull_box(
+        "gantry_leg_right",
+        "steel_dark",
+        [9.5, -HALF_W - 1.0, -DECK_T],
+        [10.5, -HALF_W, 7.0],
+    );
+    p.hull_box(
+        "gantry_beam",
+        "steel",
+        [9.5, -HALF_W, 6.0],
+        [10.5, HALF_W, 7.0],
+    );
+}
+
+/// A 40 m deck with rails, on one pier.
+fn bridge(p: &mut Piece) {
+    let length = 40.0;
+    p.hull_box(
+        "deck",
+        "asphalt",
+        [0.0, -HALF_W, -1.0],
+        [length, HALF_W, 0.0],
+    );
+    p.hull_box(
+        "rail_left",
+        "steel",
+        [0.0, HALF_W - CURB_W, 0.0],
+        [length, HALF_W, 1.1],
+    );
+    p.hull_box(
+        "rail_right",
+        "steel",
+        [0.0, -HALF_W, 0.0],
+        [length, -HALF_W + CURB_W, 1.1],
+    );
+    p.hull_box("pier", "concrete", [18.0, -4.0, -8.0], [22.0, 4.0, -1.0]);
+    p.support(
+        "lane",
+        [0.2, -LANE_M / 2.0 + kit::PLAYER_CLEARANCE],
+        [length - 0.2, LANE_M / 2.0 - kit::PLAYER_CLEARANCE],
+        0.0,
+        [0.0, 0.0],
+    );
+    p.connectors =
+        Some(json!({"entry": frame([0.0, 0.0, 0.0], 0.0), "exit": frame([length, 0.0, 0.0], 0.0)}));
 }
 
 fn straight(p: &mut Piece, length: f64) {
@@ -382,118 +507,14 @@ pub fn roadworks() -> PackDesign {
             curve(p, 30.0, 90.0, -1.0, 12)
         }),
         piece("road_ramp", "Ramp", "ramps", |p| road_ramp(p, 40.0, 4.0)),
-        piece("road_junction_t", "T Junction", "junctions", |p| {
-            let l = 2.0 * HALF_W + 2.0 * 6.0;
-            let (b0, b1) = (6.0, 6.0 + 2.0 * HALF_W);
-            p.hull_box("deck", "asphalt", [0.0, -HALF_W, -DECK_T], [l, HALF_W, 0.0]);
-            p.hull_box(
-                "branch_deck",
-                "asphalt",
-                [b0, HALF_W, -DECK_T],
-                [b1, HALF_W + 12.0, 0.0],
-            );
-            p.hull_box(
-                "curb_right",
-                "concrete",
-                [0.0, -HALF_W, 0.0],
-                [l, -HALF_W + CURB_W, CURB_H],
-            );
-            p.hull_box(
-                "curb_left_a",
-                "concrete",
-                [0.0, HALF_W - CURB_W, 0.0],
-                [b0, HALF_W, CURB_H],
-            );
-            p.hull_box(
-                "curb_left_b",
-                "concrete",
-                [b1, HALF_W - CURB_W, 0.0],
-                [l, HALF_W, CURB_H],
-            );
-            p.hull_box(
-                "branch_curb_a",
-                "concrete",
-                [b0, HALF_W, 0.0],
-                [b0 + CURB_W, HALF_W + 12.0, CURB_H],
-            );
-            p.hull_box(
-                "branch_curb_b",
-                "concrete",
-                [b1 - CURB_W, HALF_W, 0.0],
-                [b1, HALF_W + 12.0, CURB_H],
-            );
-            p.support(
-                "lane",
-                [0.2, -LANE_M / 2.0 + kit::PLAYER_CLEARANCE],
-                [l - 0.2, LANE_M / 2.0 - kit::PLAYER_CLEARANCE],
-                0.0,
-                [0.0, 0.0],
-            );
-            p.connectors = Some(json!({
-                "entry": frame([0.0, 0.0, 0.0], 0.0),
-                "exit": frame([l, 0.0, 0.0], 0.0),
-                "branches": [frame([(b0 + b1) / 2.0, HALF_W + 12.0, 0.0], 90.0)]
-            }));
-        }),
-        piece("road_start_finish", "Start / Finish", "straights", |p| {
-            straight(p, 20.0);
-            p.visual_box(
-                "start_line",
-                "paint",
-                [9.5, -LANE_M / 2.0, -0.005],
-                [10.5, LANE_M / 2.0, 0.0],
-            );
-            p.hull_box(
-                "gantry_leg_left",
-                "steel_dark",
-                [9.5, HALF_W, -DECK_T],
-                [10.5, HALF_W + 1.0, 7.0],
-            );
-            p.hull_box(
-                "gantry_leg_right",
-                "steel_dark",
-                [9.5, -HALF_W - 1.0, -DECK_T],
-                [10.5, -HALF_W, 7.0],
-            );
-            p.hull_box(
-                "gantry_beam",
-                "steel",
-                [9.5, -HALF_W, 6.0],
-                [10.5, HALF_W, 7.0],
-            );
-        }),
-        piece("road_bridge", "Bridge", "bridges", |p| {
-            let length = 40.0;
-            p.hull_box(
-                "deck",
-                "asphalt",
-                [0.0, -HALF_W, -1.0],
-                [length, HALF_W, 0.0],
-            );
-            p.hull_box(
-                "rail_left",
-                "steel",
-                [0.0, HALF_W - CURB_W, 0.0],
-                [length, HALF_W, 1.1],
-            );
-            p.hull_box(
-                "rail_right",
-                "steel",
-                [0.0, -HALF_W, 0.0],
-                [length, -HALF_W + CURB_W, 1.1],
-            );
-            p.hull_box("pier", "concrete", [18.0, -4.0, -8.0], [22.0, 4.0, -1.0]);
-            p.support(
-                "lane",
-                [0.2, -LANE_M / 2.0 + kit::PLAYER_CLEARANCE],
-                [length - 0.2, LANE_M / 2.0 - kit::PLAYER_CLEARANCE],
-                0.0,
-                [0.0, 0.0],
-            );
-            p.connectors = Some(
-                json!({"entry": frame([0.0, 0.0, 0.0], 0.0), "exit": frame([length, 0.0, 0.0], 0.0)}),
-            );
-        }),
+        piece("road_junction_t", "T Junction", "junctions", junction_t),
+        piece(
+            "road_start_finish",
+            "Start / Finish",
+            "straights",
+            start_finish,
+        ),
+        piece("road_bridge", "Bridge", "bridges", bridge),
     ];
     PackDesign {
         id: "roadworks",
