@@ -115,6 +115,43 @@ fn checked_header(bytes: &[u8]) -> Result<&[u8]> {
 }
 
 impl<'a> Cursor<'a> {
+    fn compression_blocks(&mut self, count: u32) -> Result<Vec<CompressionBlock>> {
+        let bc = self.fits(u64::from(count), 12, "compression blocks")?;
+        Ok(self
+            .take(bc * 12, "compression blocks")?
+            .chunks_exact(12)
+            .map(|b| CompressionBlock {
+                offset: le(&b[..5]),
+                compressed_size: le(&b[5..8]) as u32,
+                uncompressed_size: le(&b[8..11]) as u32,
+                method: b[11],
+            })
+            .collect())
+    }
+
+    fn metas(&mut self, n: usize) -> Result<Vec<ChunkMeta>> {
+        Ok(self
+            .take(n * META_SIZE, "chunk metas")?
+            .chunks_exact(META_SIZE)
+            .map(|b| ChunkMeta {
+                hash: b[..20].try_into().expect("twenty bytes"),
+                flags: b[20],
+                pad: [b[21], b[22], b[23]],
+            })
+            .collect())
+    }
+
+    /// Refuses bytes after the last table.
+    fn at_end(&self, len: usize) -> Result<()> {
+        if self.position() == len {
+            return Ok(());
+        }
+        Err(IoStoreError::new(
+            "utoc_trailing",
+            format!("{} bytes follow the chunk metas", len - self.position()),
+        ))
+    }
+
     /// `count` little-endian i32s.
     fn i32_list(&mut self, count: u32, what: &'static str) -> Result<Vec<i32>> {
         let n = self.fits(u64::from(count), 4, what)?;
@@ -316,17 +353,7 @@ impl Toc {
             .collect();
         let seeds = c.i32_list(seed_count, "perfect-hash seeds")?;
         let overflow = c.i32_list(overflow_count, "overflow entries")?;
-        let bc = c.fits(u64::from(block_count), 12, "compression blocks")?;
-        let blocks: Vec<CompressionBlock> = c
-            .take(bc * 12, "compression blocks")?
-            .chunks_exact(12)
-            .map(|b| CompressionBlock {
-                offset: le(&b[..5]),
-                compressed_size: le(&b[5..8]) as u32,
-                uncompressed_size: le(&b[8..11]) as u32,
-                method: b[11],
-            })
-            .collect();
+        let blocks = c.compression_blocks(block_count)?;
         let methods = c.method_names(method_count)?;
         let signatures = if flags & FLAG_SIGNED != 0 {
             c.signatures(bytes, block_count)?
@@ -339,26 +366,10 @@ impl Toc {
         } else {
             (None, raw_directory.to_vec())
         };
-        let metas = c
-            .take(n * META_SIZE, "chunk metas")?
-            .chunks_exact(META_SIZE)
-            .map(|b| ChunkMeta {
-                hash: b[..20].try_into().expect("twenty bytes"),
-                flags: b[20],
-                pad: [b[21], b[22], b[23]],
-            })
-            .collect();
+        let metas = c.metas(n)?;
         check_blocks(&blocks, block_size)?;
         check_chunk_ranges(&offsets, blocks.len(), block_size)?;
-        if c.position() != bytes.len() {
-            return Err(IoStoreError::new(
-                "utoc_trailing",
-                format!(
-                    "{} bytes follow the chunk metas",
-                    bytes.len() - c.position()
-                ),
-            ));
-        }
+        c.at_end(bytes.len())?;
         Ok(Toc {
             version,
             reserved_after_version: [h[0x11], h[0x12], h[0x13]],

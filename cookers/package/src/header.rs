@@ -119,95 +119,53 @@ impl ZenHeader {
 
     /// Reads a header from the start of a package chunk; returns it and HeaderSize.
     pub fn read(bytes: &[u8]) -> Result<(ZenHeader, usize)> {
-        let e = |part: &'static str| move |error| PackageError::read(part, error);
         let mut r = Reader::new(bytes);
-        let has_versioning = r.u32().map_err(e("summary"))?;
-        let header_size = r.u32().map_err(e("summary"))?;
-        let name = MappedName::read(&mut r).map_err(e("summary"))?;
-        let package_flags = r.u32().map_err(e("summary"))?;
-        let cooked_header_size = r.u32().map_err(e("summary"))?;
-        let mut stored = [0i32; 7];
-        for s in &mut stored {
-            *s = r.u32().map_err(e("summary"))? as i32;
-        }
-        let versioning = match has_versioning {
-            0 => None,
-            1 => Some(read_versioning(&mut r).map_err(e("versioning info"))?),
-            n => {
-                return Err(PackageError::new(
-                    "package_summary",
-                    format!("bHasVersioningInfo is {n}, not 0 or 1"),
-                ))
-            }
-        };
-        let cells = (
-            r.u32().map_err(e("cell offsets"))? as i32,
-            r.u32().map_err(e("cell offsets"))? as i32,
-        );
+        let Summary {
+            header_size,
+            name,
+            package_flags,
+            cooked_header_size,
+            stored,
+            versioning,
+            cells,
+        } = read_summary(&mut r)?;
         let names = names::read_batch(&mut r, "name map")?;
         let (bulk_pad, bulk_data) = read_bulk_map(&mut r)?;
         let [public_hashes, imports, exports, bundle, dep_headers, dep_entries, imported] = stored;
-        let len = bytes.len();
         expect_at(&r, public_hashes, "imported public export hashes")?;
-        let imported_public_export_hashes = table(
-            &mut r,
-            len,
-            ("imported public export hashes", public_hashes, imports, 8),
+        let mut t = Tables {
+            r: &mut r,
+            len: bytes.len(),
+        };
+        let imported_public_export_hashes = t.read(
+            "imported public export hashes",
+            (public_hashes, imports, 8),
             |r| r.u64(),
         )?;
-        let imports_read = table(
-            &mut r,
-            len,
-            ("import map", imports, exports, 8),
-            ObjectIndex::read,
-        )?;
-        let exports_read: Vec<ExportEntry> = table(
-            &mut r,
-            len,
-            ("export map", exports, cells.0, EXPORT_ENTRY_SIZE),
+        let imports_read = t.read("import map", (imports, exports, 8), ObjectIndex::read)?;
+        let exports_read: Vec<ExportEntry> = t.read(
+            "export map",
+            (exports, cells.0, EXPORT_ENTRY_SIZE),
             read_export,
         )?;
-        let cell_imports = table(
-            &mut r,
-            len,
-            ("cell import map", cells.0, cells.1, 8),
-            ObjectIndex::read,
-        )?;
-        let cell_exports = table(
-            &mut r,
-            len,
-            ("cell export map", cells.1, bundle, CELL_EXPORT_ENTRY_SIZE),
+        let cell_imports = t.read("cell import map", (cells.0, cells.1, 8), ObjectIndex::read)?;
+        let cell_exports = t.read(
+            "cell export map",
+            (cells.1, bundle, CELL_EXPORT_ENTRY_SIZE),
             |r| {
                 r.take(CELL_EXPORT_ENTRY_SIZE)
                     .map(|b| b.try_into().expect("40 bytes"))
             },
         )?;
-        let bundle_read = table(
-            &mut r,
-            len,
-            ("export bundle", bundle, dep_headers, 8),
-            |r| {
-                Ok(BundleEntry {
-                    export: r.u32()?,
-                    command: r.u32()?,
-                })
-            },
-        )?;
-        let dependency_headers = table(
-            &mut r,
-            len,
-            (
-                "dependency bundle headers",
-                dep_headers,
-                dep_entries,
-                DEPENDENCY_HEADER_SIZE,
-            ),
+        let bundle_read = t.read("export bundle", (bundle, dep_headers, 8), read_bundle_entry)?;
+        let dependency_headers = t.read(
+            "dependency bundle headers",
+            (dep_headers, dep_entries, DEPENDENCY_HEADER_SIZE),
             read_dependency_header,
         )?;
-        let dependency_entries = table(
-            &mut r,
-            len,
-            ("dependency bundle entries", dep_entries, imported, 4),
+        let dependency_entries = t.read(
+            "dependency bundle entries",
+            (dep_entries, imported, 4),
             |r| r.u32().map(|x| x as i32),
         )?;
         let imported_packages = read_imported_packages(&mut r)?;
@@ -520,27 +478,92 @@ fn read_bulk_map(r: &mut Reader) -> Result<(Vec<u8>, Vec<BulkDataEntry>)> {
     Ok((bulk_pad, bulk_data))
 }
 
-/// A header table that the summary says runs from one offset to the next, in records of
-/// `size` bytes: `(part, from, to, size)`. Each record is read by `one`.
-fn table<T>(
-    r: &mut Reader,
-    package_len: usize,
-    (part, from, to, size): (&'static str, i32, i32, usize),
-    mut one: impl FnMut(&mut Reader) -> forge_bytes::Result<T>,
-) -> Result<Vec<T>> {
-    if from < 0
-        || to < from
-        || !((to - from) as usize).is_multiple_of(size)
-        || to as usize > package_len
-    {
-        return Err(PackageError::new(
-            "package_offsets",
-            format!("the {part} runs from {from} to {to}, which is not whole {size}-byte records inside the package"),
-        ));
+/// The package summary: the fields before the name map.
+struct Summary {
+    header_size: u32,
+    name: MappedName,
+    package_flags: u32,
+    cooked_header_size: u32,
+    /// The offsets of the seven tables that follow the bulk data map, in order.
+    stored: [i32; 7],
+    versioning: Option<Versioning>,
+    /// The cell import and export maps' offsets.
+    cells: (i32, i32),
+}
+
+fn read_summary(r: &mut Reader) -> Result<Summary> {
+    let e = |part: &'static str| move |error| PackageError::read(part, error);
+    let has_versioning = r.u32().map_err(e("summary"))?;
+    let header_size = r.u32().map_err(e("summary"))?;
+    let name = MappedName::read(r).map_err(e("summary"))?;
+    let package_flags = r.u32().map_err(e("summary"))?;
+    let cooked_header_size = r.u32().map_err(e("summary"))?;
+    let mut stored = [0i32; 7];
+    for s in &mut stored {
+        *s = r.u32().map_err(e("summary"))? as i32;
     }
-    let n = (to - from) as usize / size;
-    (0..n)
-        .map(|_| one(r))
-        .collect::<forge_bytes::Result<_>>()
-        .map_err(|error| PackageError::read(part, error))
+    let versioning = match has_versioning {
+        0 => None,
+        1 => Some(read_versioning(r).map_err(e("versioning info"))?),
+        n => {
+            return Err(PackageError::new(
+                "package_summary",
+                format!("bHasVersioningInfo is {n}, not 0 or 1"),
+            ))
+        }
+    };
+    let cells = (
+        r.u32().map_err(e("cell offsets"))? as i32,
+        r.u32().map_err(e("cell offsets"))? as i32,
+    );
+    Ok(Summary {
+        header_size,
+        name,
+        package_flags,
+        cooked_header_size,
+        stored,
+        versioning,
+        cells,
+    })
+}
+
+/// The header's tables that the summary says run from one offset to the next.
+struct Tables<'r, 'b> {
+    r: &'r mut Reader<'b>,
+    /// The package's length: no table may reach past it.
+    len: usize,
+}
+
+impl Tables<'_, '_> {
+    /// The table `part` from one offset to the next in records of `size` bytes, each read
+    /// by `one`.
+    fn read<T>(
+        &mut self,
+        part: &'static str,
+        (from, to, size): (i32, i32, usize),
+        mut one: impl FnMut(&mut Reader) -> forge_bytes::Result<T>,
+    ) -> Result<Vec<T>> {
+        if from < 0
+            || to < from
+            || !((to - from) as usize).is_multiple_of(size)
+            || to as usize > self.len
+        {
+            return Err(PackageError::new(
+                "package_offsets",
+                format!("the {part} runs from {from} to {to}, which is not whole {size}-byte records inside the package"),
+            ));
+        }
+        let n = (to - from) as usize / size;
+        (0..n)
+            .map(|_| one(self.r))
+            .collect::<forge_bytes::Result<_>>()
+            .map_err(|error| PackageError::read(part, error))
+    }
+}
+
+fn read_bundle_entry(r: &mut Reader) -> forge_bytes::Result<BundleEntry> {
+    Ok(BundleEntry {
+        export: r.u32()?,
+        command: r.u32()?,
+    })
 }
