@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use forge_contract::{child, Catalog, Diagnostic, Findings};
 use serde::Serialize;
 
-use crate::level::Level;
+use crate::level::{Level, LevelBlock, LevelPack};
 use crate::{MAX_CUSTOM, MAX_PACKS, MAX_PALETTE};
 
 pub const FORMAT: &str = "mjolnir-palette";
@@ -81,37 +81,8 @@ pub fn bake(
     crates: &BTreeSet<String>,
 ) -> Result<Palette, Vec<Diagnostic>> {
     let mut f = Findings::new(file, text);
-    if level.build != "standalone" {
-        f.error(
-            "canvas_override",
-            "/build",
-            format!("a {:?} build cannot take a Forge pack palette: only a standalone bake installs the packages' preloads", level.build),
-        );
-    }
+    check_budgets(&mut f, level);
     let packs = &level.blam.forge_packs;
-    let custom: usize = packs.iter().map(|p| p.blocks.len()).sum();
-    if packs.len() > MAX_PACKS {
-        f.error(
-            "too_many_packs",
-            "/blam/forge_packs",
-            format!("{} packs; a map takes at most {MAX_PACKS}", packs.len()),
-        );
-    }
-    if custom > MAX_CUSTOM {
-        f.error(
-            "too_many_custom_references",
-            "/blam/forge_packs",
-            format!("{custom} custom references; a map takes at most {MAX_CUSTOM}"),
-        );
-    }
-    let total = level.standard_palette.len() + custom;
-    if total > MAX_PALETTE {
-        f.error(
-            "palette_full",
-            "/blam/forge_packs",
-            format!("{} standard and {custom} custom entries make {total}; the engine's palette holds {MAX_PALETTE}", level.standard_palette.len()),
-        );
-    }
     let mut entries = Vec::new();
     // Sets, not scans of what came before: a level of 30,000 entries is checked in one pass.
     let mut seen_packs = std::collections::BTreeSet::new();
@@ -145,38 +116,7 @@ pub fn bake(
                 );
                 continue;
             }
-            let Some(&entry) = catalog.get(block.id.as_str()) else {
-                f.error(
-                    "unknown_block",
-                    &child(&at, "id"),
-                    format!(
-                        "{} {} has no block {:?}",
-                        pack.slug, release.version, block.id
-                    ),
-                );
-                continue;
-            };
-            if entry.tag != block.tag {
-                f.error(
-                    "block_tag_mismatch",
-                    &child(&at, "tag"),
-                    format!(
-                        "{}/{} is {:?} in {} {}, not {:?}",
-                        pack.slug, block.id, entry.tag, pack.slug, release.version, block.tag
-                    ),
-                );
-                continue;
-            }
-            let package = crate_package(&pack.slug, &block.id);
-            if !crates.contains(&package) {
-                f.error(
-                    "missing_crate",
-                    &at,
-                    format!(
-                        "no container in the input Paks holds {package}, the crate of {}/{}",
-                        pack.slug, block.id
-                    ),
-                );
+            if !block_checks_out(&mut f, &at, (pack, block), release, &catalog, crates) {
                 continue;
             }
             entries.push(PaletteEntry {
@@ -207,6 +147,88 @@ pub fn bake(
             })
             .collect(),
     })
+}
+
+/// The build kind and the engine's limits on packs, custom references and palette size.
+fn check_budgets(f: &mut Findings, level: &Level) {
+    if level.build != "standalone" {
+        f.error(
+            "canvas_override",
+            "/build",
+            format!("a {:?} build cannot take a Forge pack palette: only a standalone bake installs the packages' preloads", level.build),
+        );
+    }
+    let packs = &level.blam.forge_packs;
+    let custom: usize = packs.iter().map(|p| p.blocks.len()).sum();
+    if packs.len() > MAX_PACKS {
+        f.error(
+            "too_many_packs",
+            "/blam/forge_packs",
+            format!("{} packs; a map takes at most {MAX_PACKS}", packs.len()),
+        );
+    }
+    if custom > MAX_CUSTOM {
+        f.error(
+            "too_many_custom_references",
+            "/blam/forge_packs",
+            format!("{custom} custom references; a map takes at most {MAX_CUSTOM}"),
+        );
+    }
+    let total = level.standard_palette.len() + custom;
+    if total > MAX_PALETTE {
+        f.error(
+            "palette_full",
+            "/blam/forge_packs",
+            format!("{} standard and {custom} custom entries make {total}; the engine's palette holds {MAX_PALETTE}", level.standard_palette.len()),
+        );
+    }
+}
+
+/// Whether a level's block is in its release's catalog with the same tag, and its crate
+/// is in the Paks; each way it is not is a finding at `at`.
+fn block_checks_out(
+    f: &mut Findings,
+    at: &str,
+    (pack, block): (&LevelPack, &LevelBlock),
+    release: &PackRelease,
+    catalog: &std::collections::BTreeMap<&str, &forge_contract::Entry>,
+    crates: &BTreeSet<String>,
+) -> bool {
+    let Some(&entry) = catalog.get(block.id.as_str()) else {
+        f.error(
+            "unknown_block",
+            &child(at, "id"),
+            format!(
+                "{} {} has no block {:?}",
+                pack.slug, release.version, block.id
+            ),
+        );
+        return false;
+    };
+    if entry.tag != block.tag {
+        f.error(
+            "block_tag_mismatch",
+            &child(at, "tag"),
+            format!(
+                "{}/{} is {:?} in {} {}, not {:?}",
+                pack.slug, block.id, entry.tag, pack.slug, release.version, block.tag
+            ),
+        );
+        return false;
+    }
+    let package = crate_package(&pack.slug, &block.id);
+    if !crates.contains(&package) {
+        f.error(
+            "missing_crate",
+            at,
+            format!(
+                "no container in the input Paks holds {package}, the crate of {}/{}",
+                pack.slug, block.id
+            ),
+        );
+        return false;
+    }
+    true
 }
 
 /// The release given for `pack`: its catalog names the pack, and its version is the
