@@ -106,7 +106,25 @@ pub fn scan(bytes: &[u8], options: &ScanOptions) -> ScanReport {
             r.findings.push(f);
         }
     }
-    seen.clear();
+    let Some(members) = unpack(&mut r, &mut zip) else {
+        return r;
+    };
+    let manifest = manifest(&mut r, &members, options);
+    listed_members(&mut r, &members, manifest.as_ref());
+    containers(&mut r, &members, manifest.as_ref());
+    changes(&mut r, &members);
+    signature_check(&mut r, &members, options);
+    r.manifest = manifest;
+    r
+}
+
+/// Every member a release may hold, unpacked within [`MAX_UNPACKED`]; a member that
+/// breaks a rule is a finding and left out. `None` when the archive is past the budget.
+fn unpack<R: Read + std::io::Seek>(
+    r: &mut ScanReport,
+    zip: &mut zip::ZipArchive<R>,
+) -> Option<BTreeMap<String, Vec<u8>>> {
+    let mut seen = BTreeMap::new();
     let mut members: BTreeMap<String, Vec<u8>> = BTreeMap::new();
     let mut budget = MAX_UNPACKED;
     for i in 0..zip.len() {
@@ -128,76 +146,97 @@ pub fn scan(bytes: &[u8], options: &ScanOptions) -> ScanReport {
                 continue;
             }
         };
-        if entry
+        let is_link = entry
             .unix_mode()
-            .is_some_and(|mode| mode & 0o170000 == 0o120000)
-        {
-            r.error(
-                "symlink_member",
-                Some(&name),
-                "a release holds files only; a link could point anywhere once unpacked",
-            );
+            .is_some_and(|mode| mode & 0o170000 == 0o120000);
+        if !admitted(r, &name, is_link, entry.is_dir(), &mut seen) {
             continue;
         }
-        let is_dir = entry.is_dir();
-        if let Some(finding) = rules::member_path(name.trim_end_matches('/'), &mut seen)
-            .or_else(|| rules::container_extension(&name))
-        {
-            r.findings.push(finding);
-            continue;
+        let declared = entry.size();
+        let data = read_within(r, &mut entry, &name, (declared, budget))?;
+        if let Some(data) = data {
+            budget -= data.len() as u64;
+            members.insert(name, data);
         }
-        if is_dir {
-            continue;
-        }
-        let ext = name
-            .rsplit_once('.')
-            .map(|(_, e)| e.to_ascii_lowercase())
-            .unwrap_or_default();
-        if !ALLOWED.contains(&ext.as_str()) {
-            r.error(
-                "forbidden_file",
-                Some(&name),
-                format!("only {} files may be in a release", ALLOWED.join(", ")),
-            );
-            continue;
-        }
-        let too_big = || {
-            format!(
-                "the archive unpacks to more than {} MiB",
-                MAX_UNPACKED >> 20
-            )
-        };
-        if entry.size() > budget {
-            r.error("bad_zip", Some(&name), too_big());
-            return r;
-        }
-        // Never trust the declared size: read at most what is left of the budget.
-        let mut data = Vec::new();
-        match (&mut entry).take(budget + 1).read_to_end(&mut data) {
-            Ok(n) if n as u64 > budget => {
-                r.error("bad_zip", Some(&name), too_big());
-                return r;
-            }
-            Ok(_) => {}
-            Err(e) => {
-                r.error(
-                    "bad_zip",
-                    Some(&name),
-                    format!("the member does not decompress: {e}"),
-                );
-                continue;
-            }
-        }
-        budget -= data.len() as u64;
-        members.insert(name, data);
     }
-    let manifest = manifest(&mut r, &members, options);
-    listed_members(&mut r, &members, manifest.as_ref());
-    containers(&mut r, &members, manifest.as_ref());
-    changes(&mut r, &members);
-    signature_check(&mut r, &members, options);
-    r.manifest = manifest;
-    r
+    Some(members)
+}
+
+/// Whether a member is a file a release may hold: not a link, a plain path seen once, and
+/// of an allowed kind. A folder is never admitted, and is no finding.
+fn admitted(
+    r: &mut ScanReport,
+    name: &str,
+    is_link: bool,
+    is_dir: bool,
+    seen: &mut BTreeMap<String, String>,
+) -> bool {
+    if is_link {
+        r.error(
+            "symlink_member",
+            Some(name),
+            "a release holds files only; a link could point anywhere once unpacked",
+        );
+        return false;
+    }
+    if let Some(finding) = rules::member_path(name.trim_end_matches('/'), seen)
+        .or_else(|| rules::container_extension(name))
+    {
+        r.findings.push(finding);
+        return false;
+    }
+    if is_dir {
+        return false;
+    }
+    let ext = name
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    if !ALLOWED.contains(&ext.as_str()) {
+        r.error(
+            "forbidden_file",
+            Some(name),
+            format!("only {} files may be in a release", ALLOWED.join(", ")),
+        );
+        return false;
+    }
+    true
+}
+
+/// A member's bytes, read to at most what is left of the budget (its declared size is
+/// not trusted). `None` past the budget; `Some(None)` when it does not decompress.
+fn read_within(
+    r: &mut ScanReport,
+    entry: &mut impl Read,
+    name: &str,
+    (declared, budget): (u64, u64),
+) -> Option<Option<Vec<u8>>> {
+    let too_big = || {
+        format!(
+            "the archive unpacks to more than {} MiB",
+            MAX_UNPACKED >> 20
+        )
+    };
+    if declared > budget {
+        r.error("bad_zip", Some(name), too_big());
+        return None;
+    }
+    let mut data = Vec::new();
+    match entry.take(budget + 1).read_to_end(&mut data) {
+        Ok(n) if n as u64 > budget => {
+            r.error("bad_zip", Some(name), too_big());
+            None
+        }
+        Ok(_) => Some(Some(data)),
+        Err(e) => {
+            r.error(
+                "bad_zip",
+                Some(name),
+                format!("the member does not decompress: {e}"),
+            );
+            Some(None)
+        }
+    }
 }
 
 /// The members the contract lists: `mjolnir.json`, containers under `content/`, optional
