@@ -248,6 +248,57 @@ pub struct NewChunk {
     pub path: Option<String>,
 }
 
+fn refuse_duplicates(ids: &[ChunkId]) -> Result<()> {
+    let mut seen = std::collections::BTreeSet::new();
+    for id in ids {
+        if !seen.insert(*id) {
+            return Err(IoStoreError::new(
+                "chunk_duplicate",
+                format!("chunk {:02x?} is added twice", id.0),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Each block of the chunks in TOC order, zlib-packed when that makes it smaller (`None`:
+/// stored as is). Compressing is nearly all of the work, and blocks are independent: they
+/// are packed in parallel (on the caller's rayon pool) and laid out in order, so the bytes
+/// do not depend on the thread count.
+fn pack_blocks(
+    chunks: &[NewChunk],
+    order: &[usize],
+    compression: Compression,
+) -> Vec<Option<Vec<u8>>> {
+    let pieces: Vec<&[u8]> = order
+        .iter()
+        .flat_map(|&i| chunks[i].data.chunks(BLOCK_SIZE as usize))
+        .collect();
+    pieces
+        .par_iter()
+        .map(|piece| match compression {
+            Compression::Zlib => {
+                let mut z =
+                    flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(6));
+                z.write_all(piece).expect("writing to memory");
+                let packed = z.finish().expect("writing to memory");
+                (packed.len() < piece.len()).then_some(packed)
+            }
+            Compression::None => None,
+        })
+        .collect()
+}
+
+/// The directory index of the chunks that have a path, each by its TOC entry.
+fn directory_of(chunks: &[NewChunk], entry_of: &[usize]) -> DirectoryIndex {
+    let files: Vec<(String, u32)> = chunks
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| c.path.clone().map(|p| (p, entry_of[i] as u32)))
+        .collect();
+    DirectoryIndex::build(MOUNT_POINT, &files)
+}
+
 /// Writes a container named `name` (the `_P` suffix is the caller's): `(utoc, ucas)`.
 /// Entries go in perfect-hash slot order, each chunk starts on a block boundary, and
 /// blocks are padded to 16 bytes in the `.ucas`. The output is a function of the inputs.
@@ -257,15 +308,7 @@ pub fn write(
     compression: Compression,
 ) -> Result<(Vec<u8>, Vec<u8>)> {
     let ids_in: Vec<ChunkId> = chunks.iter().map(|c| c.id).collect();
-    let mut seen = std::collections::BTreeSet::new();
-    for id in &ids_in {
-        if !seen.insert(*id) {
-            return Err(IoStoreError::new(
-                "chunk_duplicate",
-                format!("chunk {:02x?} is added twice", id.0),
-            ));
-        }
-    }
+    refuse_duplicates(&ids_in)?;
     let (seeds, slot_of) = ids::solve(&ids_in)?;
     let mut order = vec![0usize; chunks.len()];
     for (i, &slot) in slot_of.iter().enumerate() {
@@ -278,27 +321,7 @@ pub fn write(
     let mut metas = Vec::with_capacity(chunks.len());
     let mut uses_zlib = false;
     let mut address = 0u64;
-    // Compressing is nearly all of the work, and blocks are independent: they are packed in
-    // parallel (on the caller's rayon pool) and laid out in order, so the bytes do not
-    // depend on the thread count.
-    let pieces: Vec<&[u8]> = order
-        .iter()
-        .flat_map(|&i| chunks[i].data.chunks(BLOCK_SIZE as usize))
-        .collect();
-    let mut packed = pieces
-        .par_iter()
-        .map(|piece| match compression {
-            Compression::Zlib => {
-                let mut z =
-                    flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(6));
-                z.write_all(piece).expect("writing to memory");
-                let packed = z.finish().expect("writing to memory");
-                (packed.len() < piece.len()).then_some(packed)
-            }
-            Compression::None => None,
-        })
-        .collect::<Vec<_>>()
-        .into_iter();
+    let mut packed = pack_blocks(chunks, &order, compression).into_iter();
     let hashes: Vec<[u8; 20]> = order
         .par_iter()
         .map(|&i| hash160(&chunks[i].data))
@@ -342,13 +365,7 @@ pub fn write(
             "the container exceeds the TOC's address space",
         ));
     }
-    let entry_of: Vec<usize> = slot_of.clone();
-    let files: Vec<(String, u32)> = chunks
-        .iter()
-        .enumerate()
-        .filter_map(|(i, c)| c.path.clone().map(|p| (p, entry_of[i] as u32)))
-        .collect();
-    let directory = Some(DirectoryIndex::build(MOUNT_POINT, &files));
+    let directory = Some(directory_of(chunks, &slot_of));
     let toc = Toc {
         version: VERSION,
         reserved_after_version: [0; 3],
