@@ -50,6 +50,35 @@ pub struct ParseError {
 }
 
 /// Reads `text`, the file `file` whose folder or file name is `name`.
+/// The overrides a pack declares: `(modId, pawnDescription)` of each.
+fn overrides(top: &serde_json::Map<String, Value>) -> Vec<(String, String)> {
+    top.get("overrides")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|o| {
+                    Some((
+                        o["modId"].as_str()?.to_string(),
+                        o["pawnDescription"].as_str()?.to_string(),
+                    ))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The unit scale rules: `(match, scale)` of each.
+fn unit_scales(top: &serde_json::Map<String, Value>) -> Vec<(String, f64)> {
+    top.get("unitScales")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|r| Some((r["match"].as_str()?.to_string(), r["scale"].as_f64()?)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 pub fn parse(file: &str, name: &str, text: &str) -> Result<Pack, ParseError> {
     let error = |line, column, message: String| ParseError {
         file: file.to_string(),
@@ -74,20 +103,7 @@ pub fn parse(file: &str, name: &str, text: &str) -> Result<Pack, ParseError> {
             .unwrap_or_default()
     };
     let text_of = |key: &str| top.get(key).and_then(Value::as_str).map(str::to_string);
-    let overrides = top
-        .get("overrides")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|o| {
-                    Some((
-                        o["modId"].as_str()?.to_string(),
-                        o["pawnDescription"].as_str()?.to_string(),
-                    ))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let overrides = overrides(&top);
     let models = top
         .get("models")
         .and_then(Value::as_array)
@@ -101,15 +117,7 @@ pub fn parse(file: &str, name: &str, text: &str) -> Result<Pack, ParseError> {
         }
         _ => Vec::new(),
     };
-    let unit_scales = top
-        .get("unitScales")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|r| Some((r["match"].as_str()?.to_string(), r["scale"].as_f64()?)))
-                .collect()
-        })
-        .unwrap_or_default();
+    let unit_scales = unit_scales(&top);
     Ok(Pack {
         stripped,
         unit_scales,

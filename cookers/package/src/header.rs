@@ -169,15 +169,7 @@ impl ZenHeader {
             |r| r.u32().map(|x| x as i32),
         )?;
         let imported_packages = read_imported_packages(&mut r)?;
-        if r.position() != header_size as usize {
-            return Err(PackageError::new(
-                "package_header_size",
-                format!(
-                    "the header ends at {}, not at HeaderSize {header_size}",
-                    r.position()
-                ),
-            ));
-        }
+        expect_end(&r, header_size)?;
         let header = ZenHeader {
             name,
             package_flags,
@@ -476,6 +468,19 @@ fn read_bulk_map(r: &mut Reader) -> Result<(Vec<u8>, Vec<BulkDataEntry>)> {
         .collect::<forge_bytes::Result<_>>()
         .map_err(e)?;
     Ok((bulk_pad, bulk_data))
+}
+
+fn expect_end(r: &Reader, header_size: u32) -> Result<()> {
+    if r.position() == header_size as usize {
+        return Ok(());
+    }
+    Err(PackageError::new(
+        "package_header_size",
+        format!(
+            "the header ends at {}, not at HeaderSize {header_size}",
+            r.position()
+        ),
+    ))
 }
 
 /// The package summary: the fields before the name map.
