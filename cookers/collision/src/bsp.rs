@@ -142,6 +142,9 @@ fn to_wu(p: V3) -> [f32; 3] {
     forge_units::pack_to_blam(p).map(|c| c as f32)
 }
 
+/// A hull with more edges than the BSP's 16-bit edge indices address.
+struct TooManyEdges;
+
 impl CollisionBsp {
     /// Builds the BSP of one hull, in world units, with `material` as every surface's.
     pub fn build(hull: &ConvexHull, material: i16) -> Result<CollisionBsp, CollisionError> {
@@ -176,60 +179,8 @@ impl CollisionBsp {
                 best_plane_vertex: 0,
             });
         }
-        // Winged edges: each polygon side is a half-edge; the face that walks it from start
-        // to end is its left surface, the neighbour walking it backwards its right surface.
-        let mut half_edges: Vec<Vec<u16>> = Vec::new();
-        let mut by_ends: std::collections::BTreeMap<(usize, usize), usize> = Default::default();
-        for (f, face) in hull.faces.iter().enumerate() {
-            let k = face.polygon.len();
-            let mut ids = Vec::with_capacity(k);
-            for i in 0..k {
-                let (a, b) = (face.polygon[i], face.polygon[(i + 1) % k]);
-                let found = by_ends.get(&(b, a)).copied();
-                let id = match found {
-                    Some(e) => {
-                        bsp.edges[e].right_surface = f as u16;
-                        e
-                    }
-                    None => {
-                        bsp.edges.push(Edge {
-                            start_vertex: a as u16,
-                            end_vertex: b as u16,
-                            forward_edge: u16::MAX,
-                            reverse_edge: u16::MAX,
-                            left_surface: f as u16,
-                            right_surface: u16::MAX,
-                        });
-                        by_ends.insert((a, b), bsp.edges.len() - 1);
-                        bsp.edges.len() - 1
-                    }
-                };
-                if id >= u16::MAX as usize {
-                    return Err(err("the hull has too many edges for the BSP tables"));
-                }
-                ids.push(id as u16);
-            }
-            half_edges.push(ids);
-        }
-        for (f, ids) in half_edges.iter().enumerate() {
-            let k = ids.len();
-            bsp.surfaces[f].first_edge = ids[0];
-            for i in 0..k {
-                let (this, next) = (ids[i] as usize, ids[(i + 1) % k]);
-                if bsp.edges[this].left_surface as usize == f {
-                    bsp.edges[this].forward_edge = next;
-                } else {
-                    bsp.edges[this].reverse_edge = next;
-                }
-            }
-        }
-        for (e, edge) in bsp.edges.iter().enumerate() {
-            for v in [edge.start_vertex, edge.end_vertex] {
-                if bsp.vertices[v as usize].first_edge == u16::MAX {
-                    bsp.vertices[v as usize].first_edge = e as u16;
-                }
-            }
-        }
+        bsp.winged_edges(hull)
+            .map_err(|_| err("the hull has too many edges for the BSP tables"))?;
         if let Some(e) = bsp.edges.iter().position(|e| e.right_surface == u16::MAX) {
             return Err(CollisionError::new(
                 "hull_not_closed",
@@ -264,6 +215,65 @@ impl CollisionBsp {
             return Err(err("the hull's BSP has too many nodes for the tables"));
         }
         Ok(bsp)
+    }
+
+    /// Winged edges: each polygon side is a half-edge; the face that walks it from start
+    /// to end is its left surface, the neighbour walking it backwards its right surface.
+    /// Links each edge to the next around its faces, and each vertex to its first edge.
+    fn winged_edges(&mut self, hull: &ConvexHull) -> Result<(), TooManyEdges> {
+        let mut half_edges: Vec<Vec<u16>> = Vec::new();
+        let mut by_ends: std::collections::BTreeMap<(usize, usize), usize> = Default::default();
+        for (f, face) in hull.faces.iter().enumerate() {
+            let k = face.polygon.len();
+            let mut ids = Vec::with_capacity(k);
+            for i in 0..k {
+                let (a, b) = (face.polygon[i], face.polygon[(i + 1) % k]);
+                let found = by_ends.get(&(b, a)).copied();
+                let id = match found {
+                    Some(e) => {
+                        self.edges[e].right_surface = f as u16;
+                        e
+                    }
+                    None => {
+                        self.edges.push(Edge {
+                            start_vertex: a as u16,
+                            end_vertex: b as u16,
+                            forward_edge: u16::MAX,
+                            reverse_edge: u16::MAX,
+                            left_surface: f as u16,
+                            right_surface: u16::MAX,
+                        });
+                        by_ends.insert((a, b), self.edges.len() - 1);
+                        self.edges.len() - 1
+                    }
+                };
+                if id >= u16::MAX as usize {
+                    return Err(TooManyEdges);
+                }
+                ids.push(id as u16);
+            }
+            half_edges.push(ids);
+        }
+        for (f, ids) in half_edges.iter().enumerate() {
+            let k = ids.len();
+            self.surfaces[f].first_edge = ids[0];
+            for i in 0..k {
+                let (this, next) = (ids[i] as usize, ids[(i + 1) % k]);
+                if self.edges[this].left_surface as usize == f {
+                    self.edges[this].forward_edge = next;
+                } else {
+                    self.edges[this].reverse_edge = next;
+                }
+            }
+        }
+        for (e, edge) in self.edges.iter().enumerate() {
+            for v in [edge.start_vertex, edge.end_vertex] {
+                if self.vertices[v as usize].first_edge == u16::MAX {
+                    self.vertices[v as usize].first_edge = e as u16;
+                }
+            }
+        }
+        Ok(())
     }
 
     fn placeholder(&mut self) -> u32 {
@@ -714,54 +724,39 @@ mod codec {
         /// The eight tables' bytes in the game's element layouts, in table order: bsp3d
         /// nodes, planes, leaves, bsp2d references, bsp2d nodes, surfaces, edges, vertices.
         pub fn tables(&self) -> [Vec<u8>; 8] {
-            let mut out: [Vec<u8>; 8] = Default::default();
-            {
+            fn table<T>(rows: &[T], write: impl Fn(&mut Writer, &T)) -> Vec<u8> {
                 let w = &mut Writer::default();
-                for n in &self.nodes {
+                for row in rows {
+                    write(w, row);
+                }
+                std::mem::take(&mut w.bytes)
+            }
+            [
+                table(&self.nodes, |w, n| {
                     w.u16(n.plane);
                     w.u24(n.back);
                     w.u24(n.front);
-                }
-                out[0] = std::mem::take(&mut w.bytes);
-            }
-            {
-                let w = &mut Writer::default();
-                for p in &self.planes {
+                }),
+                table(&self.planes, |w, p| {
                     w.f32s(&p.ijk);
                     w.f32(p.d);
-                }
-                out[1] = std::mem::take(&mut w.bytes);
-            }
-            {
-                let w = &mut Writer::default();
-                for l in &self.leaves {
+                }),
+                table(&self.leaves, |w, l| {
                     w.u8(l.flags);
                     w.u8(0);
                     w.u16(l.reference_count);
                     w.u32(l.first_reference);
-                }
-                out[2] = std::mem::take(&mut w.bytes);
-            }
-            {
-                let w = &mut Writer::default();
-                for r in &self.references {
+                }),
+                table(&self.references, |w, r| {
                     w.u16(r.plane as u16);
                     w.u16(r.node);
-                }
-                out[3] = std::mem::take(&mut w.bytes);
-            }
-            {
-                let w = &mut Writer::default();
-                for n in &self.bsp2d_nodes {
+                }),
+                table(&self.bsp2d_nodes, |w, n| {
                     w.f32s(&n.line);
                     w.u16(n.left);
                     w.u16(n.right);
-                }
-                out[4] = std::mem::take(&mut w.bytes);
-            }
-            {
-                let w = &mut Writer::default();
-                for s in &self.surfaces {
+                }),
+                table(&self.surfaces, |w, s| {
                     w.u16(s.plane);
                     w.u16(s.first_edge);
                     w.u16(s.material as u16);
@@ -770,12 +765,8 @@ mod codec {
                     w.u16(s.flags);
                     w.u8(s.best_plane_vertex);
                     w.u8(0);
-                }
-                out[5] = std::mem::take(&mut w.bytes);
-            }
-            {
-                let w = &mut Writer::default();
-                for e in &self.edges {
+                }),
+                table(&self.edges, |w, e| {
                     for x in [
                         e.start_vertex,
                         e.end_vertex,
@@ -786,19 +777,13 @@ mod codec {
                     ] {
                         w.u16(x);
                     }
-                }
-                out[6] = std::mem::take(&mut w.bytes);
-            }
-            {
-                let w = &mut Writer::default();
-                for v in &self.vertices {
+                }),
+                table(&self.vertices, |w, v| {
                     w.f32s(&v.point);
                     w.u16(v.first_edge);
                     w.u16(v.sink as u16);
-                }
-                out[7] = std::mem::take(&mut w.bytes);
-            }
-            out
+                }),
+            ]
         }
 
         /// Reads the tables and checks every cross-reference, so queries cannot index out of
@@ -814,80 +799,16 @@ mod codec {
             if need.is_none_or(|n| n > r.remaining()) {
                 return Err("BSP table counts exceed the data".into());
             }
-            let mut bsp = CollisionBsp::default();
-            for _ in 0..counts[0] {
-                bsp.nodes.push(Node {
-                    plane: r.u16()?,
-                    back: r.u24()?,
-                    front: r.u24()?,
-                });
-            }
-            for _ in 0..counts[1] {
-                bsp.planes.push(PlaneRow {
-                    ijk: [r.f32()?, r.f32()?, r.f32()?],
-                    d: r.f32()?,
-                });
-            }
-            // Padding must be zero: the writer writes zeros, and a model must write back
-            // to the bytes it was read from.
-            let padding = |r: &mut Reader, table: &str| match r.u8()? {
-                0 => Ok(()),
-                _ => Err(forge_bytes::ReadError::Invalid(format!(
-                    "a BSP {table} has a padding byte that is not zero"
-                ))),
+            let bsp = CollisionBsp {
+                nodes: rows(r, counts[0], Node::read)?,
+                planes: rows(r, counts[1], PlaneRow::read)?,
+                leaves: rows(r, counts[2], Leaf::read)?,
+                references: rows(r, counts[3], Bsp2dReference::read)?,
+                bsp2d_nodes: rows(r, counts[4], Bsp2dNode::read)?,
+                surfaces: rows(r, counts[5], Surface::read)?,
+                edges: rows(r, counts[6], Edge::read)?,
+                vertices: rows(r, counts[7], Vertex::read)?,
             };
-            for _ in 0..counts[2] {
-                let flags = r.u8()?;
-                padding(r, "leaf")?;
-                bsp.leaves.push(Leaf {
-                    flags,
-                    reference_count: r.u16()?,
-                    first_reference: r.u32()?,
-                });
-            }
-            for _ in 0..counts[3] {
-                bsp.references.push(Bsp2dReference {
-                    plane: r.u16()? as i16,
-                    node: r.u16()?,
-                });
-            }
-            for _ in 0..counts[4] {
-                bsp.bsp2d_nodes.push(Bsp2dNode {
-                    line: [r.f32()?, r.f32()?, r.f32()?],
-                    left: r.u16()?,
-                    right: r.u16()?,
-                });
-            }
-            for _ in 0..counts[5] {
-                let s = Surface {
-                    plane: r.u16()?,
-                    first_edge: r.u16()?,
-                    material: r.u16()? as i16,
-                    breakable_set: r.u16()? as i16,
-                    breakable: r.u16()? as i16,
-                    flags: r.u16()?,
-                    best_plane_vertex: r.u8()?,
-                };
-                padding(r, "surface")?;
-                bsp.surfaces.push(s);
-            }
-            for _ in 0..counts[6] {
-                bsp.edges.push(Edge {
-                    start_vertex: r.u16()?,
-                    end_vertex: r.u16()?,
-                    forward_edge: r.u16()?,
-                    reverse_edge: r.u16()?,
-                    left_surface: r.u16()?,
-                    right_surface: r.u16()?,
-                });
-            }
-            for _ in 0..counts[7] {
-                bsp.vertices.push(Vertex {
-                    point: [r.f32()?, r.f32()?, r.f32()?],
-                    first_edge: r.u16()?,
-                    sink: r.u16()? as i16,
-                });
-            }
             bsp.check()?;
             Ok(bsp)
         }
@@ -952,6 +873,112 @@ mod codec {
                 }
             }
             Ok(())
+        }
+    }
+
+    type Read<T> = Result<T, forge_bytes::ReadError>;
+
+    fn rows<T>(r: &mut Reader, n: usize, one: fn(&mut Reader) -> Read<T>) -> Read<Vec<T>> {
+        (0..n).map(|_| one(r)).collect()
+    }
+
+    /// Padding must be zero: the writer writes zeros, and a model must write back to the bytes
+    /// it was read from.
+    fn padding(r: &mut Reader, table: &str) -> Read<()> {
+        match r.u8()? {
+            0 => Ok(()),
+            _ => Err(forge_bytes::ReadError::Invalid(format!(
+                "a BSP {table} has a padding byte that is not zero"
+            ))),
+        }
+    }
+
+    impl Node {
+        fn read(r: &mut Reader) -> Read<Node> {
+            Ok(Node {
+                plane: r.u16()?,
+                back: r.u24()?,
+                front: r.u24()?,
+            })
+        }
+    }
+
+    impl PlaneRow {
+        fn read(r: &mut Reader) -> Read<PlaneRow> {
+            Ok(PlaneRow {
+                ijk: [r.f32()?, r.f32()?, r.f32()?],
+                d: r.f32()?,
+            })
+        }
+    }
+
+    impl Leaf {
+        fn read(r: &mut Reader) -> Read<Leaf> {
+            let flags = r.u8()?;
+            padding(r, "leaf")?;
+            Ok(Leaf {
+                flags,
+                reference_count: r.u16()?,
+                first_reference: r.u32()?,
+            })
+        }
+    }
+
+    impl Bsp2dReference {
+        fn read(r: &mut Reader) -> Read<Bsp2dReference> {
+            Ok(Bsp2dReference {
+                plane: r.u16()? as i16,
+                node: r.u16()?,
+            })
+        }
+    }
+
+    impl Bsp2dNode {
+        fn read(r: &mut Reader) -> Read<Bsp2dNode> {
+            Ok(Bsp2dNode {
+                line: [r.f32()?, r.f32()?, r.f32()?],
+                left: r.u16()?,
+                right: r.u16()?,
+            })
+        }
+    }
+
+    impl Surface {
+        fn read(r: &mut Reader) -> Read<Surface> {
+            let s = Surface {
+                plane: r.u16()?,
+                first_edge: r.u16()?,
+                material: r.u16()? as i16,
+                breakable_set: r.u16()? as i16,
+                breakable: r.u16()? as i16,
+                flags: r.u16()?,
+                best_plane_vertex: r.u8()?,
+            };
+            padding(r, "surface")?;
+            Ok(s)
+        }
+    }
+
+    impl Edge {
+        fn read(r: &mut Reader) -> Read<Edge> {
+            Ok(Edge {
+                start_vertex: r.u16()?,
+                end_vertex: r.u16()?,
+                forward_edge: r.u16()?,
+                reverse_edge: r.u16()?,
+                left_surface: r.u16()?,
+                right_surface: r.u16()?,
+            })
+        }
+    }
+
+    impl Vertex {
+        fn read(r: &mut Reader) -> Read<Vertex> {
+            Ok(Vertex {
+                point: [r.f32()?, r.f32()?, r.f32()?],
+                first_edge: r.u16()?,
+                sink: r.u16()? as i16,
+            })
         }
     }
 }
