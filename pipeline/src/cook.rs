@@ -381,25 +381,29 @@ fn print_check(graph: &Graph, results: &[Finished]) -> Ending {
 /// Set by the Ctrl-C handler; a cook stops starting steps when it is.
 pub static CANCELLED: AtomicBool = AtomicBool::new(false);
 
-pub fn cook(options: &Options) -> Result<Ending> {
-    let started = Instant::now();
-    let config = &options.config;
-    let _lock = match BuildLock::acquire(&config.out) {
-        Ok(lock) => lock,
+/// The build folder's lock, held for the cook.
+fn build_lock(out: &std::path::Path) -> Result<BuildLock> {
+    match BuildLock::acquire(out) {
+        Ok(lock) => Ok(lock),
         Err(LockError::Busy) => bail!(
             "error[build_locked]: another cook is using {}; wait for it to finish (nothing was changed)",
-            config.out.display()
+            out.display()
         ),
-        Err(LockError::Io(e)) => bail!("cannot lock {}: {e}", config.out.display()),
-    };
-    let seal_key = seal_key(options);
-    if options.check && seal::check(&config.cache, &seal_key).is_some() {
+        Err(LockError::Io(e)) => bail!("cannot lock {}: {e}", out.display()),
+    }
+}
+
+/// The no-op seal's shortcut: when nothing it covers changed, says so (and records the
+/// cook) without opening the pool or any cache. `true` when the cook is done.
+fn sealed_shortcut(options: &Options, seal_key: &str, started: Instant) -> Result<bool> {
+    let config = &options.config;
+    if options.check && seal::check(&config.cache, seal_key).is_some() {
         println!("fresh: nothing would run");
-        return Ok(Ending::Cooked);
+        return Ok(true);
     }
     if options.use_cache && !options.json && !options.explain && !options.check {
         // Checked here, before the pool or any cache is opened: that is the shortcut.
-        if let Some(sealed) = seal::check(&config.cache, &seal_key) {
+        if let Some(sealed) = seal::check(&config.cache, seal_key) {
             let counts = report::Counts {
                 steps: sealed.steps,
                 cached: sealed.steps,
@@ -410,8 +414,19 @@ pub fn cook(options: &Options) -> Result<Ending> {
                 "{}",
                 report::summary_line(sealed.packs, counts, started.elapsed())
             );
-            return Ok(Ending::Cooked);
+            return Ok(true);
         }
+    }
+    Ok(false)
+}
+
+pub fn cook(options: &Options) -> Result<Ending> {
+    let started = Instant::now();
+    let config = &options.config;
+    let _lock = build_lock(&config.out)?;
+    let seal_key = seal_key(options);
+    if sealed_shortcut(options, &seal_key, started)? {
+        return Ok(Ending::Cooked);
     }
     if !options.check {
         seal::clear(&config.cache);
@@ -637,6 +652,62 @@ fn remote_line(c: &crate::remote::Counts) -> String {
     line
 }
 
+/// `report.json`'s summary of a cook.
+fn summary_json(
+    options: &Options,
+    settings: &Settings,
+    (counts, elapsed, materialized): (report::Counts, std::time::Duration, &materialize::Changes),
+    line: &str,
+) -> Value {
+    let config = &options.config;
+    let pack_ids: Vec<&str> = config.packs.iter().map(|p| p.id.as_str()).collect();
+    json!({
+        "packs": pack_ids,
+        "set": layout::set_name(&options.only),
+        "steps": counts.steps,
+        "cached": counts.cached,
+        "run": counts.run,
+        "failed": counts.failed,
+        "skipped": counts.skipped,
+        "hit_rate": if counts.steps == 0 { 0.0 } else { counts.cached as f64 / counts.steps as f64 },
+        "seconds": elapsed.as_secs_f64(),
+        "verified_hits": settings.verify_hits,
+        "materialized": {"written": materialized.written, "removed": materialized.removed},
+        "line": line,
+        "render": config.render,
+        "installable": config.donors.is_some(),
+        "remote": settings.remote.map(|r| r.counts()),
+    })
+}
+
+/// The cook's last words: the summary and errors as JSON, or the closing line with the
+/// remote cache's warnings and a note when nothing is installable.
+fn print_ending(
+    options: &Options,
+    settings: &Settings,
+    (summary, errors, line): (&Value, &[&Diagnostic], &str),
+    ok: bool,
+) {
+    if options.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({"summary": summary, "errors": errors}))
+                .expect("serializes")
+        );
+    } else {
+        println!("{line}");
+        if let Some(remote) = settings.remote {
+            for warning in remote.warnings() {
+                eprintln!("{warning}");
+            }
+            eprintln!("{}", remote_line(&remote.counts()));
+        }
+        if ok && options.config.donors.is_none() {
+            eprintln!("note: cooked without donors, so no set is installable; docs/donors.md says how to add them");
+        }
+    }
+}
+
 /// Prints what failed, writes the reports and the closing line.
 fn finish(
     options: &Options,
@@ -684,25 +755,7 @@ fn finish(
         sets.len()
     };
     let line = report::summary_line(packs_cooked, counts, elapsed);
-    let set_name = layout::set_name(&options.only);
-    let pack_ids: Vec<&str> = config.packs.iter().map(|p| p.id.as_str()).collect();
-    let summary: Value = json!({
-        "packs": pack_ids,
-        "set": set_name,
-        "steps": counts.steps,
-        "cached": counts.cached,
-        "run": counts.run,
-        "failed": counts.failed,
-        "skipped": counts.skipped,
-        "hit_rate": if counts.steps == 0 { 0.0 } else { counts.cached as f64 / counts.steps as f64 },
-        "seconds": elapsed.as_secs_f64(),
-        "verified_hits": settings.verify_hits,
-        "materialized": {"written": materialized.written, "removed": materialized.removed},
-        "line": line,
-        "render": config.render,
-        "installable": config.donors.is_some(),
-        "remote": settings.remote.map(|r| r.counts()),
-    });
+    let summary = summary_json(options, settings, (counts, elapsed, &materialized), &line);
     let number = record_cook(
         config,
         counts,
@@ -741,24 +794,7 @@ fn finish(
     );
     json_written?;
     html_written?;
-    if options.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&json!({"summary": summary, "errors": errors}))
-                .expect("serializes")
-        );
-    } else {
-        println!("{line}");
-        if let Some(remote) = settings.remote {
-            for warning in remote.warnings() {
-                eprintln!("{warning}");
-            }
-            eprintln!("{}", remote_line(&remote.counts()));
-        }
-        if ok && config.donors.is_none() {
-            eprintln!("note: cooked without donors, so no set is installable; docs/donors.md says how to add them");
-        }
-    }
+    print_ending(options, settings, (&summary, &errors, &line), ok);
     // The process ends next; freeing every step, output and cache entry first only costs
     // a no-op cook time.
     std::mem::forget(errors);
