@@ -14,7 +14,6 @@ use serde_json::{json, Value};
 
 use crate::execute::{self, Finished, Outcome, Settings};
 use crate::graph::{Graph, Input, Step, StepId};
-use crate::lock::{BuildLock, LockError};
 use crate::stat_cache::StatCache;
 use crate::steps::{self, asset_copy, asset_derive, asset_emit};
 use crate::store::Store;
@@ -42,6 +41,95 @@ struct Planned {
     step: StepId,
 }
 
+/// The manifest, once lint (with the inputs, when given) and the derive rules this build
+/// implements find no error; otherwise the report is printed and `Err` is the exit code.
+fn checked(
+    args: &BuildArgs,
+    (file, text): (&str, &str),
+    inputs: Option<&asset_manifest::Inputs>,
+) -> Result<Value, i32> {
+    let mut issues = lint(file, text, inputs);
+    let manifest: Value = match serde_json::from_str(text) {
+        Ok(v) if !issues.iter().any(Issue::is_error) => v,
+        _ => {
+            return Err(crate::asset_lint::report(
+                &args.manifest,
+                &issues,
+                args.json,
+            ))
+        }
+    };
+    issues.extend(unimplemented_rules(file, text, &manifest));
+    if issues.iter().any(Issue::is_error) {
+        return Err(crate::asset_lint::report(
+            &args.manifest,
+            &issues,
+            args.json,
+        ));
+    }
+    Ok(manifest)
+}
+
+/// Runs the made files' steps on the engine, with the build folder's cache.
+fn run_steps(graph: &Graph, store: &Store, cache: &std::path::Path) -> Result<Vec<Finished>> {
+    let stat_cache = StatCache::open(cache.join("stat-cache.json"));
+    let pool = rayon::ThreadPoolBuilder::new().build()?;
+    let cancel = AtomicBool::new(false);
+    let settings = Settings {
+        store,
+        stat_cache: &stat_cache,
+        use_cache: true,
+        jobs: pool.current_num_threads(),
+        keep_going: true,
+        verify_hits: false,
+        pool: &pool,
+        cancel: &cancel,
+        remote: None,
+        check: false,
+    };
+    let results = execute::run(graph, Vec::new(), &settings, &Quiet, &engine::graph::cook);
+    store.close()?;
+    stat_cache.save()?;
+    Ok(results)
+}
+
+/// What the build delivered, as JSON or a line per waiting file.
+fn print_built(
+    args: &BuildArgs,
+    members: &BTreeMap<String, Vec<u8>>,
+    results: &[Finished],
+    (waiting, exists): (&[Value], &[String]),
+) {
+    let cached = results
+        .iter()
+        .filter(|r| matches!(r.outcome, Outcome::Hit))
+        .count();
+    let summary = json!({
+        "schema": "myrlin.build-result/1",
+        "delivery": args.out,
+        "delivered": members.keys().collect::<Vec<_>>(),
+        "steps": results.len(),
+        "cached": cached,
+        "run": results.len() - cached,
+        "waiting_on_generation": waiting,
+        "exists": exists,
+    });
+    if args.json {
+        print!("{}", json_out::pretty_text(&summary));
+    } else {
+        println!(
+            "built {}: {} files ({cached} cached, {} run); {} waiting on generation",
+            args.out.display(),
+            members.len(),
+            results.len() - cached,
+            waiting.len()
+        );
+        for w in waiting {
+            println!("  waiting: {} ({})", w["path"], w["lane"]);
+        }
+    }
+}
+
 pub fn build(args: &BuildArgs) -> Result<i32> {
     let text = std::fs::read_to_string(&args.manifest)
         .with_context(|| format!("cannot read {}", args.manifest.display()))?;
@@ -53,57 +141,18 @@ pub fn build(args: &BuildArgs) -> Result<i32> {
         }
         None => (None, BTreeMap::new()),
     };
-    let mut issues = lint(&file, &text, inputs.as_ref());
-    let manifest: Value = match serde_json::from_str(&text) {
-        Ok(v) if !issues.iter().any(Issue::is_error) => v,
-        _ => {
-            return Ok(crate::asset_lint::report(
-                &args.manifest,
-                &issues,
-                args.json,
-            ))
-        }
+    let manifest = match checked(args, (&file, &text), inputs.as_ref()) {
+        Ok(manifest) => manifest,
+        Err(exit) => return Ok(exit),
     };
-    issues.extend(unimplemented_rules(&file, &text, &manifest));
-    if issues.iter().any(Issue::is_error) {
-        return Ok(crate::asset_lint::report(
-            &args.manifest,
-            &issues,
-            args.json,
-        ));
-    }
-    let _lock = match BuildLock::acquire(&args.build) {
-        Ok(lock) => lock,
-        Err(LockError::Busy) => bail!(
-            "error[build_locked]: another cook is using {}; wait for it to finish",
-            args.build.display()
-        ),
-        Err(LockError::Io(e)) => bail!("cannot lock {}: {e}", args.build.display()),
-    };
+    let _lock = crate::cook::build_lock(&args.build)?;
     let id = manifest["manifestId"].as_str().unwrap_or_default();
     let work = args.build.join("manifests").join(id);
     unpack(&work.join("inputs"), &input_files)?;
     let (graph, planned, waiting, exists) = plan(&manifest, id, &work);
     let cache = args.build.join("cache");
     let store = Store::open(&cache)?;
-    let stat_cache = StatCache::open(cache.join("stat-cache.json"));
-    let pool = rayon::ThreadPoolBuilder::new().build()?;
-    let cancel = AtomicBool::new(false);
-    let settings = Settings {
-        store: &store,
-        stat_cache: &stat_cache,
-        use_cache: true,
-        jobs: pool.current_num_threads(),
-        keep_going: true,
-        verify_hits: false,
-        pool: &pool,
-        cancel: &cancel,
-        remote: None,
-        check: false,
-    };
-    let results = execute::run(&graph, Vec::new(), &settings, &Quiet, &engine::graph::cook);
-    store.close()?;
-    stat_cache.save()?;
+    let results = run_steps(&graph, &store, &cache)?;
     let failed: Vec<_> = results
         .iter()
         .filter_map(|r| match &r.outcome {
@@ -136,34 +185,7 @@ pub fn build(args: &BuildArgs) -> Result<i32> {
     let zip = forge_release::archive::zip_members(&members)?;
     crate::atomic::write(&args.out, &zip)
         .with_context(|| format!("cannot write {}", args.out.display()))?;
-    let cached = results
-        .iter()
-        .filter(|r| matches!(r.outcome, Outcome::Hit))
-        .count();
-    let summary = json!({
-        "schema": "myrlin.build-result/1",
-        "delivery": args.out,
-        "delivered": members.keys().collect::<Vec<_>>(),
-        "steps": results.len(),
-        "cached": cached,
-        "run": results.len() - cached,
-        "waiting_on_generation": waiting,
-        "exists": exists,
-    });
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&summary)?);
-    } else {
-        println!(
-            "built {}: {} files ({cached} cached, {} run); {} waiting on generation",
-            args.out.display(),
-            members.len(),
-            results.len() - cached,
-            waiting.len()
-        );
-        for w in &waiting {
-            println!("  waiting: {} ({})", w["path"], w["lane"]);
-        }
-    }
+    print_built(args, &members, &results, (&waiting, &exists));
     Ok(0)
 }
 

@@ -382,7 +382,7 @@ fn print_check(graph: &Graph, results: &[Finished]) -> Ending {
 pub static CANCELLED: AtomicBool = AtomicBool::new(false);
 
 /// The build folder's lock, held for the cook.
-fn build_lock(out: &std::path::Path) -> Result<BuildLock> {
+pub fn build_lock(out: &std::path::Path) -> Result<BuildLock> {
     match BuildLock::acquire(out) {
         Ok(lock) => Ok(lock),
         Err(LockError::Busy) => bail!(
