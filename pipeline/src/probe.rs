@@ -47,7 +47,7 @@ fn cooked_dir(config: &Config, pack: &str, block: &str, set: &str) -> PathBuf {
 
 fn load_model(config: &Config, pack: &str, block: &str, set: &str) -> Result<CollisionModel> {
     let path = cooked_dir(config, pack, block, set).join(crate::steps::collision::OUTPUT);
-    let bytes = std::fs::read(&path).with_context(|| format!("no cooked collision for {pack}/{block} at {}; run `mjolnir forge cook --pack {pack}` first", path.display()))?;
+    let bytes = mjolnir_files::bounded::read(&path, MAX_COOKED_BYTES).with_context(|| format!("no cooked collision for {pack}/{block} at {}; run `mjolnir forge cook --pack {pack}` first", path.display()))?;
     CollisionModel::from_bytes(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
 
@@ -87,89 +87,88 @@ fn source_hulls(config: &Config, pack: &str, block: &str) -> Result<Vec<(String,
         .collect())
 }
 
-pub fn probe(
+/// The largest cooked collision file probe reads.
+const MAX_COOKED_BYTES: u64 = 256 << 20;
+
+/// A query answered by the cooked collision: its BSP, or its MOPP over the BSP's surfaces.
+fn cooked_report(
     config: &Config,
-    pack: &str,
-    block: &str,
-    set: &str,
+    (pack, block, set): (&str, &str, &str),
     query: Query,
     via: Via,
-    as_json: bool,
-) -> Result<i32> {
-    let report = match via {
-        Via::Bsp | Via::Mopp => {
-            let model = load_model(config, pack, block, set)?;
-            let hull_of = |r: usize| {
-                model
-                    .regions
-                    .get(r)
-                    .map(|r| r.name.clone())
-                    .unwrap_or_default()
-            };
-            let material_of = |r: usize, s: u16| {
-                model
-                    .regions
-                    .get(r)
-                    .and_then(|reg| reg.bsp.surfaces.get(s as usize))
-                    .and_then(|s| model.materials.get(s.material as usize))
-                    .cloned()
-                    .unwrap_or_default()
-            };
-            match query {
-                Query::Point(p) => {
-                    let inside: Vec<String> = model
-                        .regions_containing(p)
-                        .into_iter()
-                        .map(hull_of)
-                        .collect();
-                    json!({"via": via_name(via), "point_m": p, "inside": !inside.is_empty(), "hulls": inside})
-                }
-                Query::Ray { origin, dir } => {
-                    let hit = if via == Via::Bsp {
-                        model.ray(origin, dir, MAX_DISTANCE_M)
-                    } else {
-                        let path =
-                            cooked_dir(config, pack, block, set).join(crate::steps::mopp::OUTPUT);
-                        let bytes = std::fs::read(&path)
-                            .with_context(|| format!("cannot read {}", path.display()))?;
-                        let index = MoppIndex::from_bytes(&bytes)
-                            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-                        index
-                            .ray(&model, origin, dir, MAX_DISTANCE_M)
-                            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
-                    };
-                    let hit = hit.map(|h| json!({"distance_m": h.distance_m, "hull": hull_of(h.region), "surface": h.surface, "material": material_of(h.region, h.surface)}));
-                    json!({"via": via_name(via), "origin_m": origin, "direction": dir, "hit": hit})
-                }
-            }
-        }
-        Via::Source => {
-            let hulls = source_hulls(config, pack, block)?;
-            let shapes = SourceShapes::new(hulls.iter().map(|(_, p)| p.as_slice()))
-                .context("parry3d could not build a hull of the source points")?;
-            match query {
-                Query::Point(p) => {
-                    let inside: Vec<String> = hulls
-                        .iter()
-                        .filter(|(_, pts)| {
-                            SourceShapes::new([pts.as_slice()]).is_some_and(|s| s.contains(p))
-                        })
-                        .map(|(n, _)| n.clone())
-                        .collect();
-                    json!({"via": "source", "point_m": p, "inside": !inside.is_empty(), "hulls": inside})
-                }
-                Query::Ray { origin, dir } => {
-                    let hit = shapes
-                        .ray(origin, dir, MAX_DISTANCE_M)
-                        .map(|(t, h)| json!({"distance_m": t, "hull": hulls[h].0}));
-                    json!({"via": "source", "origin_m": origin, "direction": dir, "hit": hit})
-                }
-            }
-        }
+) -> Result<Value> {
+    let model = load_model(config, pack, block, set)?;
+    let hull_of = |r: usize| {
+        model
+            .regions
+            .get(r)
+            .map(|r| r.name.clone())
+            .unwrap_or_default()
     };
-    if as_json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else if let Some(inside) = report.get("inside") {
+    let material_of = |r: usize, s: u16| {
+        model
+            .regions
+            .get(r)
+            .and_then(|reg| reg.bsp.surfaces.get(s as usize))
+            .and_then(|s| model.materials.get(s.material as usize))
+            .cloned()
+            .unwrap_or_default()
+    };
+    Ok(match query {
+        Query::Point(p) => {
+            let inside: Vec<String> = model
+                .regions_containing(p)
+                .into_iter()
+                .map(hull_of)
+                .collect();
+            json!({"via": via_name(via), "point_m": p, "inside": !inside.is_empty(), "hulls": inside})
+        }
+        Query::Ray { origin, dir } => {
+            let hit = if via == Via::Bsp {
+                model.ray(origin, dir, MAX_DISTANCE_M)
+            } else {
+                let path = cooked_dir(config, pack, block, set).join(crate::steps::mopp::OUTPUT);
+                let bytes = mjolnir_files::bounded::read(&path, MAX_COOKED_BYTES)
+                    .with_context(|| format!("cannot read {}", path.display()))?;
+                let index = MoppIndex::from_bytes(&bytes)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+                index
+                    .ray(&model, origin, dir, MAX_DISTANCE_M)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+            };
+            let hit = hit.map(|h| json!({"distance_m": h.distance_m, "hull": hull_of(h.region), "surface": h.surface, "material": material_of(h.region, h.surface)}));
+            json!({"via": via_name(via), "origin_m": origin, "direction": dir, "hit": hit})
+        }
+    })
+}
+
+/// A query answered by parry3d over the source hulls of `geometry.json`.
+fn source_report(config: &Config, (pack, block): (&str, &str), query: Query) -> Result<Value> {
+    let hulls = source_hulls(config, pack, block)?;
+    let shapes = SourceShapes::new(hulls.iter().map(|(_, p)| p.as_slice()))
+        .context("parry3d could not build a hull of the source points")?;
+    Ok(match query {
+        Query::Point(p) => {
+            let inside: Vec<String> = hulls
+                .iter()
+                .filter(|(_, pts)| {
+                    SourceShapes::new([pts.as_slice()]).is_some_and(|s| s.contains(p))
+                })
+                .map(|(n, _)| n.clone())
+                .collect();
+            json!({"via": "source", "point_m": p, "inside": !inside.is_empty(), "hulls": inside})
+        }
+        Query::Ray { origin, dir } => {
+            let hit = shapes
+                .ray(origin, dir, MAX_DISTANCE_M)
+                .map(|(t, h)| json!({"distance_m": t, "hull": hulls[h].0}));
+            json!({"via": "source", "origin_m": origin, "direction": dir, "hit": hit})
+        }
+    })
+}
+
+fn print_report(report: &Value, (pack, block): (&str, &str), via: Via) {
+    if let Some(inside) = report.get("inside") {
         if inside == true {
             let hulls: Vec<&str> = report["hulls"]
                 .as_array()
@@ -204,6 +203,26 @@ pub fn probe(
                 );
             }
         }
+    }
+}
+
+pub fn probe(
+    config: &Config,
+    pack: &str,
+    block: &str,
+    set: &str,
+    query: Query,
+    via: Via,
+    as_json: bool,
+) -> Result<i32> {
+    let report = match via {
+        Via::Bsp | Via::Mopp => cooked_report(config, (pack, block, set), query, via)?,
+        Via::Source => source_report(config, (pack, block), query)?,
+    };
+    if as_json {
+        print!("{}", json_out::pretty_text(&report));
+    } else {
+        print_report(&report, (pack, block), via);
     }
     Ok(0)
 }
