@@ -225,16 +225,7 @@ pub struct Overrides {
 
 impl Config {
     pub fn load(path: &Path, overrides: &Overrides) -> Result<Config> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
-                "error[no_config]: there is no {} here; `mjolnir forge new <id>` starts a pack and writes one, or pass --config FILE (README.md shows the settings)",
-                path.display()
-            ),
-            Err(e) => bail!("cannot read the configuration {}: {e}", path.display()),
-        };
-        let file: File = toml::from_str(&text)
-            .with_context(|| format!("{} is not a valid pipeline configuration", path.display()))?;
+        let file = read_file(path)?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let base = if base.as_os_str().is_empty() {
             PathBuf::from(".")
@@ -249,53 +240,11 @@ impl Config {
             (None, Some(c)) => base.join(c),
             _ => out.join("cache"),
         };
-        let mut packs: Vec<PackSource> = file
-            .packs
-            .into_iter()
-            .map(|p| PackSource {
-                id: p.id,
-                dir: base.join(p.path),
-            })
-            .collect();
-        if !overrides.packs.is_empty() {
-            for wanted in &overrides.packs {
-                if !packs.iter().any(|p| &p.id == wanted) {
-                    let known: Vec<_> = packs.iter().map(|p| p.id.as_str()).collect();
-                    bail!(
-                        "--pack {wanted}: no such pack in {} (it lists {})",
-                        path.display(),
-                        known.join(", ")
-                    );
-                }
-            }
-            packs.retain(|p| overrides.packs.contains(&p.id));
-        }
-        if packs.is_empty() {
-            bail!("{} lists no packs to build", path.display());
-        }
-        if let Some(twice) = packs
-            .iter()
-            .enumerate()
-            .find(|(i, p)| packs[..*i].iter().any(|q| q.id == p.id))
-        {
-            bail!(
-                "error[duplicate_pack]: {} lists pack {:?} twice; each pack is built into its own folder, once",
-                path.display(),
-                twice.1.id
-            );
-        }
+        let packs = selected_packs(file.packs, &base, overrides, path)?;
         file.render
             .check()
             .with_context(|| format!("{} [render]", path.display()))?;
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let jobs = match overrides.jobs.or(file.build.jobs).filter(|&j| j > 0) {
-            None => cores,
-            Some(j) if j <= MAX_JOBS_PER_CORE * cores => j,
-            Some(j) => bail!(
-                "error[too_many_jobs]: {j} jobs on {cores} cores; at most {} (more only adds memory and contention)",
-                MAX_JOBS_PER_CORE * cores
-            ),
-        };
+        let jobs = jobs(overrides.jobs.or(file.build.jobs))?;
         let donors = donors(file.donors, &base, overrides)
             .with_context(|| format!("{} [donors]", path.display()))?;
         let maps = file
@@ -310,24 +259,7 @@ impl Config {
                 PackSource { id, dir }
             })
             .collect();
-        let writer_seed = writer_seed(file.cache.writer_key.map(|p| base.join(p)))?;
-        let trusted_writers = trusted_writers(&file.cache.trusted_writers)?;
-        let remote = overrides
-            .remote_cache
-            .clone()
-            .or(file.cache.remote)
-            .map(|url| Remote {
-                url,
-                readonly: overrides.remote_cache_readonly || file.cache.remote_readonly,
-                timeout: std::time::Duration::from_secs(
-                    file.cache
-                        .remote_timeout_s
-                        .unwrap_or(REMOTE_TIMEOUT_S)
-                        .max(1),
-                ),
-                writer_seed,
-                trusted_writers,
-            });
+        let remote = remote(file.cache, &base, overrides)?;
         Ok(Config {
             packs,
             out,
@@ -339,6 +271,99 @@ impl Config {
             remote,
         })
     }
+}
+
+/// The largest pipeline.toml read.
+const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+fn read_file(path: &Path) -> Result<File> {
+    let text = match mjolnir_files::bounded::read_text(path, MAX_CONFIG_BYTES) {
+        Ok(text) => text,
+        Err(mjolnir_files::bounded::ReadError::NotFound) => bail!(
+            "error[no_config]: there is no {} here; `mjolnir forge new <id>` starts a pack and writes one, or pass --config FILE (README.md shows the settings)",
+            path.display()
+        ),
+        Err(e) => bail!("error[{}]: cannot read the configuration {}: {e}", e.code(), path.display()),
+    };
+    toml::from_str(&text)
+        .with_context(|| format!("{} is not a valid pipeline configuration", path.display()))
+}
+
+/// The file's packs, cut down to `--pack`; none, an unknown `--pack` or one listed twice
+/// is refused.
+fn selected_packs(
+    listed: Vec<PackSection>,
+    base: &Path,
+    overrides: &Overrides,
+    path: &Path,
+) -> Result<Vec<PackSource>> {
+    let mut packs: Vec<PackSource> = listed
+        .into_iter()
+        .map(|p| PackSource {
+            id: p.id,
+            dir: base.join(p.path),
+        })
+        .collect();
+    if !overrides.packs.is_empty() {
+        for wanted in &overrides.packs {
+            if !packs.iter().any(|p| &p.id == wanted) {
+                let known: Vec<_> = packs.iter().map(|p| p.id.as_str()).collect();
+                bail!(
+                    "--pack {wanted}: no such pack in {} (it lists {})",
+                    path.display(),
+                    known.join(", ")
+                );
+            }
+        }
+        packs.retain(|p| overrides.packs.contains(&p.id));
+    }
+    if packs.is_empty() {
+        bail!("{} lists no packs to build", path.display());
+    }
+    if let Some(twice) = packs
+        .iter()
+        .enumerate()
+        .find(|(i, p)| packs[..*i].iter().any(|q| q.id == p.id))
+    {
+        bail!(
+            "error[duplicate_pack]: {} lists pack {:?} twice; each pack is built into its own folder, once",
+            path.display(),
+            twice.1.id
+        );
+    }
+    Ok(packs)
+}
+
+/// The jobs asked for (0 or none: one per core), at most a few per core.
+fn jobs(asked: Option<usize>) -> Result<usize> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    Ok(match asked.filter(|&j| j > 0) {
+        None => cores,
+        Some(j) if j <= MAX_JOBS_PER_CORE * cores => j,
+        Some(j) => bail!(
+            "error[too_many_jobs]: {j} jobs on {cores} cores; at most {} (more only adds memory and contention)",
+            MAX_JOBS_PER_CORE * cores
+        ),
+    })
+}
+
+/// The shared cache, when a URL is configured or given: `[cache]` under the flags.
+fn remote(cache: CacheSection, base: &Path, overrides: &Overrides) -> Result<Option<Remote>> {
+    let writer_seed = writer_seed(cache.writer_key.map(|p| base.join(p)))?;
+    let trusted_writers = trusted_writers(&cache.trusted_writers)?;
+    Ok(overrides
+        .remote_cache
+        .clone()
+        .or(cache.remote)
+        .map(|url| Remote {
+            url,
+            readonly: overrides.remote_cache_readonly || cache.remote_readonly,
+            timeout: std::time::Duration::from_secs(
+                cache.remote_timeout_s.unwrap_or(REMOTE_TIMEOUT_S).max(1),
+            ),
+            writer_seed,
+            trusted_writers,
+        }))
 }
 
 /// The file's `[donors]` under the flags; all three parts or none.
