@@ -98,38 +98,7 @@ pub fn compare(old: &Release, new: &Release) -> Vec<Diagnostic> {
         };
         let new_entry = &new_pack.blocks[index];
         let at = format!("/forge_pack/blocks/{index}");
-        if new_entry.kind != old_entry.kind {
-            finding(
-                "kind_changed",
-                breaking,
-                format!("{at}/kind"),
-                format!(
-                    "{:?} changed kind from {:?} to {:?}",
-                    old_entry.id, old_entry.kind, new_entry.kind
-                ),
-            );
-        }
-        if new_entry.dimensions_m != old_entry.dimensions_m {
-            finding(
-                "dimensions_changed",
-                breaking,
-                format!("{at}/dimensions_m"),
-                format!("{:?} changed dimensions from {:?} to {:?} m; that would resize existing builds (keep it and add the new size under a new block id, or start a new line)", old_entry.id, old_entry.dimensions_m, new_entry.dimensions_m),
-            );
-        }
-        if new_entry.snap_m != old_entry.snap_m {
-            finding(
-                "snap_changed",
-                breaking,
-                format!("{at}/snap_m"),
-                format!(
-                    "{:?} changed snap from {} to {}",
-                    old_entry.id,
-                    snap_text(old_entry.snap_m),
-                    snap_text(new_entry.snap_m)
-                ),
-            );
-        }
+        compare_entry((old_entry, new_entry), &at, breaking, &mut finding);
         if let (Some(og), Some(ng)) = (
             old.geometry.and_then(|g| g.block(&old_entry.id)),
             new.geometry.and_then(|g| g.block(&old_entry.id)),
@@ -138,6 +107,48 @@ pub fn compare(old: &Release, new: &Release) -> Vec<Diagnostic> {
         }
     }
     out
+}
+
+/// What a release in the same line may not change about a kept entry at `at`: its kind,
+/// dimensions and snap.
+fn compare_entry(
+    (old_entry, new_entry): (&crate::Entry, &crate::Entry),
+    at: &str,
+    breaking: Severity,
+    finding: &mut impl FnMut(&'static str, Severity, String, String),
+) {
+    if new_entry.kind != old_entry.kind {
+        finding(
+            "kind_changed",
+            breaking,
+            format!("{at}/kind"),
+            format!(
+                "{:?} changed kind from {:?} to {:?}",
+                old_entry.id, old_entry.kind, new_entry.kind
+            ),
+        );
+    }
+    if new_entry.dimensions_m != old_entry.dimensions_m {
+        finding(
+            "dimensions_changed",
+            breaking,
+            format!("{at}/dimensions_m"),
+            format!("{:?} changed dimensions from {:?} to {:?} m; that would resize existing builds (keep it and add the new size under a new block id, or start a new line)", old_entry.id, old_entry.dimensions_m, new_entry.dimensions_m),
+        );
+    }
+    if new_entry.snap_m != old_entry.snap_m {
+        finding(
+            "snap_changed",
+            breaking,
+            format!("{at}/snap_m"),
+            format!(
+                "{:?} changed snap from {} to {}",
+                old_entry.id,
+                snap_text(old_entry.snap_m),
+                snap_text(new_entry.snap_m)
+            ),
+        );
+    }
 }
 
 fn compare_geometry(
