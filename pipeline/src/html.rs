@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::execute::{Finished, Outcome};
 use crate::graph::Graph;
 use crate::layout;
-use crate::steps::{assemble, checks, render, sheet};
+use crate::steps::{assemble, render, sheet, Lands};
 
 fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -48,7 +48,27 @@ pub fn write(
         "<p>Cache hit rate: <b>{rate:.1}%</b> ({} of {} steps cached, {} run, {} failed).</p>",
         summary["cached"], summary["steps"], summary["run"], summary["failed"]
     );
-    let failures: Vec<(&str, &forge_contract::Diagnostic)> = graph
+    let failures = failures(graph, results);
+    write_failures(&mut h, &failures);
+    let cooked = failures.is_empty();
+    for (pack, set) in sets {
+        write_set(&mut h, out, pack, set, cooked, graph, results);
+    }
+    if cooked {
+        write_maps(&mut h, maps);
+    }
+    write_slowest(&mut h, graph, results);
+    let _ = writeln!(
+        h,
+        "</table><p>Every step is in <code>report.json</code>.</p></body></html>"
+    );
+    crate::atomic::write(&out.join("report.html"), h.as_bytes())
+}
+
+type Failure<'a> = (&'a str, &'a forge_contract::Diagnostic);
+
+fn failures<'a>(graph: &'a Graph, results: &'a [Finished]) -> Vec<Failure<'a>> {
+    graph
         .steps
         .iter()
         .zip(results)
@@ -58,37 +78,44 @@ pub fn write(
             }
             _ => Vec::new(),
         })
-        .collect();
-    if !failures.is_empty() {
+        .collect()
+}
+
+fn write_failures(h: &mut String, failures: &[Failure]) {
+    if failures.is_empty() {
+        return;
+    }
+    let _ = write!(
+        h,
+        "<h2 class=\"fail\">Errors</h2><table><tr><th>step</th><th>finding</th></tr>"
+    );
+    for (id, d) in failures {
         let _ = write!(
             h,
-            "<h2 class=\"fail\">Errors</h2><table><tr><th>step</th><th>finding</th></tr>"
+            "<tr><td>{}</td><td class=\"fail\">{}</td></tr>",
+            escape(id),
+            escape(&d.to_string())
         );
-        for (id, d) in &failures {
-            let _ = write!(
-                h,
-                "<tr><td>{}</td><td class=\"fail\">{}</td></tr>",
-                escape(id),
-                escape(&d.to_string())
-            );
-        }
-        let _ = write!(h, "</table>");
     }
-    let cooked = failures.is_empty();
-    for (pack, set) in sets {
-        write_set(&mut h, out, pack, set, cooked, graph, results);
-    }
-    if !maps.is_empty() && cooked {
+    let _ = write!(h, "</table>");
+}
+
+fn write_maps(h: &mut String, maps: &[String]) {
+    if !maps.is_empty() {
         let _ = write!(h, "<h2>Maps</h2><div class=\"grid\">");
         for map in maps {
             let _ = write!(
-                h,
-                "<div class=\"card\"><img class=\"preview\" alt=\"{0} from above\" src=\"maps/{0}/overview.png\"><br>{0}: <a href=\"maps/{0}/checks.json\">checks</a>, <a href=\"maps/{0}/palette.json\">palette</a></div>",
-                escape(map)
-            );
+            h,
+            "<div class=\"card\"><img class=\"preview\" alt=\"{0} from above\" src=\"maps/{0}/overview.png\"><br>{0}: <a href=\"maps/{0}/checks.json\">checks</a>, <a href=\"maps/{0}/palette.json\">palette</a></div>",
+            escape(map)
+        );
         }
         let _ = write!(h, "</div>");
     }
+}
+
+/// The 25 slowest steps, each with how it ended.
+fn write_slowest(h: &mut String, graph: &Graph, results: &[Finished]) {
     let mut timed: Vec<(&str, &str, f64)> = graph
         .steps
         .iter()
@@ -119,11 +146,6 @@ pub fn write(
             escape(id)
         );
     }
-    let _ = writeln!(
-        h,
-        "</table><p>Every step is in <code>report.json</code>.</p></body></html>"
-    );
-    crate::atomic::write(&out.join("report.html"), h.as_bytes())
 }
 
 /// What this cook finished for a pack: the blocks whose preview it rendered (or found
@@ -149,13 +171,21 @@ impl<'a> Fresh<'a> {
             }
             let done = matches!(r.outcome, Outcome::Hit | Outcome::Ran(_));
             let block = step.block.as_deref();
-            if let Some(b) = block.filter(|_| step.kind.name == checks::KIND.name) {
-                fresh.blocks.insert(b);
+            // Previews are what lands in the render folder: a block's own, or the set's
+            // contact sheet.
+            let previews = done
+                && crate::steps::REGISTRY
+                    .iter()
+                    .any(|k| k.name == step.kind.name && matches!(k.lands, Lands::Renders));
+            match block {
+                Some(b) => {
+                    fresh.blocks.insert(b);
+                    if previews {
+                        fresh.previews.insert(b);
+                    }
+                }
+                None => fresh.sheet |= previews,
             }
-            if let (Some(b), true) = (block, done && step.kind.name == render::KIND.name) {
-                fresh.previews.insert(b);
-            }
-            fresh.sheet |= done && step.kind.name == sheet::KIND.name;
             if let (Some(b), Outcome::Failed(found)) = (block, &r.outcome) {
                 fresh.failed.entry(b).or_default().extend(found);
             }
