@@ -420,6 +420,39 @@ fn sealed_shortcut(options: &Options, seal_key: &str, started: Instant) -> Resul
     Ok(false)
 }
 
+/// A cook's attempt, and when a cached output turned out damaged, a second one with
+/// every hit verified (which rebuilds whatever needed it).
+fn attempt_twice(
+    options: &Options,
+    settings: &mut Settings,
+    progress: &Progress,
+    plan: &PlanOptions,
+) -> Result<Attempt> {
+    let mut run = Cook {
+        options,
+        settings,
+        progress,
+        registry: steps::REGISTRY,
+        plan,
+    }
+    .attempt()?;
+    if let Some(detail) = &run.corrupt {
+        eprintln!(
+            "warning[cache_corrupt]: {detail}; cooking again with every cached output verified"
+        );
+        settings.verify_hits = true;
+        run = Cook {
+            options,
+            settings,
+            progress,
+            registry: steps::REGISTRY,
+            plan,
+        }
+        .attempt()?;
+    }
+    Ok(run)
+}
+
 pub fn cook(options: &Options) -> Result<Ending> {
     let started = Instant::now();
     let config = &options.config;
@@ -468,28 +501,7 @@ pub fn cook(options: &Options) -> Result<Ending> {
     };
     let pack_ids: Vec<String> = config.packs.iter().map(|p| p.id.clone()).collect();
     let progress = Progress::new(&pack_ids, options.verbose);
-    let mut run = Cook {
-        options,
-        settings: &settings,
-        progress: &progress,
-        registry: steps::REGISTRY,
-        plan: &plan,
-    }
-    .attempt()?;
-    if let Some(detail) = &run.corrupt {
-        eprintln!(
-            "warning[cache_corrupt]: {detail}; cooking again with every cached output verified"
-        );
-        settings.verify_hits = true;
-        run = Cook {
-            options,
-            settings: &settings,
-            progress: &progress,
-            registry: steps::REGISTRY,
-            plan: &plan,
-        }
-        .attempt()?;
-    }
+    let run = attempt_twice(options, &mut settings, &progress, &plan)?;
     progress.finish();
     store.close()?;
     stat_cache.save()?;
@@ -708,6 +720,59 @@ fn print_ending(
     }
 }
 
+/// What failed, whether Ctrl-C cut the cook short, and with `--explain` why each step ran.
+fn print_outcomes(
+    options: &Options,
+    graph: &Graph,
+    results: &[Finished],
+    (counts, ok): (report::Counts, bool),
+) {
+    if !ok {
+        print_failures(graph, results);
+    }
+    if CANCELLED.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!(
+            "interrupted: {} steps were not run; what finished is cached, and nothing was materialized",
+            counts.skipped
+        );
+    }
+    if options.explain {
+        print_explain(graph, results);
+    }
+}
+
+/// `report.json` and `report.html`, written side by side on the pool.
+fn write_reports(
+    options: &Options,
+    pool: &rayon::ThreadPool,
+    (sets, maps): (&[SetPlan], &[MapPlan]),
+    full: &report::Report,
+    (graph, results): (&Graph, &[Finished]),
+) -> Result<()> {
+    let config = &options.config;
+    let cooked_maps: Vec<String> = maps.iter().map(|m| config.maps[m.map].id.clone()).collect();
+    let cooked_sets: Vec<(String, String)> = sets
+        .iter()
+        .map(|s| (config.packs[s.pack].id.clone(), s.spec.name.clone()))
+        .collect();
+    let (json_written, html_written) = pool.join(
+        || report::write(&config.out.join("report.json"), full),
+        || {
+            crate::html::write(
+                &config.out,
+                &cooked_sets,
+                &cooked_maps,
+                full.summary,
+                graph,
+                results,
+            )
+        },
+    );
+    json_written?;
+    html_written?;
+    Ok(())
+}
+
 /// Prints what failed, writes the reports and the closing line.
 fn finish(
     options: &Options,
@@ -729,18 +794,7 @@ fn finish(
     locate_declarations(&mut results);
     let counts = report::count(&results);
     let ok = counts.failed == 0 && counts.skipped == 0;
-    if !ok {
-        print_failures(&graph, &results);
-    }
-    if CANCELLED.load(std::sync::atomic::Ordering::Relaxed) {
-        eprintln!(
-            "interrupted: {} steps were not run; what finished is cached, and nothing was materialized",
-            counts.skipped
-        );
-    }
-    if options.explain {
-        print_explain(&graph, &results);
-    }
+    print_outcomes(options, &graph, &results, (counts, ok));
     let elapsed = started.elapsed();
     let errors: Vec<&Diagnostic> = results
         .iter()
@@ -774,26 +828,7 @@ fn finish(
         errors: &errors,
         steps: &steps,
     };
-    let cooked_maps: Vec<String> = maps.iter().map(|m| config.maps[m.map].id.clone()).collect();
-    let cooked_sets: Vec<(String, String)> = sets
-        .iter()
-        .map(|s| (config.packs[s.pack].id.clone(), s.spec.name.clone()))
-        .collect();
-    let (json_written, html_written) = pool.join(
-        || report::write(&config.out.join("report.json"), &full),
-        || {
-            crate::html::write(
-                &config.out,
-                &cooked_sets,
-                &cooked_maps,
-                &summary,
-                &graph,
-                &results,
-            )
-        },
-    );
-    json_written?;
-    html_written?;
+    write_reports(options, pool, (&sets, &maps), &full, (&graph, &results))?;
     print_ending(options, settings, (&summary, &errors, &line), ok);
     // The process ends next; freeing every step, output and cache entry first only costs
     // a no-op cook time.
