@@ -23,9 +23,9 @@ use crate::remote::RemoteCache;
 use crate::report;
 use crate::seal;
 use crate::stat_cache::StatCache;
-use crate::steps::{self, catalog, StepKind};
+use crate::steps::{self, StepKind};
 use crate::store::Store;
-use crate::wiring::{PackSources, PlanOptions, Planned};
+use crate::wiring::{PackSources, PlanOptions};
 
 pub struct Options {
     pub config: Config,
@@ -113,7 +113,7 @@ impl Cook<'_> {
         if !all_succeeded(&results) {
             return Ok(Attempt::new(graph, results, Vec::new()));
         }
-        let catalogs = catalogs(&packs, &results);
+        let catalogs = crate::plan::catalogs(&packs, &results);
         let first_cook_step = graph.steps.len();
         let sets = match planner.plan_sets(&mut graph, &packs, &catalogs, &self.options.only) {
             Ok(sets) => sets,
@@ -254,20 +254,6 @@ fn all_succeeded(results: &[Finished]) -> bool {
     results
         .iter()
         .all(|r| matches!(r.outcome, Outcome::Hit | Outcome::Ran(_)))
-}
-
-/// Each pack's blocks, from its catalog step's output names (no blob is read).
-fn catalogs(packs: &[Planned], results: &[Finished]) -> Vec<Vec<String>> {
-    packs
-        .iter()
-        .map(|planned| {
-            planned
-                .pack
-                .get(catalog::KIND.name)
-                .map(|&step| catalog::blocks(results[step].outputs.iter().map(|o| o.name.as_str())))
-                .unwrap_or_default()
-        })
-        .collect()
 }
 
 /// The first damaged cached output a step met, if any.

@@ -289,6 +289,24 @@ impl SetPlan {
     }
 }
 
+/// Each pack's blocks, from its catalog step's output names (no blob is read).
+pub fn catalogs(packs: &[Planned], results: &[Finished]) -> Vec<Vec<String>> {
+    packs
+        .iter()
+        .map(|planned| {
+            planned
+                .pack
+                .get(crate::steps::catalog::KIND.name)
+                .map(|&step| {
+                    crate::steps::catalog::blocks(
+                        results[step].outputs.iter().map(|o| o.name.as_str()),
+                    )
+                })
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
