@@ -153,6 +153,9 @@ const CONTRACT: &[Row] = &[
     ("bad_lift", Error, Input, "a lift's travel is not a positive distance"),
     ("bad_door", Error, Input, "a door names no aperture of its geometry"),
     ("bad_surfaces", Error, Input, "a block lists no surfaces, or too many"),
+    ("bad_dimensions", Error, Input, "a block's dimensions are not positive numbers of metres"),
+    ("bad_snap", Error, Input, "a block's snap is not a positive number of metres"),
+    ("bad_geometry_value", Error, Input, "a geometry number is outside the range it may take"),
     ("diagnostic_source", Error, Input, "a source catalog is marked diagnostic; only reduced --only builds are"),
     ("geometry_pack_mismatch", Error, Input, "geometry.json names another pack than mjolnir.json"),
     ("duplicate_id", Error, Input, "a block id is used twice"),
@@ -240,6 +243,8 @@ const CHECKS: &[Row] = &[
     ("connector_position", Error, Input, "no deck end is behind a connector's frame"),
     ("connector_heading", Error, Input, "a connector's heading is off the deck's end"),
     ("engines_disagree", Error, Input, "the BSP and the MOPP answer a ray differently"),
+    ("model_in_centimetres", Error, Input, "the visual mesh is 100 times its declared size: the model was exported in centimetres"),
+    ("model_z_up", Error, Input, "the visual mesh has height and depth swapped: the model was exported Z-up"),
 ];
 
 #[rustfmt::skip]
@@ -247,6 +252,9 @@ const UNREAL: &[Row] = &[
     ("donor_not_found", Error, Run, "no container in the Paks folder holds a configured donor"),
     ("donor_too_large", Error, Run, "a donor's blocks span more bytes than a package can"),
     ("donor_compressed", Error, Run, "a donor is stored with a compression this pipeline cannot undo"),
+    ("donor_changed", Error, Run, "an extracted donor no longer matches its container's hash; cook again to extract it afresh"),
+    ("donor_misnamed", Error, Run, "an extracted donor holds another package than its path names"),
+    ("donor_wrong_class", Error, Input, "a donor has no export of the class its role needs"),
     ("donor_not_static_mesh", Error, Input, "the donor static mesh package has no StaticMesh export"),
     ("donor_not_blueprint", Error, Input, "the donor actor package has no BlueprintGeneratedClass export"),
     ("donor_no_mesh_component", Error, Input, "the donor Blueprint has no StaticMeshComponent"),
@@ -418,6 +426,9 @@ const LAUNCHER: &[Row] = &[
     ("sidecar_format", Error, Input, "a sidecar's first line is not its format line"),
     ("sidecar_too_new", Error, Input, "a sidecar is of a newer format than this launcher reads"),
     ("sidecar_row", Error, Input, "a sidecar line is not a pack and a requirement"),
+    ("legacy_custom_tags", Error, Input, "a layout without the fpk1 marker references custom pack tags"),
+    ("missing_inventory", Error, Input, "a layout needs a pack the profile does not have installed, or not in a version that serves it"),
+    ("palette_binding", Error, Input, "a layout's palette index is bound to another tag now"),
 ];
 
 #[rustfmt::skip]

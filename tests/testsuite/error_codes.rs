@@ -40,7 +40,8 @@ fn docs_errors_md_is_generated_from_the_registry() {
 }
 
 /// The places a code is written in the sources: a finding or error helper's first
-/// argument, a `code:` field or comparison, a `code()` match arm, `error[code]` or
+/// argument (or second, after the findings), a `(code, message)` pair, a `code:` field or
+/// comparison, a `code()` match arm, `error[code]` or
 /// `warning[code]` in a
 /// message, and a constant named after its code or `CODE`.
 fn codes_in(text: &str, found: &mut BTreeSet<String>) {
@@ -50,6 +51,12 @@ fn codes_in(text: &str, found: &mut BTreeSet<String>) {
     ))
     .unwrap();
     let field = Regex::new(&format!(r#"code(?:\s*:|\s*==)\s*"({snake})""#)).unwrap();
+    // A `(code, message)` pair, and a helper that takes the findings first.
+    let pair = Regex::new(&format!(r#"\(\s*"({snake})",\s*(?:format!|")"#)).unwrap();
+    let helper = Regex::new(&format!(
+        r#"\b\w+\(\s*(?:f|&mut f|findings|out|r|self),\s*"({snake})""#
+    ))
+    .unwrap();
     let message = Regex::new(&format!(r"(?:error|warning)\[({snake})\]")).unwrap();
     let constant = Regex::new(&format!(
         r#"const ([A-Z_]+): &(?:'static )?str = "({snake})""#
@@ -57,7 +64,7 @@ fn codes_in(text: &str, found: &mut BTreeSet<String>) {
     .unwrap();
     let code_fn = Regex::new(r"(?s)fn code\(.*?\n    \}").unwrap();
     let arm = Regex::new(&format!(r#"=>\s*"({snake})""#)).unwrap();
-    for re in [&call, &field, &message] {
+    for re in [&call, &field, &message, &pair, &helper] {
         found.extend(re.captures_iter(text).map(|c| c[1].to_string()));
     }
     for c in constant.captures_iter(text) {
