@@ -350,6 +350,7 @@ const RELEASES: &[Row] = &[
     ("bad_changes", Error, Input, "changes.json is too large or not what a change list holds"),
     ("bad_signature", Error, Input, "the signature does not verify"),
     ("foreign_signature", Error, Input, "the release is signed by another key than the author's"),
+    ("unsigned", Error, Input, "the release has no signature.json; the Hub takes only signed releases (a warning with --allow-unsigned)"),
 ];
 
 #[rustfmt::skip]
@@ -420,6 +421,7 @@ const LAUNCHER: &[Row] = &[
     ("paks_layout", Error, Run, "the launcher could not lay a pack out in the game's Paks folder"),
     ("report_write", Error, Run, "the launcher could not write its report"),
     ("not_a_folder", Error, Run, "there is no folder of releases to index"),
+    ("unreadable", Error, Input, "`hub index` cannot read a release in its folder"),
     ("layout_unreadable", Error, Input, "a saved layout cannot be read"),
     ("missing_sidecar", Error, Input, "a saved layout has no .packs sidecar"),
     ("unknown_map", Error, Input, "a saved layout names a map the profile does not have"),
