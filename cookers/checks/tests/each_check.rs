@@ -244,7 +244,10 @@ fn a_model_exported_in_centimetres_or_z_up_is_named_as_such() {
         })
     };
     let report = inputs(([-200.0, -200.0, 0.0], [200.0, 200.0, 50.0]));
-    assert_eq!(outcome(&report, "size", "piece"), Some("model_in_centimetres"));
+    assert_eq!(
+        outcome(&report, "size", "piece"),
+        Some("model_in_centimetres")
+    );
     let report = inputs(([-2.0, -0.25, 0.0], [2.0, 0.25, 4.0]));
     assert_eq!(outcome(&report, "size", "piece"), Some("model_z_up"));
 }
@@ -349,7 +352,10 @@ fn connectors_pass_at_the_deck_ends_and_fail_each_way() {
     assert_eq!(outcome(&report, "connectors", "exit"), None);
 
     let report = check(&road(exit([10.0, 0.0, 0.2], 0.0)), dims);
-    assert_eq!(outcome(&report, "connectors", "exit"), Some("connector_step"));
+    assert_eq!(
+        outcome(&report, "connectors", "exit"),
+        Some("connector_step")
+    );
 
     let report = check(&road(exit([9.8, 0.0, 0.0], 0.0)), dims);
     assert_eq!(
@@ -391,6 +397,10 @@ fn a_waived_failure_is_reported_but_does_not_block() {
     let report = check(&b, FLOOR);
     assert_eq!(outcome(&report, "supports", "top"), Some("support_height"));
     assert_eq!(report.blocking().count(), 0);
-    let waived = report.checks.iter().find(|c| c.check == "supports").unwrap();
+    let waived = report
+        .checks
+        .iter()
+        .find(|c| c.check == "supports")
+        .unwrap();
     assert_eq!(waived.waiver.as_ref().unwrap().reviewed_by, "reviewer");
 }
