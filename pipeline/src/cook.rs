@@ -267,6 +267,9 @@ fn corrupt_detail(results: &[Finished]) -> Option<String> {
     })
 }
 
+/// The largest `geometry.json` read to place a finding in it.
+const MAX_GEOMETRY_BYTES: u64 = 64 << 20;
+
 /// A finding about a block's declaration points at it by the block's id
 /// (`/blocks/wall_door/apertures/0`): the step sees only its block. Here, with the source
 /// at hand, it becomes the declaration's RFC 6901 pointer and line in `geometry.json`.
@@ -285,24 +288,21 @@ fn locate_declarations(results: &mut [Finished]) {
                 continue;
             }
             let source = sources.entry(d.file.clone()).or_insert_with(|| {
-                let text = std::fs::read_to_string(&d.file).ok()?;
+                let text = mjolnir_files::bounded::read_text(
+                    std::path::Path::new(&d.file),
+                    MAX_GEOMETRY_BYTES,
+                )
+                .ok()?;
                 let value = serde_json::from_str(&text).ok()?;
                 Some((text, value))
             });
             let Some((text, value)) = source else {
                 continue;
             };
-            let Some(index) = value["blocks"]
-                .as_array()
-                .and_then(|b| b.iter().position(|b| b["id"] == id))
-            else {
+            let Some((index, _)) = forge_contract::document::geometry_block(value, id) else {
                 continue;
             };
-            d.pointer = if tail.is_empty() {
-                format!("/blocks/{index}")
-            } else {
-                format!("/blocks/{index}/{tail}")
-            };
+            d.pointer = forge_contract::document::geometry_pointer(index, tail);
             if let Some((line, column)) = forge_contract::json_position::locate(text, &d.pointer) {
                 (d.line, d.column) = (Some(line), Some(column));
             }

@@ -59,14 +59,11 @@ fn source_hulls(config: &Config, pack: &str, block: &str) -> Result<Vec<(String,
         .with_context(|| format!("pack {pack:?} is not in the configuration"))?
         .dir;
     let file = dir.join("source/geometry.json");
-    let text = std::fs::read_to_string(&file)
+    let text = mjolnir_files::bounded::read_text(&file, MAX_COOKED_BYTES)
         .with_context(|| format!("cannot read {}", file.display()))?;
     let value: Value =
         serde_json::from_str(&text).with_context(|| format!("{} is not JSON", file.display()))?;
-    let Some(b) = value["blocks"]
-        .as_array()
-        .and_then(|bs| bs.iter().find(|b| b["id"] == block))
-    else {
+    let Some((_, b)) = forge_contract::document::geometry_block(&value, block) else {
         bail!("{} has no block {block:?}", file.display());
     };
     let geometry =

@@ -23,6 +23,7 @@
 pub mod compat;
 pub mod derive;
 mod diagnostic;
+pub mod document;
 mod duplicate_keys;
 mod fields;
 pub mod geometry;

@@ -86,7 +86,7 @@ pub fn prepare(
         slug: catalog.id.clone(),
         version: m.version.to_string(),
         members,
-        catalog: json!({"catalog": value["forge_pack"], "release_version": m.version.to_string(), "dependencies": deps}),
+        catalog: json!({"catalog": forge_contract::document::catalog(&value), "release_version": m.version.to_string(), "dependencies": deps}),
     })
 }
 

@@ -98,14 +98,13 @@ pub fn publishable(manifest: &Manifest, text: &str) -> Vec<Finding> {
     }
     if manifest.diagnostic {
         let value: Value = serde_json::from_str(text).unwrap_or_default();
-        let full = value["diagnostic"]["full_set_version"]
-            .as_str()
-            .unwrap_or_default();
+        let (only, full) =
+            forge_contract::document::diagnostic_marker(&value).unwrap_or((&Value::Null, ""));
         if full.is_empty() || full == manifest.version.to_string() {
             findings.push(error(
                 "diagnostic_build",
                 Some("mjolnir.json"),
-                format!("this is a reduced --only build (blocks {}); it cannot be published as {}, the full set's version", value["diagnostic"]["only"], manifest.version),
+                format!("this is a reduced --only build (blocks {only}); it cannot be published as {}, the full set's version", manifest.version),
             ));
         }
     }

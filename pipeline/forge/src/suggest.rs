@@ -90,7 +90,9 @@ fn read_model(pack: &Path, block: &str) -> Result<(Vec<forge_gltf::ModelHull>, [
 fn existing_origin(pack: &Path) -> Option<String> {
     let text = std::fs::read_to_string(pack.join("source/geometry.json")).ok()?;
     let value: Value = serde_json::from_str(&text).ok()?;
-    value["blocks"][0]["origin"].as_str().map(str::to_string)
+    forge_contract::document::geometry_blocks(&value).first()?["origin"]
+        .as_str()
+        .map(str::to_string)
 }
 
 fn mm(x: f64) -> f64 {
@@ -113,8 +115,7 @@ fn write_json(path: &Path, value: &Value) -> Result<()> {
 fn write_geometry(pack: &Path, block: &str, entry: &Value) -> Result<()> {
     let path = pack.join("source/geometry.json");
     let mut geometry = read_json(&path)?;
-    let blocks = geometry["blocks"]
-        .as_array_mut()
+    let blocks = forge_contract::document::geometry_blocks_mut(&mut geometry)
         .ok_or_else(|| anyhow!("{} has no blocks list", path.display()))?;
     match blocks.iter_mut().find(|b| b["id"] == block) {
         Some(existing) => *existing = entry.clone(),
@@ -127,12 +128,10 @@ fn write_geometry(pack: &Path, block: &str, entry: &Value) -> Result<()> {
 fn add_to_catalog(pack: &Path, block: &str, bounds: [[f64; 3]; 2]) -> Result<()> {
     let path = pack.join("mjolnir.json");
     let mut manifest = read_json(&path)?;
-    let id = manifest["forge_pack"]["id"]
-        .as_str()
+    let id = forge_contract::document::catalog_id(&manifest)
         .ok_or_else(|| anyhow!("{} has no forge_pack id", path.display()))?
         .to_string();
-    let blocks = manifest["forge_pack"]["blocks"]
-        .as_array_mut()
+    let blocks = forge_contract::document::catalog_entries_mut(&mut manifest)
         .ok_or_else(|| anyhow!("{} has no blocks", path.display()))?;
     if blocks.iter().any(|b| b["id"] == block) {
         return Ok(());

@@ -14,7 +14,7 @@ pub fn write(profile: &Profile, enabled: &[&Verified]) -> Result<(), Finding> {
         .iter()
         .map(|v| {
             json!({"slug": v.slug, "name": v.manifest.name, "version": v.version.to_string(),
-                "archive_sha256": v.sha256, "blocks": v.raw["forge_pack"]["blocks"]})
+                "archive_sha256": v.sha256, "blocks": forge_contract::document::catalog_entries(&v.raw)})
         })
         .collect();
     let mut text = String::from("forge-packs-installed 1\n");

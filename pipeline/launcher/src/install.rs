@@ -129,7 +129,7 @@ fn matches_claim(
             v.version, chosen.version
         ));
     }
-    if v.raw.get("forge_pack") != Some(&payload.catalog) {
+    if forge_contract::document::catalog(&v.raw) != &payload.catalog {
         return mismatch("the archive's catalog is not the one the Hub published for it".into());
     }
     let deps: Vec<(String, String)> = v

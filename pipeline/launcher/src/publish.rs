@@ -226,7 +226,7 @@ fn write_api(out: &Path, accepted: &BTreeMap<(String, Version), Published>) -> R
                 release_version: p.version.to_string(),
                 archive_sha256: p.sha256.clone(),
                 dependencies: dependencies(&p.manifest),
-                catalog: p.raw["forge_pack"].clone(),
+                catalog: forge_contract::document::catalog(&p.raw).clone(),
                 archive: api::archive_path(&id),
             };
             write_json(out, &api::payload_path(&id), &payload)?;

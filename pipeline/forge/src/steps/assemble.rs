@@ -138,7 +138,7 @@ fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
 fn manifest(params: &Params, inputs: &Inputs, file: &str) -> Result<Value, Vec<Diagnostic>> {
     let mut manifest: Value = serde_json::from_str(text(inputs, catalog::MANIFEST, file)?)
         .map_err(|e| vec![finding("not_json", file, e.to_string())])?;
-    if let Some(list) = manifest["forge_pack"]["blocks"].as_array_mut() {
+    if let Some(list) = forge_contract::document::catalog_entries_mut(&mut manifest) {
         list.retain(|b| {
             b["id"]
                 .as_str()
@@ -146,11 +146,7 @@ fn manifest(params: &Params, inputs: &Inputs, file: &str) -> Result<Value, Vec<D
         });
     }
     if params.diagnostic {
-        manifest["diagnostic"] = json!({
-            "reason": "reduced --only build; never publish it as the full set",
-            "only": params.blocks,
-            "full_set_version": manifest["version"].clone(),
-        });
+        forge_contract::document::mark_diagnostic(&mut manifest, &params.blocks);
     }
     Ok(manifest)
 }
@@ -159,10 +155,8 @@ fn manifest(params: &Params, inputs: &Inputs, file: &str) -> Result<Value, Vec<D
 fn reduced_changes(changes: &[u8], manifest: &Value, file: &str) -> Result<Value, Vec<Diagnostic>> {
     let mut changes: Value = serde_json::from_slice(changes)
         .map_err(|e| vec![finding("not_json", file, e.to_string())])?;
-    let tags: Vec<&Value> = manifest["forge_pack"]["blocks"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    let tags: Vec<&Value> = forge_contract::document::catalog_entries(manifest)
+        .iter()
         .map(|b| &b["tag"])
         .collect();
     if let Some(list) = changes["tags"].as_array_mut() {

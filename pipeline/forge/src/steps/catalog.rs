@@ -87,10 +87,7 @@ fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     // The entries are split from the document itself, so each keeps its authored form;
     // the typed catalog, in the same order, names them.
     let value: Value = serde_json::from_str(text).expect("validated JSON parses");
-    let raw = value["forge_pack"]["blocks"]
-        .as_array()
-        .into_iter()
-        .flatten();
+    let raw = forge_contract::document::catalog_entries(&value);
     let mut out = vec![(MANIFEST.to_string(), text.as_bytes().to_vec())];
     for (entry, raw) in catalog.blocks.iter().zip(raw) {
         out.push((entry_output(&entry.id), compact(raw)));

@@ -120,7 +120,7 @@ fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     // Split from the document, in the typed source's order, so each part keeps its
     // authored form.
     let value: Value = serde_json::from_str(text).expect("validated JSON parses");
-    let raw = value["blocks"].as_array().into_iter().flatten();
+    let raw = forge_contract::document::geometry_blocks(&value);
     let mut out: Vec<(String, Vec<u8>)> = source
         .blocks
         .iter()
