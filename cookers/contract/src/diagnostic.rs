@@ -1,7 +1,5 @@
 //! Coded findings with a location, shared by every check of the contract.
 
-use std::fmt;
-
 pub use findings::{Diagnostic, Severity};
 
 /// Collects findings for one file, filling in line and column from the source text.
@@ -91,8 +89,4 @@ pub fn syntax_error(file: &str, error: &serde_json::Error) -> Diagnostic {
     }
 }
 
-/// Appends a pointer token, escaping `~` and `/` as RFC 6901 requires.
-pub fn child(pointer: &str, token: impl fmt::Display) -> String {
-    let token = token.to_string().replace('~', "~0").replace('/', "~1");
-    format!("{pointer}/{token}")
-}
+pub use crate::json_position::child;

@@ -127,7 +127,7 @@ impl Scanner<'_> {
                 }
                 self.at += 1;
                 self.skip_space();
-                crate::diagnostic::child(&pointer, &key)
+                child(&pointer, &key)
             } else {
                 i += 1;
                 format!("{pointer}/{}", i - 1)
@@ -193,6 +193,12 @@ impl Scanner<'_> {
         }
         Some(())
     }
+}
+
+/// Appends a pointer token, escaping `~` and `/` as RFC 6901 requires.
+pub fn child(pointer: &str, token: impl std::fmt::Display) -> String {
+    let token = token.to_string().replace('~', "~0").replace('/', "~1");
+    format!("{pointer}/{token}")
 }
 
 #[cfg(test)]
