@@ -163,9 +163,9 @@ pub fn build(args: &BuildArgs) -> Result<i32> {
         .collect();
     if !failed.is_empty() {
         if args.json {
-            println!(
+            print!(
                 "{}",
-                serde_json::to_string_pretty(&json!({"ok": false, "failed": failed}))?
+                json_out::pretty_text(&json!({"ok": false, "failed": failed}))
             );
         } else {
             for d in &failed {

@@ -36,10 +36,7 @@ pub fn report(manifest: &Path, issues: &[Issue], as_json: bool) -> i32 {
             "warnings": issues.len() - errors,
             "issues": issues,
         });
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&result).expect("serializes")
-        );
+        print!("{}", json_out::pretty_text(&result));
     } else {
         for i in issues {
             eprintln!("{} (at {})", i.diagnostic, i.location);
@@ -99,9 +96,6 @@ pub fn read_zip(zip_path: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
 }
 
 pub fn capabilities() -> Result<i32> {
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&vocabulary::capabilities())?
-    );
+    print!("{}", json_out::pretty_text(&vocabulary::capabilities()));
     Ok(0)
 }

@@ -687,10 +687,9 @@ fn print_ending(
     ok: bool,
 ) {
     if options.json {
-        println!(
+        print!(
             "{}",
-            serde_json::to_string_pretty(&json!({"summary": summary, "errors": errors}))
-                .expect("serializes")
+            json_out::pretty_text(&json!({"summary": summary, "errors": errors}))
         );
     } else {
         println!("{line}");

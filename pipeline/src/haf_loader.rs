@@ -62,16 +62,16 @@ pub fn run(args: &ResolveArgs) -> Result<i32> {
             .iter()
             .map(|p| p.pack.mod_id.as_str())
             .collect();
-        println!(
+        print!(
             "{}",
-            serde_json::to_string_pretty(&json!({
+            json_out::pretty_text(&json!({
                 "order": order,
                 "models": resolution.models.len(),
                 "notes": resolution.notes,
                 "overrides": resolution.overrides,
                 "conflicts": resolution.conflicts,
                 "disabled": resolution.disabled,
-            }))?
+            }))
         );
     } else {
         print!("{}", resolution.report());

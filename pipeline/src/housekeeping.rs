@@ -54,7 +54,7 @@ pub fn stats(config: &Config, as_json: bool) -> Result<i32> {
             "unreferenced_bytes": orphan_bytes,
             "recent_cooks": recent,
         });
-        println!("{}", serde_json::to_string_pretty(&value)?);
+        print!("{}", json_out::pretty_text(&value));
         return Ok(0);
     }
     println!(

@@ -76,7 +76,7 @@ pub fn inspect(path: &Path, as_json: bool, global: Option<&Path>) -> Result<i32>
         )
     };
     if as_json {
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+        print!("{}", json_out::pretty_text(&summary));
     } else {
         print!("{text}");
     }
@@ -367,12 +367,12 @@ fn container(path: &Path, bytes: &[u8], as_json: bool) -> Result<i32> {
             .map(|c| json!({"entry": c.entry, "chunk_id": format!("{:016x}:{:04x}:{:02x}", c.chunk.package_id(), c.chunk.index(), c.chunk.kind()), "path": c.path, "size": c.size,
                             "resolves": c.resolves, "hash_ok": c.hash_ok, "package_id_ok": c.package_id_ok, "unsupported": c.unsupported}))
             .collect();
-        println!(
+        print!(
             "{}",
-            serde_json::to_string_pretty(
+            json_out::pretty_text(
                 &json!({"format": "iostore", "version": toc.version, "container_id": format!("{:016x}", toc.container_id), "flags": toc.flags,
             "methods": toc.methods, "seeds": toc.seeds.len(), "overflow": toc.overflow.len(), "ucas": ucas.is_some(), "failures": bad, "chunks": chunks})
-            )?
+            )
         );
     } else {
         println!(

@@ -105,7 +105,12 @@ fn refuse(findings: &[forge_contract::Diagnostic], as_json: bool) -> Result<i32>
 
 fn report(palette: &Palette, out: &Path, as_json: bool) {
     if as_json {
-        println!("{}", serde_json::to_string_pretty(&json!({"palette": out.display().to_string(), "standard": palette.standard.len(), "custom": palette.custom.len(), "dependencies": palette.dependencies})).expect("serializes"));
+        print!(
+            "{}",
+            json_out::pretty_text(
+                &json!({"palette": out.display().to_string(), "standard": palette.standard.len(), "custom": palette.custom.len(), "dependencies": palette.dependencies})
+            )
+        );
     } else {
         println!(
             "baked {}'s palette: {} standard and {} custom entries, {} crates to preload; wrote {}",

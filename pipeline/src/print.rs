@@ -6,10 +6,7 @@ use serde_json::json;
 
 pub fn print_findings(findings: &[Diagnostic], as_json: bool) {
     if as_json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&json!({"findings": findings})).expect("serializes")
-        );
+        print!("{}", json_out::pretty_text(&json!({"findings": findings})));
     } else {
         for d in findings {
             eprintln!("{d}");

@@ -114,10 +114,9 @@ fn print_findings(findings: &[Finding], as_json: bool) {
             .iter()
             .filter(|f| f.severity == Severity::Warning)
             .collect();
-        println!(
+        print!(
             "{}",
-            serde_json::to_string_pretty(&json!({"errors": errors, "warnings": warnings}))
-                .expect("serializes")
+            json_out::pretty_text(&json!({"errors": errors, "warnings": warnings}))
         );
         return;
     }
@@ -341,10 +340,7 @@ pub fn write_release(
     if as_json {
         let value = json!({"archive": out.display().to_string(), "bytes": bytes.len(), "sha256": sha256,
             "signer": report.signer, "hub_catalog": catalog_path.display().to_string(), "warnings": report.findings});
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&value).expect("serializes")
-        );
+        print!("{}", json_out::pretty_text(&value));
     } else {
         print_findings(&report.findings, false);
         println!("wrote {} ({} bytes)", out.display(), bytes.len());
@@ -375,10 +371,7 @@ pub fn verify(archive: &Path, options: &ScanOptions, as_json: bool) -> Result<i3
             .iter()
             .partition(|f| f.severity == Severity::Error);
         let out = json!({"archive": archive.display().to_string(), "sha256": sha256, "signer": report.signer, "errors": errors, "warnings": warnings});
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&out).expect("serializes")
-        );
+        print!("{}", json_out::pretty_text(&out));
     } else {
         print_findings(&report.findings, false);
         let signer = report

@@ -16,10 +16,7 @@ pub fn suggest(pack: &Path, block: &str, write: bool) -> Result<i32> {
     let (hulls, bounds) = read_model(pack, block)?;
     let origin = existing_origin(pack).unwrap_or_else(|| "bottom_centre".into());
     let entry = entry_from_hulls(block, &origin, &hulls, bounds);
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&entry).expect("serializes")
-    );
+    print!("{}", json_out::pretty_text(&entry));
     if write {
         write_geometry(pack, block, &entry)?;
         add_to_catalog(pack, block, bounds)?;

@@ -43,10 +43,7 @@ pub fn sync(args: &SyncArgs) -> Result<i32, Finding> {
     atomic::write(&path, text.as_bytes())
         .map_err(|e| Finding::new("report_write", path.display().to_string(), e.to_string()))?;
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&summary).expect("a summary serializes")
-        );
+        print!("{}", json_out::pretty_text(&summary));
     } else {
         print!("{text}");
     }
