@@ -26,7 +26,8 @@ pub fn run(args: &ResolveArgs) -> Result<i32> {
     let modules: Option<Vec<Module>> = match &args.modules {
         Some(path) => Some(
             serde_json::from_slice(
-                &std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?,
+                &mjolnir_files::bounded::read(path, MAX_MODULES_BYTES)
+                    .with_context(|| format!("cannot read {}", path.display()))?,
             )
             .with_context(|| {
                 format!(
@@ -56,36 +57,59 @@ pub fn run(args: &ResolveArgs) -> Result<i32> {
         .collect();
     let bytes = json_out::pretty(&registry);
     crate::atomic::write(&out.join("haf_registry.json"), &bytes)?;
+    let tuning = json_out::pretty(&resolution.tuning_tables);
+    crate::atomic::write(&out.join("haf_tuning.json"), &tuning)?;
     if args.json {
-        let order: Vec<&str> = resolution
-            .order
-            .iter()
-            .map(|p| p.pack.mod_id.as_str())
-            .collect();
-        print!(
-            "{}",
-            json_out::pretty_text(&json!({
-                "order": order,
-                "models": resolution.models.len(),
-                "notes": resolution.notes,
-                "overrides": resolution.overrides,
-                "conflicts": resolution.conflicts,
-                "disabled": resolution.disabled,
-            }))
-        );
+        print!("{}", json_out::pretty_text(&report_json(&resolution)));
     } else {
         print!("{}", resolution.report());
     }
     Ok(0)
 }
 
+/// Everything the load report says, as JSON.
+fn report_json(r: &haf::Resolution) -> serde_json::Value {
+    let order: Vec<serde_json::Value> = r
+        .order
+        .iter()
+        .map(|p| {
+            json!({
+                "modId": p.pack.mod_id,
+                "file": p.pack.file,
+                "schemaVersion": p.pack.schema_version,
+                "models": p.pack.models.len(),
+                "module": p.module.as_ref().map(|m| json!({"name": m.name, "index": m.index})),
+            })
+        })
+        .collect();
+    json!({
+        "format": "mjolnir-haf-resolution",
+        "schemaImplemented": haf::SCHEMA_VERSION,
+        "order": order,
+        "models": r.models.len(),
+        "notes": r.notes,
+        "warnings": r.warnings,
+        "overrides": r.overrides,
+        "conflicts": r.conflicts,
+        "disabled": r.disabled,
+        "tuning": r.tuning,
+        "tuningTables": r.tuning_tables,
+    })
+}
+
+/// The largest pack file read (a pack is a config file; a baked pack of hundreds of
+/// models is a few megabytes).
+const MAX_PACK_BYTES: u64 = 16 << 20;
+/// The largest module list read.
+const MAX_MODULES_BYTES: u64 = 4 << 20;
+
 /// The legacy `haf_models.json` first, then `haf_packs/*.json` and
-/// `haf_packs/<mod>/pack.json` by name. A file that does not parse is a note with its line
-/// and column; the rest still load.
+/// `haf_packs/<mod>/pack.json` by name. A file that cannot be read, or does not parse, is a
+/// note (with its line and column); the rest still load.
 fn discover(dir: &Path) -> Result<(Vec<Pack>, Vec<String>)> {
     let mut files: Vec<(String, PathBuf)> = Vec::new();
     let legacy = dir.join("haf_models.json");
-    if legacy.is_file() {
+    if legacy.exists() {
         files.push(("haf_models".into(), legacy));
     }
     let mut found: Vec<(String, PathBuf)> = Vec::new();
@@ -112,8 +136,15 @@ fn discover(dir: &Path) -> Result<(Vec<Pack>, Vec<String>)> {
             .unwrap_or(&path)
             .display()
             .to_string();
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
+        // A pack that cannot be read (a folder, a FIFO, a device, a link loop, too large)
+        // is a note like one that does not parse; the rest still load.
+        let text = match mjolnir_files::bounded::read_text(&path, MAX_PACK_BYTES) {
+            Ok(text) => text,
+            Err(e) => {
+                unreadable.push(format!("not loaded {label}: {e}"));
+                continue;
+            }
+        };
         match parse(&label, &name, &text) {
             Ok(p) => packs.push(p),
             Err(e) => unreadable.push(format!(

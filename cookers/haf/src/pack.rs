@@ -19,7 +19,8 @@ pub struct Pack {
     /// Declared replacements: `(modId, pawnDescription)`.
     pub overrides: Vec<(String, String)>,
     pub models: Vec<Map<String, Value>>,
-    /// Top-level keys this loader does not know, stripped (only from newer packs).
+    /// Keys this loader does not know, stripped (only from newer packs): top-level keys,
+    /// and model entry keys as `models[].key`.
     pub stripped: Vec<String>,
     /// The tuning tables: `unitScales` rules, `eraGrid` rows, `formationThresholds`.
     pub unit_scales: Vec<(String, f64)>,
@@ -27,17 +28,65 @@ pub struct Pack {
     pub formation_thresholds: Option<Value>,
 }
 
-/// The top-level keys this loader knows (a data file, so a new key is one line).
-fn known_keys() -> Vec<String> {
+/// The keys this loader knows, from a data file (so a new key is one line): a pack's
+/// top-level keys, and a model entry's keys and key prefixes (`clip*`, the animation
+/// clips' GUID arrays).
+struct KnownKeys {
+    pack: Vec<String>,
+    model: Vec<String>,
+    model_prefixes: Vec<String>,
+}
+
+fn known_keys() -> KnownKeys {
     let data: Value =
         serde_json::from_str(include_str!("../known-keys.json")).expect("known-keys.json is JSON");
-    data["pack"]
-        .as_array()
-        .expect("known-keys.json lists pack keys")
-        .iter()
-        .filter_map(Value::as_str)
-        .map(str::to_string)
-        .collect()
+    let list = |key: &str| -> Vec<String> {
+        data[key]
+            .as_array()
+            .unwrap_or_else(|| panic!("known-keys.json lists {key}"))
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect()
+    };
+    KnownKeys {
+        pack: list("pack"),
+        model: list("model"),
+        model_prefixes: list("model_prefixes"),
+    }
+}
+
+impl KnownKeys {
+    fn knows_model_key(&self, key: &str) -> bool {
+        self.model.iter().any(|k| k == key)
+            || self
+                .model_prefixes
+                .iter()
+                .any(|p| key.starts_with(p.as_str()))
+    }
+}
+
+/// A newer pack's keys this loader does not know, stripped so they touch nothing: its
+/// top-level keys, and each model entry's (named `models[].key`, once each).
+fn strip_unknown(top: &Map<String, Value>, models: &mut [Map<String, Value>]) -> Vec<String> {
+    let known = known_keys();
+    let mut stripped: Vec<String> = top
+        .keys()
+        .filter(|k| !known.pack.contains(k))
+        .cloned()
+        .collect();
+    let mut model_keys = std::collections::BTreeSet::new();
+    for model in models {
+        model.retain(|k, _| {
+            let keep = known.knows_model_key(k);
+            if !keep {
+                model_keys.insert(format!("models[].{k}"));
+            }
+            keep
+        });
+    }
+    stripped.extend(model_keys);
+    stripped
 }
 
 /// A file that does not parse: where, so the author can find it.
@@ -49,7 +98,6 @@ pub struct ParseError {
     pub message: String,
 }
 
-/// Reads `text`, the file `file` whose folder or file name is `name`.
 /// The overrides a pack declares: `(modId, pawnDescription)` of each.
 fn overrides(top: &serde_json::Map<String, Value>) -> Vec<(String, String)> {
     top.get("overrides")
@@ -79,6 +127,7 @@ fn unit_scales(top: &serde_json::Map<String, Value>) -> Vec<(String, f64)> {
         .unwrap_or_default()
 }
 
+/// Reads `text`, the file `file` whose folder or file name is `name`.
 pub fn parse(file: &str, name: &str, text: &str) -> Result<Pack, ParseError> {
     let error = |line, column, message: String| ParseError {
         file: file.to_string(),
@@ -104,17 +153,14 @@ pub fn parse(file: &str, name: &str, text: &str) -> Result<Pack, ParseError> {
     };
     let text_of = |key: &str| top.get(key).and_then(Value::as_str).map(str::to_string);
     let overrides = overrides(&top);
-    let models = top
+    let mut models: Vec<Map<String, Value>> = top
         .get("models")
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(|m| m.as_object().cloned()).collect())
         .unwrap_or_default();
     let schema_version = top.get("schemaVersion").and_then(Value::as_u64);
-    let known = known_keys();
-    let stripped: Vec<String> = match schema_version {
-        Some(v) if v > crate::SCHEMA_VERSION => {
-            top.keys().filter(|k| !known.contains(k)).cloned().collect()
-        }
+    let stripped = match schema_version {
+        Some(v) if v > crate::SCHEMA_VERSION => strip_unknown(&top, &mut models),
         _ => Vec::new(),
     };
     let unit_scales = unit_scales(&top);

@@ -37,6 +37,10 @@ pub struct Resolution {
     pub warnings: Vec<String>,
     /// One TUNING line per table whose packs' entries meet.
     pub tuning: Vec<String>,
+    /// The tuning tables as the resolved order composes them: each `unitScales` match
+    /// with its product and the rules it multiplies, each `eraGrid` row with the pack it
+    /// belongs to, and the `formationThresholds` table that wins.
+    pub tuning_tables: Value,
 }
 
 /// Resolves `packs` (in discovery order) against the game's module list, if it was read.
@@ -49,7 +53,38 @@ pub fn resolve(packs: Vec<Pack>, modules: Option<&[Module]>) -> Resolution {
     schema_versions(&mut r);
     merge(&mut r);
     r.tuning = tuning(&r.order);
+    r.tuning_tables = composed_tuning(&r.order);
     r
+}
+
+/// Step 9's tables, composed: what the game reads once every pack is loaded.
+fn composed_tuning(order: &[Placed]) -> Value {
+    let mut scales: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
+    let mut rows = Map::new();
+    let mut formation = Value::Null;
+    for p in order {
+        let id = &p.pack.mod_id;
+        for (m, scale) in &p.pack.unit_scales {
+            scales
+                .entry(m)
+                .or_default()
+                .push(serde_json::json!({"modId": id, "scale": scale}));
+        }
+        for (era, row) in &p.pack.era_grid {
+            rows.insert(era.clone(), serde_json::json!({"modId": id, "row": row}));
+        }
+        if let Some(table) = &p.pack.formation_thresholds {
+            formation = serde_json::json!({"modId": id, "table": table});
+        }
+    }
+    let unit_scales: Vec<Value> = scales
+        .into_iter()
+        .map(|(m, rules)| {
+            let product: f64 = rules.iter().filter_map(|r| r["scale"].as_f64()).product();
+            serde_json::json!({"match": m, "scale": (product * 1e6).round() / 1e6, "rules": rules})
+        })
+        .collect();
+    serde_json::json!({"unitScales": unit_scales, "eraGrid": rows, "formationThresholds": formation})
 }
 
 /// The schema version is advisory: a note or a warning, never a skip.
@@ -132,38 +167,65 @@ fn tuning(order: &[Placed]) -> Vec<String> {
 
 /// Step 2: the first file keeps a modId; later ones are skipped.
 fn unique(packs: Vec<Pack>, notes: &mut Vec<String>) -> Vec<Pack> {
+    let mut first_file: BTreeMap<String, String> = BTreeMap::new();
     let mut kept: Vec<Pack> = Vec::new();
     for p in packs {
-        match kept.iter().find(|k| k.mod_id == p.mod_id) {
+        match first_file.get(&p.mod_id) {
             Some(first) => notes.push(format!(
-                "skipped {} ({}): duplicate modId, {} keeps it",
-                p.mod_id, p.file, first.file
+                "skipped {} ({}): duplicate modId, {first} keeps it",
+                p.mod_id, p.file
             )),
-            None => kept.push(p),
+            None => {
+                first_file.insert(p.mod_id.clone(), p.file.clone());
+                kept.push(p);
+            }
         }
     }
     kept
 }
 
-/// Step 3: a pack whose dependency is not loaded is skipped, until nothing changes.
-fn with_dependencies(mut packs: Vec<Pack>, notes: &mut Vec<String>) -> Vec<Pack> {
-    loop {
-        let missing = packs.iter().enumerate().find_map(|(i, p)| {
-            let gone = p
-                .depends_on
-                .iter()
-                .find(|d| !packs.iter().any(|q| &q.mod_id == *d))?;
-            Some((i, gone.clone()))
-        });
-        let Some((i, gone)) = missing else {
-            return packs;
-        };
-        let p = packs.remove(i);
-        notes.push(format!(
-            "skipped {} ({}): it depends on {gone}, which is not loaded",
-            p.mod_id, p.file
-        ));
+/// Step 3: a pack whose dependency is not loaded is skipped, and so is every pack that
+/// then lacks one: a skip passes along each dependency once, so this is linear.
+fn with_dependencies(packs: Vec<Pack>, notes: &mut Vec<String>) -> Vec<Pack> {
+    let index: BTreeMap<&str, usize> = packs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.mod_id.as_str(), i))
+        .collect();
+    let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); packs.len()];
+    let mut gone: std::collections::VecDeque<(usize, String)> = Default::default();
+    for (i, p) in packs.iter().enumerate() {
+        if let Some(dep) = p
+            .depends_on
+            .iter()
+            .find(|d| !index.contains_key(d.as_str()))
+        {
+            gone.push_back((i, dep.clone()));
+        }
+        for dep in &p.depends_on {
+            if let Some(&d) = index.get(dep.as_str()) {
+                dependents[d].push(i);
+            }
+        }
     }
+    let mut skipped = vec![false; packs.len()];
+    while let Some((i, missing)) = gone.pop_front() {
+        if std::mem::replace(&mut skipped[i], true) {
+            continue;
+        }
+        notes.push(format!(
+            "skipped {} ({}): it depends on {missing}, which is not loaded",
+            packs[i].mod_id, packs[i].file
+        ));
+        for &d in &dependents[i] {
+            gone.push_back((d, packs[i].mod_id.clone()));
+        }
+    }
+    packs
+        .into_iter()
+        .zip(skipped)
+        .filter_map(|(p, skipped)| (!skipped).then_some(p))
+        .collect()
 }
 
 /// Step 4: packs matched to a module (by GUID, else module name, else their own name) in
@@ -203,7 +265,12 @@ fn module_order(packs: Vec<Pack>, modules: Option<&[Module]>) -> Vec<Placed> {
 /// Step 5: `dependsOn` and `loadAfter` layered on that order by a stable topological
 /// sort; a cycle is broken loudly and its members keep the module order.
 fn constrained(placed: Vec<Placed>, notes: &mut Vec<String>) -> Vec<Placed> {
-    let index_of = |id: &str| placed.iter().position(|p| p.pack.mod_id == id);
+    let index: BTreeMap<&str, usize> = placed
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.pack.mod_id.as_str(), i))
+        .collect();
+    let index_of = |id: &str| index.get(id).copied();
     let after: Vec<Vec<usize>> = placed
         .iter()
         .map(|p| {
@@ -230,19 +297,32 @@ fn constrained(placed: Vec<Placed>, notes: &mut Vec<String>) -> Vec<Placed> {
     order.into_iter().filter_map(|i| slots[i].take()).collect()
 }
 
-/// Steps 6 to 8: the models merged by pawn, in load order.
+/// Steps 6 to 8: the models merged by pawn, in load order. A clash is an override when
+/// either side declares it: the later pack replacing the owner, or the owner (loaded
+/// first) having declared it replaces the later pack's entry. Otherwise the first loaded
+/// keeps the pawn, as a conflict.
 fn merge(r: &mut Resolution) {
+    let declares = |pack: &Pack, other: &str, pawn: &str| {
+        pack.overrides.iter().any(|(m, p)| m == other && p == pawn)
+    };
+    let packs: BTreeMap<&str, &Pack> = r
+        .order
+        .iter()
+        .map(|p| (p.pack.mod_id.as_str(), &p.pack))
+        .collect();
     for placed in &r.order {
         let pack = &placed.pack;
-        for model in &pack.models {
+        for (i, model) in pack.models.iter().enumerate() {
             let Some(pawn) = model.get("pawnDescription").and_then(Value::as_str) else {
+                r.notes.push(format!(
+                    "{}: model {i} has no pawnDescription, so it has no pawn to ride and is not merged",
+                    pack.mod_id
+                ));
                 continue;
             };
             let owner = r.models.get(pawn).map(|(o, _)| o.clone());
-            let declared =
-                |owner: &str| pack.overrides.iter().any(|(m, p)| m == owner && p == pawn);
             if model.get("disabled") == Some(&Value::Bool(true)) {
-                if let Some(owner) = owner.filter(|o| declared(o)) {
+                if let Some(owner) = owner.filter(|o| declares(pack, o, pawn)) {
                     r.disabled.push(format!(
                         "pawn={pawn} '{}' is disabled; '{owner}' keeps the pawn",
                         pack.mod_id
@@ -255,9 +335,20 @@ fn merge(r: &mut Resolution) {
             }
             match owner {
                 None => {}
-                Some(owner) if declared(&owner) => r
+                Some(owner) if declares(pack, &owner, pawn) => r
                     .overrides
                     .push(format!("pawn={pawn} '{}' replaces '{owner}'", pack.mod_id)),
+                Some(owner)
+                    if packs
+                        .get(owner.as_str())
+                        .is_some_and(|o| declares(o, &pack.mod_id, pawn)) =>
+                {
+                    r.overrides.push(format!(
+                        "pawn={pawn} '{owner}' replaces '{}' (declared by '{owner}', which loads first)",
+                        pack.mod_id
+                    ));
+                    continue;
+                }
                 Some(owner) => {
                     r.conflicts.push(format!(
                         "pawn={pawn} '{owner}' wins over '{}' (undeclared; declare it in overrides if the replacement is meant)",

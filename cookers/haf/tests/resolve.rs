@@ -288,3 +288,176 @@ fn file_assets_look_in_the_packs_folder_then_the_shared_ones() {
     );
     assert_eq!(haf::assets::pack_folder("haf_models.json"), None);
 }
+
+fn simple(id: &str, extra: Value) -> Pack {
+    let mut v = json!({"schemaVersion": 1, "modId": id, "models": []});
+    if let Value::Object(map) = extra {
+        for (k, x) in map {
+            v[k] = x;
+        }
+    }
+    pack(&format!("haf_packs/{id}.json"), id, v)
+}
+
+fn ids(r: &haf::Resolution) -> Vec<&str> {
+    r.order.iter().map(|p| p.pack.mod_id.as_str()).collect()
+}
+
+#[test]
+fn a_cycles_members_fall_back_to_the_file_order() {
+    let packs = vec![
+        simple("a", json!({})),
+        simple("b", json!({"loadAfter": ["c"]})),
+        simple("c", json!({"loadAfter": ["b"]})),
+        simple("d", json!({})),
+        simple("e", json!({})),
+    ];
+    let r = resolve(packs, None);
+    assert_eq!(ids(&r), ["a", "b", "c", "d", "e"]);
+    assert!(
+        r.notes.iter().any(|n| n.starts_with("cycle broken: b, c")),
+        "{:?}",
+        r.notes
+    );
+}
+
+#[test]
+fn an_override_declared_by_the_pack_that_loads_first_is_an_override() {
+    let first = simple(
+        "first",
+        json!({"overrides": [{"modId": "second", "pawnDescription": "P"}], "models": [{"resourceName": "mine", "pawnDescription": "P"}]}),
+    );
+    let second = simple(
+        "second",
+        json!({"models": [{"resourceName": "theirs", "pawnDescription": "P"}]}),
+    );
+    let r = resolve(vec![first, second], None);
+    assert!(r.conflicts.is_empty(), "{:?}", r.conflicts);
+    assert_eq!(r.overrides.len(), 1, "{:?}", r.overrides);
+    assert!(
+        r.overrides[0].contains("'first' replaces 'second'"),
+        "{}",
+        r.overrides[0]
+    );
+    assert_eq!(r.models["P"].0, "first");
+    // Undeclared on both sides, the first loaded still wins as a conflict.
+    let r = resolve(
+        vec![
+            simple(
+                "first",
+                json!({"models": [{"resourceName": "mine", "pawnDescription": "P"}]}),
+            ),
+            simple(
+                "second",
+                json!({"models": [{"resourceName": "theirs", "pawnDescription": "P"}]}),
+            ),
+        ],
+        None,
+    );
+    assert_eq!(r.conflicts.len(), 1);
+}
+
+#[test]
+fn a_newer_pack_loses_the_model_keys_this_loader_does_not_know_and_says_which() {
+    let newer = pack(
+        "haf_packs/next.json",
+        "next",
+        json!({"schemaVersion": 2, "modId": "next", "futureTable": {}, "models": [
+            {"resourceName": "a", "pawnDescription": "P", "glowDial": 3, "clipIdle": [1, 2], "skel": [4]},
+        ]}),
+    );
+    let r = resolve(vec![newer], None);
+    let model = &r.models["P"].1;
+    assert!(!model.contains_key("glowDial"));
+    assert!(model.contains_key("clipIdle") && model.contains_key("skel"));
+    let warning = r
+        .warnings
+        .iter()
+        .find(|w| w.contains("next schemaVersion=2"))
+        .unwrap();
+    assert!(
+        warning.contains("futureTable") && warning.contains("models[].glowDial"),
+        "{warning}"
+    );
+    // A version-1 pack keeps what it wrote: bake-time keys are simply not read.
+    let current = simple(
+        "now",
+        json!({"models": [{"resourceName": "a", "pawnDescription": "Q", "size": 2}]}),
+    );
+    let r = resolve(vec![current], None);
+    assert!(r.models["Q"].1.contains_key("size"));
+}
+
+#[test]
+fn a_model_without_a_pawn_is_named_in_the_report() {
+    let p = simple("solo", json!({"models": [{"resourceName": "nowhere"}]}));
+    let r = resolve(vec![p], None);
+    assert!(r.models.is_empty());
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("solo: model 0 has no pawnDescription")),
+        "{:?}",
+        r.notes
+    );
+    assert!(r.report().contains("model 0 has no pawnDescription"));
+}
+
+#[test]
+fn the_tuning_tables_are_composed_in_load_order() {
+    let a = simple(
+        "a",
+        json!({"unitScales": [{"match": "Cavalry", "scale": 0.6}], "eraGrid": {"Ancient": [1, 2]}, "formationThresholds": {"line": 4}}),
+    );
+    let b = simple(
+        "b",
+        json!({"loadAfter": ["a"], "unitScales": [{"match": "Cavalry", "scale": 0.5}, {"match": "Infantry", "scale": 1.2}], "eraGrid": {"Ancient": [3, 4], "Classical": [5]}, "formationThresholds": {"line": 6}}),
+    );
+    let r = resolve(vec![b, a], None);
+    let t = &r.tuning_tables;
+    assert_eq!(t["unitScales"][0]["match"], "Cavalry");
+    assert_eq!(t["unitScales"][0]["scale"], 0.3);
+    assert_eq!(t["unitScales"][0]["rules"][0]["modId"], "a");
+    assert_eq!(t["unitScales"][1]["scale"], 1.2);
+    assert_eq!(
+        t["eraGrid"]["Ancient"],
+        json!({"modId": "b", "row": [3, 4]})
+    );
+    assert_eq!(t["eraGrid"]["Classical"]["modId"], "b");
+    assert_eq!(
+        t["formationThresholds"],
+        json!({"modId": "b", "table": {"line": 6}})
+    );
+}
+
+#[test]
+fn a_dependency_chain_of_ten_thousand_resolves_and_a_missing_root_skips_it_all() {
+    let n = 10_000;
+    let chain = |missing_root: bool| -> Vec<Pack> {
+        (0..n)
+            .map(|i| {
+                let deps = if i == 0 {
+                    if missing_root {
+                        json!(["absent"])
+                    } else {
+                        json!([])
+                    }
+                } else {
+                    json!([format!("p{}", i - 1)])
+                };
+                simple(&format!("p{i}"), json!({"dependsOn": deps}))
+            })
+            .rev()
+            .collect()
+    };
+    let r = resolve(chain(false), None);
+    assert_eq!(r.order.len(), n);
+    assert_eq!(r.order[0].pack.mod_id, "p0");
+    assert_eq!(r.order[n - 1].pack.mod_id, format!("p{}", n - 1));
+    let r = resolve(chain(true), None);
+    assert!(r.order.is_empty());
+    assert_eq!(
+        r.notes.iter().filter(|n| n.starts_with("skipped")).count(),
+        n
+    );
+}
