@@ -436,13 +436,14 @@ const LAUNCHER: &[Row] = &[
 #[rustfmt::skip]
 const ASSET_MANIFESTS: &[Row] = &[
     ("bad_inputs_file", Error, Run, "the inputs ZIP cannot be opened"),
-    ("bad_input_path", Error, Input, "the inputs ZIP holds a name that is not a plain relative path"),
+    ("bad_input_path", Error, Input, "an input path (a member of the inputs ZIP, a source or a from) is not a plain relative path inside the inputs"),
     ("not_an_object", Error, Input, "a manifest value must be an object"),
     ("unknown_field", Error, Input, "a manifest object has a field the format does not define"),
     ("missing_field", Error, Input, "a required manifest field is missing"),
     ("not_a_string", Error, Input, "a manifest value must be a non-empty string"),
     ("unknown_schema", Error, Input, "the manifest's schema is not one this build reads"),
     ("bad_manifest_id", Error, Input, "a manifestId is not a plain name, so it could name a folder outside the build"),
+    ("bad_colour", Error, Input, "a style.palette colour is not #rrggbb"),
     ("bad_revision", Error, Input, "a revision is not a positive whole number"),
     ("no_assets", Error, Input, "a manifest lists no assets"),
     ("no_targets", Error, Input, "a manifest names no targets"),

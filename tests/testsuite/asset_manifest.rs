@@ -476,3 +476,86 @@ fn each_review_rule_reports_its_code() {
         );
     }
 }
+
+#[test]
+fn a_source_or_from_outside_the_inputs_is_refused_with_or_without_the_inputs_zip() {
+    let ws = Workspace::without_donors(&[]);
+    let mut manifest = example();
+    manifest["assets"][0]["representations"][0]["files"] = json!([
+        {"path": "authoring/examplemod/host.txt", "format": "txt", "action": "copy", "source": "/etc/hostname"},
+        {"path": "assets/examplemod/textures/block/up.png", "format": "png", "action": "derive",
+         "derive": {"rule": "frame0_crop", "from": ["../secret.png"]}},
+    ]);
+    std::fs::write(
+        ws.path("m.json"),
+        serde_json::to_vec_pretty(&manifest).unwrap(),
+    )
+    .unwrap();
+    for command in ["lint", "build"] {
+        let mut args = vec!["manifest", command, "m.json", "--json"];
+        if command == "build" {
+            args.extend(["--out", "d.zip"]);
+        }
+        let out = ws.mjolnir(&args);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{command}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let found: Vec<(String, String)> = result["issues"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                (
+                    e["code"].as_str().unwrap().to_string(),
+                    e["where"].as_str().unwrap_or_default().to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            found.iter().filter(|(c, _)| c == "bad_input_path").count(),
+            2,
+            "{command}: {result}"
+        );
+        assert!(found.iter().all(|(_, w)| !w.is_empty()), "{result}");
+    }
+    assert!(!ws.path("d.zip").exists());
+}
+
+#[test]
+fn palette_entries_refuse_unknown_fields_and_a_missing_field_is_named_where_it_belongs() {
+    let ws = Workspace::without_donors(&[]);
+    let mut manifest = example();
+    manifest["style"]["palette"] = json!([
+        {"role": "ink", "color": "#000000", "gloss": 2},
+        {"role": "paper", "color": "#fffffg"},
+    ]);
+    manifest.as_object_mut().unwrap().remove("revision");
+    std::fs::write(
+        ws.path("m.json"),
+        serde_json::to_vec_pretty(&manifest).unwrap(),
+    )
+    .unwrap();
+    let out = ws.mjolnir(&["manifest", "lint", "m.json", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let found: Vec<(&str, &str)> = result["issues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["code"].as_str().unwrap(), e["where"].as_str().unwrap()))
+        .collect();
+    assert!(
+        found.contains(&("unknown_field", "style.palette[0].gloss")),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&("bad_colour", "style.palette[1].color")),
+        "{found:?}"
+    );
+    assert!(found.contains(&("missing_field", "revision")), "{found:?}");
+    assert!(found.iter().all(|(_, w)| !w.is_empty()), "{found:?}");
+}

@@ -104,6 +104,10 @@ pub(crate) fn issues_with_places(findings: Findings, places: Vec<Option<String>>
 
 /// `/assets/3/representations/0/files/1` as `assets[3].representations[0].files[1]`.
 pub fn seed_where(pointer: &str) -> String {
+    // The whole document: a finding about all of it (not JSON, not an object).
+    if pointer.is_empty() {
+        return "manifest".to_string();
+    }
     let mut out = String::new();
     for part in pointer.split('/').skip(1) {
         if part.parse::<usize>().is_ok() {
@@ -138,6 +142,44 @@ impl Lint<'_> {
     fn warning(&mut self, code: &'static str, pointer: &str, message: impl Into<String>) {
         self.findings.warning(code, pointer, message);
         self.places.push(None);
+    }
+
+    /// `style.palette`: each entry a `role` and a `#rrggbb` `color`, and nothing else.
+    fn palette(&mut self, palette: Option<&Value>) {
+        let Some(palette) = palette else { return };
+        let Some(entries) = palette.as_array() else {
+            self.error(
+                "not_an_object",
+                "/style/palette",
+                "style.palette is an array of {role, color}",
+            );
+            return;
+        };
+        for (i, entry) in entries.iter().enumerate() {
+            let at = format!("/style/palette/{i}");
+            let Some(e) = self.object(entry, &at, "a palette entry", &["role", "color"]) else {
+                continue;
+            };
+            self.string(e, &at, "role");
+            if let Some(colour) = self.string(e, &at, "color") {
+                let hex = colour.strip_prefix('#').filter(|h| h.len() == 6);
+                if !hex.is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit())) {
+                    self.error(
+                        "bad_colour",
+                        &format!("{at}/color"),
+                        format!("{colour:?} is not a colour like #a0b1c2"),
+                    );
+                }
+            }
+        }
+    }
+
+    /// A required field that is missing: located at the object that lacks it, but its
+    /// `where` names the field itself.
+    fn missing(&mut self, pointer: &str, key: &str, message: String) {
+        self.findings.error("missing_field", pointer, message);
+        self.places
+            .push(Some(seed_where(&format!("{pointer}/{key}"))));
     }
 
     /// An issue about an output path: its `where` is the path.
@@ -179,7 +221,7 @@ impl Lint<'_> {
     ) -> Option<&'v str> {
         match map.get(key) {
             None => {
-                self.error("missing_field", pointer, format!("{key} is required here"));
+                self.missing(pointer, key, format!("{key} is required here"));
                 None
             }
             Some(Value::String(s)) if !s.trim().is_empty() => Some(s),
@@ -209,7 +251,7 @@ impl Lint<'_> {
             return;
         };
         for key in TOP_REQUIRED.iter().filter(|k| !top.contains_key(**k)) {
-            self.error("missing_field", "", format!("the manifest needs {key}"));
+            self.missing("", key, format!("the manifest needs {key}"));
         }
         if let Some(schema) = top.get("schema").and_then(Value::as_str) {
             if schema != v::FORMAT {
@@ -260,7 +302,9 @@ impl Lint<'_> {
         }
         self.targets(top.get("targets"));
         if let Some(style) = top.get("style") {
-            self.object(style, "/style", "style", &["summary", "palette"]);
+            if let Some(style) = self.object(style, "/style", "style", &["summary", "palette"]) {
+                self.palette(style.get("palette"));
+            }
         }
         match top.get("assets") {
             Some(Value::Array(assets)) if !assets.is_empty() => {
@@ -480,6 +524,16 @@ impl Lint<'_> {
     /// An input a copy or derive reads: it must be in the inputs, with rights that let
     /// its bytes be used.
     fn input(&mut self, path: &str, pointer: &str, how: &str) {
+        // Checked with or without the inputs ZIP: an absolute path or `..` would read a
+        // file outside the inputs (`/etc/hostname`) into the delivery.
+        if let Some(why) = plain_path::why_not(path) {
+            self.error(
+                "bad_input_path",
+                pointer,
+                format!("{path:?} cannot be {how}: an input is a plain relative path inside the inputs ZIP, and {why}"),
+            );
+            return;
+        }
         let Some(inputs) = self.inputs else { return };
         if !inputs.contains(path) {
             self.error(
