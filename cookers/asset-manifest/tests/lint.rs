@@ -51,7 +51,7 @@ fn each_rule_gives_its_code_and_where() {
                 m.as_object_mut().unwrap().remove("style");
             }),
             "missing_field",
-            "".into(),
+            "style".into(),
         ),
         (
             Box::new(|m| m["schema"] = json!("myrlin.asset-manifest/2")),
