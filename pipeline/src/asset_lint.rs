@@ -1,6 +1,7 @@
 //! `mjolnir manifest lint` and `mjolnir manifest capabilities`: the asset manifest format
 //! (`asset-manifest`), with the files read here.
 
+use std::io::Write as _;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
@@ -25,22 +26,36 @@ pub fn lint_command(manifest: &Path, inputs: Option<&Path>, as_json: bool) -> Re
     Ok(report(manifest, &issues, as_json))
 }
 
+/// The lint result (`myrlin.lint-result/1`), serialized as it stands rather than through
+/// a JSON tree: a result of 20,000 issues is printed in one pass.
+#[derive(serde::Serialize)]
+struct LintResult<'a> {
+    schema: &'static str,
+    ok: bool,
+    errors: usize,
+    warnings: usize,
+    issues: &'a [Issue],
+}
+
 /// Prints the issues (as the lint result, with `--json`); the exit code: 1 on an error.
 pub fn report(manifest: &Path, issues: &[Issue], as_json: bool) -> i32 {
     let errors = issues.iter().filter(|i| i.is_error()).count();
     if as_json {
-        let result = json!({
-            "schema": "myrlin.lint-result/1",
-            "ok": errors == 0,
-            "errors": errors,
-            "warnings": issues.len() - errors,
-            "issues": issues,
-        });
+        let result = LintResult {
+            schema: "myrlin.lint-result/1",
+            ok: errors == 0,
+            errors,
+            warnings: issues.len() - errors,
+            issues,
+        };
         print!("{}", json_out::pretty_text(&result));
     } else {
+        // One locked, buffered writer: a line per issue, not a write call per line.
+        let mut err = std::io::BufWriter::new(std::io::stderr().lock());
         for i in issues {
-            eprintln!("{} (at {})", i.diagnostic, i.location);
+            let _ = writeln!(err, "{} (at {})", i.diagnostic, i.location);
         }
+        let _ = err.flush();
         println!(
             "{}: {errors} errors, {} warnings",
             manifest.display(),

@@ -384,3 +384,20 @@ fn a_derive_rule_this_build_does_not_implement_is_a_lint_error() {
         "{rule}: {found:?}"
     );
 }
+
+#[test]
+fn the_240_character_limit_counts_characters_not_bytes() {
+    let lint_path = |path: String| {
+        let mut m = example();
+        file(&mut m)["path"] = json!(path);
+        let text = serde_json::to_string(&m).unwrap();
+        lint("m.json", &text, None)
+            .iter()
+            .any(|i| i.diagnostic.code == "path_too_long")
+    };
+    let prefix = "assets/examplemod/data/";
+    let name = |n: usize| format!("{prefix}{}.json", "é".repeat(n - prefix.len() - 5));
+    // 240 characters, 240 + 217 bytes: within the limit.
+    assert!(!lint_path(name(240)));
+    assert!(lint_path(name(241)));
+}

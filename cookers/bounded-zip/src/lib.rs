@@ -143,7 +143,8 @@ pub fn read(
             continue;
         }
         let limit = limits.member_bytes.min(left);
-        let mut data = Vec::new();
+        // The declared size is not trusted, only used (within the limit) to size the buffer.
+        let mut data = Vec::with_capacity(entry.size().min(limit) as usize);
         (&mut entry)
             .take(limit + 1)
             .read_to_end(&mut data)

@@ -43,7 +43,13 @@ pub struct Envelope {
 
 /// Lowercase hex, two digits a byte: how keys, seeds and digests are written.
 pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
+    out
 }
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
