@@ -9,7 +9,6 @@ use std::collections::BTreeMap;
 
 use asset_manifest::rights::BadInputsFile;
 use asset_manifest::{lint, vocabulary, Inputs, Issue};
-use serde_json::json;
 
 /// The top-level file of an inputs ZIP that declares the inputs' rights.
 const INPUTS_FILE: &str = "_inputs.json";
