@@ -37,7 +37,8 @@ fn read_level(
     std::result::Result<Level, Vec<forge_contract::Diagnostic>>,
 )> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {file}"))?;
+    let text = mjolnir_files::bounded::read_text(path, MAX_LEVEL_BYTES)
+        .map_err(|e| anyhow::anyhow!("error[{}]: cannot read {file}: {e}", e.code()))?;
     let level = forge_map::parse_level(&file, &text);
     Ok((file, text, level))
 }
@@ -162,12 +163,21 @@ pub struct PackArgs {
 /// The map's release: its manifest (a `^version` dependency on each listed pack), the
 /// level document as it is (`blam.forge_packs` kept), its layout, and the baked map's
 /// containers.
+/// The largest level read (a level of 100,000 palette entries is a few megabytes).
+const MAX_LEVEL_BYTES: u64 = 64 << 20;
+/// The largest layout `map pack` ships.
+const MAX_LAYOUT_BYTES: u64 = 64 << 20;
+
 pub fn pack(args: &PackArgs) -> Result<i32> {
-    let (_, text, level) = read_level(&args.level)?;
+    let (file, text, level) = read_level(&args.level)?;
     let level = match level {
         Ok(level) => level,
         Err(findings) => return refuse(&findings, false),
     };
+    let refused = forge_map::level_checks(&file, &text, &level);
+    if refused.iter().any(|d| d.is_error()) {
+        return refuse(&refused, false);
+    }
     let deps: Vec<_> = level
         .blam
         .forge_packs
@@ -180,7 +190,10 @@ pub fn pack(args: &PackArgs) -> Result<i32> {
     let layout = match &level.layout {
         Some(rel) => {
             let path = args.level.parent().unwrap_or(Path::new(".")).join(rel);
-            Some(std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?)
+            Some(
+                mjolnir_files::bounded::read(&path, MAX_LAYOUT_BYTES)
+                    .with_context(|| format!("cannot read {}", path.display()))?,
+            )
         }
         None => None,
     };

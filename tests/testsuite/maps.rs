@@ -340,3 +340,23 @@ fn a_map_cannot_carry_a_packs_packages() {
     );
     assert!(!ws.path("m.mjolnir").exists());
 }
+
+#[test]
+fn map_pack_refuses_a_level_the_bake_would_refuse() {
+    let ws = Workspace::without_donors(&["foundry"]);
+    ws.cook(&[]);
+    let level = canvas(&ws);
+    ws.edit(level, |t| t.replace("\"standalone\"", "\"canvas\""));
+    let out = ws.mjolnir(&[
+        "map",
+        "pack",
+        level,
+        "--content",
+        "build/game/foundry/all/content",
+        "--out",
+        "m.mjolnir",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("canvas_override"), "{}", stderr(&out));
+    assert!(!ws.path("m.mjolnir").exists());
+}

@@ -149,6 +149,14 @@ pub fn bake(
     })
 }
 
+/// The bake's checks that need only the level: its build kind and the engine's limits.
+/// `map pack` runs them too, so that a release never carries a level the bake refuses.
+pub fn level_checks(file: &str, text: &str, level: &Level) -> Vec<Diagnostic> {
+    let mut f = Findings::new(file, text);
+    check_budgets(&mut f, level);
+    f.into_vec()
+}
+
 /// The build kind and the engine's limits on packs, custom references and palette size.
 fn check_budgets(f: &mut Findings, level: &Level) {
     if level.build != "standalone" {

@@ -19,7 +19,7 @@ pub mod layout;
 mod level;
 pub mod overview;
 
-pub use bake::{bake, crate_package, PackRelease, Palette, PaletteEntry};
+pub use bake::{bake, crate_package, level_checks, PackRelease, Palette, PaletteEntry};
 pub use layout::{check_layout, Layout, Placed};
 pub use level::{parse_level, Level, LevelPack};
 
