@@ -1,9 +1,14 @@
-//! The one reader of ZIPs that other people write: release archives, asset job inputs and
-//! deliveries. Nothing the archive declares is trusted: the member count is bounded before
-//! anything is inflated, each member is read to at most its limit whatever its header says,
-//! all members together to at most the total, and a name that would leave its folder, a
-//! link, or a name given twice (as the central directory lists them, also equal but for
-//! case) refuses the whole archive. A member past a limit is an error, never cut short.
+//! The one reader of ZIPs that other people write: release archives (the packer, the
+//! Hub's scan, the launcher), asset job inputs and deliveries. [`read`] refuses an archive
+//! at its first fault; [`walk`] hands each member to a caller that reports every fault,
+//! as the Hub's scan does.
+//!
+//! Nothing the archive declares is trusted: the member count is bounded before anything
+//! is inflated, each member is read to at most its limit whatever its header says, all
+//! members together to at most the total, and [`read`] refuses the whole archive for a
+//! name that would leave its folder, a link, or a name given twice (as the central
+//! directory lists them, also equal but for case). A member past a limit is an error,
+//! never cut short.
 
 use std::collections::BTreeMap;
 use std::io::{Cursor, Read};
@@ -96,75 +101,174 @@ pub fn duplicate(names: &[String]) -> Option<String> {
         .map(str::to_string)
 }
 
+/// One member of an archive, named and typed before any of its bytes are read.
+pub struct Member<'a> {
+    pub index: usize,
+    pub name: String,
+    pub is_link: bool,
+    pub is_dir: bool,
+    /// What its header declares: never trusted, only compared with a budget.
+    pub declared_size: u64,
+    bytes: &'a mut dyn Read,
+}
+
+impl Member<'_> {
+    /// Its bytes, read to one past `limit` whatever its header says: `Ok(None)` when it
+    /// holds more than `limit`, so a member past a limit is seen, never cut short.
+    pub fn read_within(&mut self, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
+        let mut data = Vec::with_capacity(self.declared_size.min(limit) as usize);
+        (&mut self.bytes).take(limit + 1).read_to_end(&mut data)?;
+        Ok((data.len() as u64 <= limit).then_some(data))
+    }
+}
+
+/// Whether a walk goes on to the next member.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Walk {
+    Next,
+    Stop,
+}
+
+/// Walks the members in the archive's order, after checking that it lists at most
+/// `max_members` (counted in the central directory itself, duplicates included). `visit`
+/// decides what to do with each; a member the reader cannot open comes as an error.
+/// Every reader of other people's ZIPs goes through here: [`read`] for those that refuse
+/// an archive at its first fault, and the Hub's scan, which reports each member's.
+pub fn walk(
+    bytes: &[u8],
+    max_members: usize,
+    visit: impl FnMut(Result<Member, ZipError>) -> Walk,
+) -> Result<(), ZipError> {
+    let (zip, _) = open(bytes, max_members)?;
+    walk_opened(zip, visit);
+    Ok(())
+}
+
+type Archive<'b> = zip::ZipArchive<Cursor<&'b [u8]>>;
+
+/// The archive, opened, with every name its central directory lists, once its member
+/// count is within `max_members`.
+fn open(bytes: &[u8], max_members: usize) -> Result<(Archive<'_>, Vec<String>), ZipError> {
+    let zip =
+        zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| ZipError::NotZip(e.to_string()))?;
+    // The zip reader opened it, so its central directory can be walked.
+    let names = central_directory_names(bytes).unwrap_or_default();
+    let count = names.len().max(zip.len());
+    if count > max_members {
+        return Err(ZipError::TooManyMembers(count, max_members));
+    }
+    Ok((zip, names))
+}
+
+fn walk_opened(mut zip: Archive, mut visit: impl FnMut(Result<Member, ZipError>) -> Walk) {
+    for index in 0..zip.len() {
+        let unreadable = |e: zip::result::ZipError| ZipError::Unreadable {
+            name: format!("member {index}"),
+            why: e.to_string(),
+        };
+        let mut entry = match zip.by_index(index) {
+            Ok(entry) => entry,
+            Err(e) => match visit(Err(unreadable(e))) {
+                Walk::Next => continue,
+                Walk::Stop => break,
+            },
+        };
+        let name = match entry.name() {
+            Ok(name) => name.into_owned(),
+            Err(e) => match visit(Err(unreadable(e))) {
+                Walk::Next => continue,
+                Walk::Stop => break,
+            },
+        };
+        let is_link = entry
+            .unix_mode()
+            .is_some_and(|mode| mode & 0o170000 == 0o120000);
+        let (is_dir, declared_size) = (entry.is_dir(), entry.size());
+        let member = Member {
+            index,
+            name,
+            is_link,
+            is_dir,
+            declared_size,
+            bytes: &mut entry,
+        };
+        if visit(Ok(member)) == Walk::Stop {
+            break;
+        }
+    }
+}
+
 /// The files of the archive whose names `keep` accepts, by name, within `limits`. Folders
-/// are skipped; every listed name is checked, kept or not.
+/// are skipped; every listed name is checked, kept or not. The first fault refuses the
+/// whole archive.
 pub fn read(
     bytes: &[u8],
     limits: Limits,
     keep: impl Fn(&str) -> bool,
 ) -> Result<BTreeMap<String, Vec<u8>>, ZipError> {
-    let mut zip =
-        zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| ZipError::NotZip(e.to_string()))?;
-    // The zip reader opened it, so its central directory can be walked.
-    let names = central_directory_names(bytes).unwrap_or_default();
-    if names.len().max(zip.len()) > limits.members {
-        return Err(ZipError::TooManyMembers(
-            names.len().max(zip.len()),
-            limits.members,
-        ));
-    }
+    let (zip, names) = open(bytes, limits.members)?;
     if let Some(name) = duplicate(&names) {
         return Err(ZipError::Duplicate(name));
     }
     let mut out = BTreeMap::new();
     let mut left = limits.total_bytes;
-    for i in 0..zip.len() {
-        let mut entry = zip.by_index(i).map_err(|e| ZipError::Unreadable {
-            name: format!("member {i}"),
+    let mut fault = None;
+    walk_opened(zip, |member| {
+        match take(member, limits, &mut left, &keep) {
+            Ok(Some((name, data))) => {
+                out.insert(name, data);
+            }
+            Ok(None) => {}
+            Err(e) => {
+                fault = Some(e);
+                return Walk::Stop;
+            }
+        }
+        Walk::Next
+    });
+    match fault {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
+}
+
+/// One member for [`read`]: its name and bytes, `None` for a folder or one not kept.
+fn take(
+    member: Result<Member, ZipError>,
+    limits: Limits,
+    left: &mut u64,
+    keep: &impl Fn(&str) -> bool,
+) -> Result<Option<(String, Vec<u8>)>, ZipError> {
+    let mut member = member?;
+    let name = member.name.clone();
+    if let Some(why) = unsafe_name(name.trim_end_matches('/')) {
+        return Err(ZipError::BadName { name, why });
+    }
+    if member.is_link {
+        return Err(ZipError::Link(name));
+    }
+    if member.is_dir || !keep(&name) {
+        return Ok(None);
+    }
+    let data = member
+        .read_within(limits.member_bytes.min(*left))
+        .map_err(|e| ZipError::Unreadable {
+            name: name.clone(),
             why: e.to_string(),
         })?;
-        let name = entry
-            .name()
-            .map_err(|e| ZipError::Unreadable {
-                name: format!("member {i}"),
-                why: e.to_string(),
-            })?
-            .into_owned();
-        if let Some(why) = unsafe_name(name.trim_end_matches('/')) {
-            return Err(ZipError::BadName { name, why });
-        }
-        if entry
-            .unix_mode()
-            .is_some_and(|mode| mode & 0o170000 == 0o120000)
-        {
-            return Err(ZipError::Link(name));
-        }
-        if entry.is_dir() || !keep(&name) {
-            continue;
-        }
-        let limit = limits.member_bytes.min(left);
-        // The declared size is not trusted, only used (within the limit) to size the buffer.
-        let mut data = Vec::with_capacity(entry.size().min(limit) as usize);
-        (&mut entry)
-            .take(limit + 1)
-            .read_to_end(&mut data)
-            .map_err(|e| ZipError::Unreadable {
-                name: name.clone(),
-                why: e.to_string(),
-            })?;
-        if data.len() as u64 > limits.member_bytes {
-            return Err(ZipError::MemberTooLarge {
+    let Some(data) = data else {
+        // Past the smaller of the two limits: say which one it broke.
+        return Err(if *left >= limits.member_bytes {
+            ZipError::MemberTooLarge {
                 name,
                 limit: limits.member_bytes,
-            });
-        }
-        if data.len() as u64 > left {
-            return Err(ZipError::TotalTooLarge(limits.total_bytes));
-        }
-        left -= data.len() as u64;
-        out.insert(name, data);
-    }
-    Ok(out)
+            }
+        } else {
+            ZipError::TotalTooLarge(limits.total_bytes)
+        });
+    };
+    *left -= data.len() as u64;
+    Ok(Some((name, data)))
 }
 
 #[cfg(test)]

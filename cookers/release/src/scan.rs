@@ -1,7 +1,7 @@
 //! The Hub's scan of a `.mjolnir` archive, offline, with its finding codes.
 
+use bounded_zip::Walk;
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{Cursor, Read};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -76,37 +76,17 @@ pub use crate::rules::traverses;
 
 pub fn scan(bytes: &[u8], options: &ScanOptions) -> ScanReport {
     let mut r = ScanReport::default();
-    let mut zip = match zip::ZipArchive::new(Cursor::new(bytes)) {
-        Ok(z) => z,
-        Err(e) => {
-            r.error("bad_zip", None, format!("not a readable zip archive: {e}"));
-            return r;
-        }
-    };
     // The zip reader keeps one entry per name, so duplicates are found in the central
     // directory itself.
-    let names = bounded_zip::central_directory_names(bytes).unwrap_or_default();
-    if names.len().max(zip.len()) > crate::archive::MAX_MEMBERS {
-        r.error(
-            "bad_zip",
-            None,
-            format!(
-                "the archive lists {} members; a release holds at most {}",
-                names.len().max(zip.len()),
-                crate::archive::MAX_MEMBERS
-            ),
-        );
-        return r;
-    }
     let mut seen = BTreeMap::new();
-    for name in names {
+    for name in bounded_zip::central_directory_names(bytes).unwrap_or_default() {
         if let Some(f) = rules::member_path(name.trim_end_matches('/'), &mut seen)
             .filter(|f| f.code == "duplicate_member")
         {
             r.findings.push(f);
         }
     }
-    let Some(members) = unpack(&mut r, &mut zip) else {
+    let Some(members) = unpack(&mut r, bytes) else {
         return r;
     };
     let manifest = manifest(&mut r, &members, options);
@@ -118,48 +98,55 @@ pub fn scan(bytes: &[u8], options: &ScanOptions) -> ScanReport {
     r
 }
 
-/// Every member a release may hold, unpacked within [`MAX_UNPACKED`]; a member that
-/// breaks a rule is a finding and left out. `None` when the archive is past the budget.
-fn unpack<R: Read + std::io::Seek>(
-    r: &mut ScanReport,
-    zip: &mut zip::ZipArchive<R>,
-) -> Option<BTreeMap<String, Vec<u8>>> {
+/// Every member a release may hold, unpacked within [`MAX_UNPACKED`] through the one
+/// bounded ZIP reader; a member that breaks a rule is a finding and left out, and the
+/// walk goes on to report the rest. `None` when the archive cannot be read or is past
+/// the budget.
+fn unpack(r: &mut ScanReport, bytes: &[u8]) -> Option<BTreeMap<String, Vec<u8>>> {
     let mut seen = BTreeMap::new();
     let mut members: BTreeMap<String, Vec<u8>> = BTreeMap::new();
     let mut budget = MAX_UNPACKED;
-    for i in 0..zip.len() {
-        let mut entry = match zip.by_index(i) {
-            Ok(e) => e,
+    let mut past_budget = false;
+    let walked = bounded_zip::walk(bytes, crate::archive::MAX_MEMBERS, |member| {
+        let mut member = match member {
+            Ok(member) => member,
             Err(e) => {
-                r.error("bad_zip", None, format!("member {i} cannot be read: {e}"));
-                continue;
+                r.error("bad_zip", None, e.to_string());
+                return Walk::Next;
             }
         };
-        let name = match entry.name() {
-            Ok(n) => n.to_string(),
-            Err(e) => {
-                r.error(
-                    "bad_zip",
-                    None,
-                    format!("member {i} has an unreadable name: {e}"),
-                );
-                continue;
+        let name = member.name.clone();
+        if !admitted(r, &name, member.is_link, member.is_dir, &mut seen) {
+            return Walk::Next;
+        }
+        match read_within(r, &mut member, budget) {
+            None => {
+                past_budget = true;
+                return Walk::Stop;
             }
-        };
-        let is_link = entry
-            .unix_mode()
-            .is_some_and(|mode| mode & 0o170000 == 0o120000);
-        if !admitted(r, &name, is_link, entry.is_dir(), &mut seen) {
-            continue;
+            Some(Some(data)) => {
+                budget -= data.len() as u64;
+                members.insert(name, data);
+            }
+            Some(None) => {}
         }
-        let declared = entry.size();
-        let data = read_within(r, &mut entry, &name, (declared, budget))?;
-        if let Some(data) = data {
-            budget -= data.len() as u64;
-            members.insert(name, data);
+        Walk::Next
+    });
+    match walked {
+        Err(bounded_zip::ZipError::TooManyMembers(n, most)) => {
+            r.error(
+                "bad_zip",
+                None,
+                format!("the archive lists {n} members; a release holds at most {most}"),
+            );
+            None
         }
+        Err(e) => {
+            r.error("bad_zip", None, e.to_string());
+            None
+        }
+        Ok(()) => (!past_budget).then_some(members),
     }
-    Some(members)
 }
 
 /// Whether a member is a file a release may hold: not a link, a plain path seen once, and
@@ -207,9 +194,8 @@ fn admitted(
 /// not trusted). `None` past the budget; `Some(None)` when it does not decompress.
 fn read_within(
     r: &mut ScanReport,
-    entry: &mut impl Read,
-    name: &str,
-    (declared, budget): (u64, u64),
+    member: &mut bounded_zip::Member,
+    budget: u64,
 ) -> Option<Option<Vec<u8>>> {
     let too_big = || {
         format!(
@@ -217,21 +203,20 @@ fn read_within(
             MAX_UNPACKED >> 20
         )
     };
-    if declared > budget {
-        r.error("bad_zip", Some(name), too_big());
+    if member.declared_size > budget {
+        r.error("bad_zip", Some(&member.name), too_big());
         return None;
     }
-    let mut data = Vec::new();
-    match entry.take(budget + 1).read_to_end(&mut data) {
-        Ok(n) if n as u64 > budget => {
-            r.error("bad_zip", Some(name), too_big());
+    match member.read_within(budget) {
+        Ok(Some(data)) => Some(Some(data)),
+        Ok(None) => {
+            r.error("bad_zip", Some(&member.name), too_big());
             None
         }
-        Ok(_) => Some(Some(data)),
         Err(e) => {
             r.error(
                 "bad_zip",
-                Some(name),
+                Some(&member.name),
                 format!("the member does not decompress: {e}"),
             );
             Some(None)
