@@ -131,8 +131,7 @@ fn print_built(
 }
 
 pub fn build(args: &BuildArgs) -> Result<i32> {
-    let text = std::fs::read_to_string(&args.manifest)
-        .with_context(|| format!("cannot read {}", args.manifest.display()))?;
+    let text = crate::asset_lint::read_document(&args.manifest)?;
     let file = args.manifest.display().to_string();
     let (inputs, input_files) = match &args.inputs {
         Some(zip) => {

@@ -13,10 +13,18 @@ use asset_manifest::{lint, vocabulary, Inputs, Issue};
 /// The top-level file of an inputs ZIP that declares the inputs' rights.
 const INPUTS_FILE: &str = "_inputs.json";
 
+/// The largest manifest or review read (a manifest of 20,000 files is a few megabytes).
+const MAX_DOCUMENT_BYTES: u64 = 64 << 20;
+
+/// A manifest's or a review's text: a regular file of at most [`MAX_DOCUMENT_BYTES`].
+pub fn read_document(path: &Path) -> Result<String> {
+    mjolnir_files::bounded::read_text(path, MAX_DOCUMENT_BYTES)
+        .map_err(|e| anyhow::anyhow!("error[{}]: cannot read {}: {e}", e.code(), path.display()))
+}
+
 /// Lints a manifest; exit 1 when an issue is an error.
 pub fn lint_command(manifest: &Path, inputs: Option<&Path>, as_json: bool) -> Result<i32> {
-    let text = std::fs::read_to_string(manifest)
-        .with_context(|| format!("cannot read {}", manifest.display()))?;
+    let text = read_document(manifest)?;
     let inputs = inputs
         .map(read_inputs)
         .transpose()?

@@ -30,8 +30,7 @@ pub struct ReviewArgs {
 }
 
 pub fn review_command(args: &ReviewArgs) -> Result<i32> {
-    let text = std::fs::read_to_string(&args.manifest)
-        .with_context(|| format!("cannot read {}", args.manifest.display()))?;
+    let text = crate::asset_lint::read_document(&args.manifest)?;
     let issues = asset_manifest::lint(&args.manifest.display().to_string(), &text, None);
     if issues.iter().any(asset_manifest::Issue::is_error) {
         return Ok(crate::asset_lint::report(
@@ -56,8 +55,7 @@ pub fn review_command(args: &ReviewArgs) -> Result<i32> {
     let Some(path) = &args.check else {
         return Ok(0);
     };
-    let review_text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let review_text = crate::asset_lint::read_document(path)?;
     let issues = review::check(&path.display().to_string(), &review_text, &delivery);
     Ok(crate::asset_lint::report(path, &issues, args.json))
 }

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use forge_actor::Actor;
 use forge_collision::{CollisionModel, MoppIndex};
 use forge_gltf::ImportedMesh;
@@ -17,8 +17,12 @@ fn fail<E: std::fmt::Display>(path: &Path) -> impl Fn(E) -> anyhow::Error + '_ {
     move |e| anyhow!("{}: {e}", path.display())
 }
 
+/// The largest file `inspect` reads: a game's `.ucas` can be gigabytes.
+const MAX_INSPECTED_BYTES: u64 = 16 << 30;
+
 pub fn inspect(path: &Path, as_json: bool, global: Option<&Path>) -> Result<i32> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let bytes = mjolnir_files::bounded::read(path, MAX_INSPECTED_BYTES)
+        .map_err(|e| anyhow::anyhow!("error[{}]: cannot read {}: {e}", e.code(), path.display()))?;
     let is_package = path
         .extension()
         .is_some_and(|x| x == "uasset" || x == "umap");
@@ -296,8 +300,10 @@ fn tag_summary(group: &[u8; 4], tag: &forge_tags::Tag) -> (Value, String) {
 fn block_visuals(crate_path: &Path) -> Option<Value> {
     let block = crate_path.file_stem()?.to_str()?;
     let set = crate_path.parent()?.parent()?.parent()?;
-    let inventory: Value =
-        serde_json::from_slice(&std::fs::read(set.join("inventory.json")).ok()?).ok()?;
+    let inventory: Value = serde_json::from_slice(
+        &mjolnir_files::bounded::read(&set.join("inventory.json"), 64 << 20).ok()?,
+    )
+    .ok()?;
     let visuals = inventory["visuals"].get(block)?;
     Some(visuals.clone())
 }
@@ -354,7 +360,7 @@ fn rigid_bodies(tag: &forge_tags::Tag, text: &mut String) -> Value {
 fn container(path: &Path, bytes: &[u8], as_json: bool) -> Result<i32> {
     let toc =
         forge_iostore::Toc::parse(bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-    let ucas = std::fs::read(path.with_extension("ucas")).ok();
+    let ucas = mjolnir_files::bounded::read(&path.with_extension("ucas"), MAX_INSPECTED_BYTES).ok();
     let checks = forge_iostore::verify(&toc, ucas.as_deref())
         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     let bad = checks
