@@ -40,6 +40,8 @@ struct CacheSection {
     /// The public keys (hex) whose entries this machine takes.
     #[serde(default)]
     trusted_writers: Vec<String>,
+    /// How many requests may be in flight at once (default 32).
+    remote_connections: Option<usize>,
 }
 
 /// The variable CI sets to its writer key's seed, as 64 hex digits.
@@ -363,6 +365,10 @@ fn remote(cache: CacheSection, base: &Path, overrides: &Overrides) -> Result<Opt
             ),
             writer_seed,
             trusted_writers,
+            connections: cache
+                .remote_connections
+                .unwrap_or(engine::remote::CONNECTIONS)
+                .clamp(1, 256),
         }))
 }
 

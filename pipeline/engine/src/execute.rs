@@ -269,7 +269,23 @@ pub fn run(
             *stopping = true;
         }
     };
-    pool.in_place_scope(|scope| loop {
+    // With a remote cache a step waits on the network more than on the cores: steps run
+    // on an I/O pool with a thread per request that may be in flight, and each cook
+    // inside one is handed back to the cooker pool, so no more cooks run at once than its
+    // threads. Without one, steps run on the cooker pool itself.
+    let io_pool = settings.remote.map(|r| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(r.connections())
+            .thread_name(|i| format!("mjolnir-io-{i}"))
+            .build()
+            .expect("the I/O pool's threads start")
+    });
+    let steps_pool = io_pool.as_ref().unwrap_or(pool);
+    let most_in_flight = match settings.remote {
+        Some(r) => r.connections().max(settings.jobs.max(1)),
+        None => settings.jobs.max(1),
+    };
+    steps_pool.in_place_scope(|scope| loop {
         stopping |= settings.cancel.load(Ordering::Relaxed);
         // Every ready step is probed at once, on the pool: in a no-op cook the graph is all
         // hits, and probing it wave by wave in parallel halves the coordinator's work.
@@ -297,7 +313,7 @@ pub fn run(
                 }
             }
         }
-        while in_flight < settings.jobs.max(1) && !stopping {
+        while in_flight < most_in_flight && !stopping {
             let Some(id) = runnable.pop_front() else {
                 break;
             };
@@ -499,7 +515,12 @@ fn run_step(
     }
     let records = gathered.records.clone();
     let result = load(step, gathered, settings)
-        .and_then(|inputs| cook_caught(step, &inputs, cook).map_err(|d| located(step, d)))
+        .and_then(|inputs| {
+            settings
+                .pool
+                .install(|| cook_caught(step, &inputs, cook))
+                .map_err(|d| located(step, d))
+        })
         .and_then(|outputs| declared(step, outputs))
         .and_then(|outputs| match settings.check {
             true => Ok(unstored(outputs)),

@@ -35,7 +35,13 @@ pub struct Remote {
     pub writer_seed: Option<[u8; 32]>,
     /// The public keys whose entries are taken; any other entry is a miss.
     pub trusted_writers: Vec<[u8; 32]>,
+    /// How many requests may be in flight at once: steps that wait on the remote run on
+    /// an I/O pool of this many threads, apart from the cooker threads.
+    pub connections: usize,
 }
+
+/// The requests in flight unless `[cache] remote_connections` says otherwise.
+pub const CONNECTIONS: usize = 32;
 
 pub use action_result::RemoteOutput;
 
@@ -97,6 +103,7 @@ pub struct RemoteCache {
     down: AtomicBool,
     counters: Counters,
     warnings: Mutex<Vec<String>>,
+    connections: usize,
 }
 
 /// A remote cache URL this client will not use, printed with its code.
@@ -151,6 +158,9 @@ impl RemoteCache {
             .timeout_recv_body(limit)
             .timeout_global(limit.map(|l| l * 2))
             .http_status_as_error(false)
+            // Keep a connection for every request that may be in flight.
+            .max_idle_connections(settings.connections.max(1))
+            .max_idle_connections_per_host(settings.connections.max(1))
             .build();
         Ok(RemoteCache {
             base: url.trim_end_matches('/').to_string(),
@@ -174,7 +184,13 @@ impl RemoteCache {
             down: AtomicBool::new(false),
             counters: Counters::default(),
             warnings: Mutex::new(Vec::new()),
+            connections: settings.connections.max(1),
         })
+    }
+
+    /// How many requests may be in flight at once.
+    pub fn connections(&self) -> usize {
+        self.connections
     }
 
     pub fn counts(&self) -> Counts {
