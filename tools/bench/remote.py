@@ -110,6 +110,17 @@ def slow_links(mjolnir, fresh, fresh_folder, nginx_port):
         finally:
             proxy.terminate()
             proxy.wait()
+    # The same link with as many requests in flight as cores, as before the I/O pool.
+    proxy, port = start_proxy(nginx_port, 20)
+    try:
+        with open(fresh / "two.toml", "w") as f:
+            f.write((fresh / "pipeline.toml").read_text().replace("[cache]", "[cache]\nremote_connections = 2", 1))
+        url = f"http://127.0.0.1:{port}/cache"
+        out["20 ms, 2 in flight"] = hyperfine("two", f"{mjolnir} forge cook --config two.toml --remote-cache {url}", fresh,
+                                              prepare=fresh_folder, runs=3)["median_ms"]
+    finally:
+        proxy.terminate()
+        proxy.wait()
     proxy, port = start_proxy(nginx_port, 0, stall=True)
     try:
         with open(fresh / "stall.toml", "w") as f:
@@ -210,6 +221,7 @@ stalled one with `remote_timeout_s = 1`).
 | +10 ms per request | {slow['10 ms']:.0f} ms | {slow['10 ms'] / cold['median_ms']:.2f}x | |
 | +20 ms per request | {slow['20 ms']:.0f} ms | {slow['20 ms'] / cold['median_ms']:.2f}x | at most 1x |
 | +40 ms per request | {slow['40 ms']:.0f} ms | {slow['40 ms'] / cold['median_ms']:.2f}x | at most 1.5x |
+| +20 ms, 2 requests in flight (one per core, as before the I/O pool) | {slow['20 ms, 2 in flight']:.0f} ms | {slow['20 ms, 2 in flight'] / cold['median_ms']:.2f}x | |
 | a remote that stalls | {slow['stalled']:.0f} ms | +{(slow['stalled'] - cold['median_ms']) / 1000:.2f} s | at most +2 s |
 | a remote that is down | {slow['down']:.0f} ms | +{(slow['down'] - cold['median_ms']) / 1000:.2f} s | at most +2 s |
 """
