@@ -242,9 +242,43 @@ impl Run {
     }
 }
 
+/// How many uploads to the remote cache go on at once, in the background.
+const UPLOADERS: usize = 8;
+
 /// Runs the steps of `graph` after the first `prior.len()`, whose results are given (a
 /// graph can grow once earlier steps tell what comes next). Returns one result per step.
+///
+/// With a remote cache, what is cooked is uploaded in the background while the cook goes
+/// on; the results are returned once the last upload is done.
 pub fn run(
+    graph: &Graph,
+    prior: Vec<Finished>,
+    settings: &Settings,
+    observer: &dyn Observer,
+    cook: &CookFn<'_>,
+) -> Vec<Finished> {
+    let Some(remote) = settings.remote else {
+        return schedule(graph, prior, settings, observer, cook);
+    };
+    remote.open_uploads();
+    /// Lets the uploaders finish however the schedule ends, a panic included, so the
+    /// scope that joins them never waits forever.
+    struct CloseUploads<'r>(&'r RemoteCache);
+    impl Drop for CloseUploads<'_> {
+        fn drop(&mut self) {
+            self.0.close_uploads();
+        }
+    }
+    std::thread::scope(|uploaders| {
+        for _ in 0..UPLOADERS {
+            uploaders.spawn(|| remote.run_uploads());
+        }
+        let _close = CloseUploads(remote);
+        schedule(graph, prior, settings, observer, cook)
+    })
+}
+
+fn schedule(
     graph: &Graph,
     prior: Vec<Finished>,
     settings: &Settings,
@@ -811,11 +845,11 @@ fn store(
             .and_then(|_| store.record_fingerprint(&step.id, fingerprint))
             .map_err(|e| cache_write("record the step", e))?;
         if let Some(remote) = settings.remote {
-            let files: Vec<(&str, &[u8])> = stored
+            let files = stored
                 .iter()
-                .filter_map(|o| Some((o.name.as_str(), o.loaded.get()?.as_slice())))
+                .filter_map(|o| Some((o.name.clone(), o.loaded.get()?.clone())))
                 .collect();
-            remote.upload(key, &files);
+            remote.upload_in_background(key, files);
         }
     }
     Ok(stored)

@@ -18,8 +18,9 @@
 pub mod action_result;
 pub mod credentials;
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use crate::cooker::BadOutputs;
@@ -104,6 +105,19 @@ pub struct RemoteCache {
     counters: Counters,
     warnings: Mutex<Vec<String>>,
     connections: usize,
+    /// Uploads waiting for a background uploader (`upload_in_background`).
+    uploads: Mutex<Uploads>,
+    upload_waiting: Condvar,
+}
+
+/// A step's outputs by name, shared with the store rather than copied.
+pub type SharedFiles = Vec<(String, Arc<Vec<u8>>)>;
+
+#[derive(Default)]
+struct Uploads {
+    queue: VecDeque<(String, SharedFiles)>,
+    /// No more will come: the uploaders finish the queue and stop.
+    closed: bool,
 }
 
 /// A remote cache URL this client will not use, printed with its code.
@@ -185,6 +199,8 @@ impl RemoteCache {
             counters: Counters::default(),
             warnings: Mutex::new(Vec::new()),
             connections: settings.connections.max(1),
+            uploads: Mutex::new(Uploads::default()),
+            upload_waiting: Condvar::new(),
         })
     }
 
@@ -328,6 +344,72 @@ impl RemoteCache {
 
     /// Uploads a cooked step: blobs the server lacks, then the entry, signed. Read-only
     /// remotes, a machine without a writer key and a server that went down are skipped.
+    /// Queues a cooked step's upload for the background uploaders, so that the step (and
+    /// what waits on it) does not wait on the network. A machine that never uploads
+    /// queues nothing.
+    pub fn upload_in_background(&self, key: &str, outputs: SharedFiles) {
+        if self.writer.is_none() || self.readonly || self.down.load(Ordering::Relaxed) {
+            return;
+        }
+        let mut uploads = self
+            .uploads
+            .lock()
+            .expect("the upload queue is not poisoned");
+        uploads.queue.push_back((key.to_string(), outputs));
+        self.upload_waiting.notify_one();
+    }
+
+    /// One background uploader: uploads what is queued until [`close_uploads`] is called
+    /// and the queue is empty.
+    ///
+    /// [`close_uploads`]: RemoteCache::close_uploads
+    pub fn run_uploads(&self) {
+        loop {
+            let next = {
+                let mut uploads = self
+                    .uploads
+                    .lock()
+                    .expect("the upload queue is not poisoned");
+                loop {
+                    if let Some(next) = uploads.queue.pop_front() {
+                        break Some(next);
+                    }
+                    if uploads.closed {
+                        break None;
+                    }
+                    uploads = self
+                        .upload_waiting
+                        .wait(uploads)
+                        .expect("the upload queue is not poisoned");
+                }
+            };
+            let Some((key, files)) = next else { return };
+            let files: Vec<(&str, &[u8])> = files
+                .iter()
+                .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
+                .collect();
+            self.upload(&key, &files);
+        }
+    }
+
+    /// Uploads may be queued again (a cook runs its graph in stages, each with its own
+    /// uploaders).
+    pub fn open_uploads(&self) {
+        self.uploads
+            .lock()
+            .expect("the upload queue is not poisoned")
+            .closed = false;
+    }
+
+    /// Nothing more will be queued: the uploaders finish what is and stop.
+    pub fn close_uploads(&self) {
+        self.uploads
+            .lock()
+            .expect("the upload queue is not poisoned")
+            .closed = true;
+        self.upload_waiting.notify_all();
+    }
+
     pub fn upload(&self, key: &str, outputs: &[(&str, &[u8])]) {
         let Some(writer) = self.writer.as_ref().filter(|_| !self.readonly) else {
             return;
