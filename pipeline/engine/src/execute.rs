@@ -242,9 +242,6 @@ impl Run {
     }
 }
 
-/// How many uploads to the remote cache go on at once, in the background.
-const UPLOADERS: usize = 8;
-
 /// Runs the steps of `graph` after the first `prior.len()`, whose results are given (a
 /// graph can grow once earlier steps tell what comes next). Returns one result per step.
 ///
@@ -270,7 +267,9 @@ pub fn run(
         }
     }
     std::thread::scope(|uploaders| {
-        for _ in 0..UPLOADERS {
+        // As many uploads as requests may be in flight: an upload is a few round trips
+        // (a HEAD and a PUT a blob, then the entry), nearly all waiting.
+        for _ in 0..remote.connections() {
             uploaders.spawn(|| remote.run_uploads());
         }
         let _close = CloseUploads(remote);
