@@ -433,13 +433,16 @@ impl RemoteCache {
         for (name, bytes) in outputs {
             let sha256 = sha256_hex(bytes);
             let path = format!("cas/{sha256}");
-            if self.head(&path)? {
+            let size = bytes.len() as u64;
+            // A small blob is sent rather than asked about: a PUT of the same bytes under
+            // their own hash changes nothing, and it costs one round trip, not two. A large
+            // one is sent only when `HEAD` does not find it.
+            if size > action_result::INLINE_MAX && self.head(&path)? {
                 self.counters.present_blobs.fetch_add(1, Ordering::Relaxed);
             } else {
                 self.put(&path, bytes)?;
                 self.counters.uploaded_blobs.fetch_add(1, Ordering::Relaxed);
             }
-            let size = bytes.len() as u64;
             let inline = size <= action_result::INLINE_MAX && size <= inline_budget;
             if inline {
                 inline_budget -= size;
