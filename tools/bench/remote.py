@@ -85,6 +85,21 @@ http {{
     raise SystemExit("nginx did not start")
 
 
+def issue_workload(ws, packgen):
+    """The stock packs with the test donors, plus a 48-block synthetic pack: the workload
+    of issue #34's targets."""
+    run([packgen, "synth", str(ws / "packs/synth48"), "--blocks", "48", "--triangles", "1000",
+         "--hulls", "2", "--seed", "1", "--id", "synth48"])
+    with open(ws / "pipeline.toml", "a") as f:
+        f.write('[[pack]]\nid = "synth48"\npath = "packs/synth48"\n\n')
+        f.write(f'[donors]\npaks = "{REPO / "tests/data/donor-paks"}"\n'
+                'static_mesh = "/Game/Fixtures/Meshes/SM_Fixture"\n'
+                'actor = "/Game/Fixtures/Blueprints/BP_Components"\n'
+                'glass_material = "/Game/Fixtures/Materials/MI_Fixture"\n'
+                'portal_material = "/Game/Fixtures/Materials/MI_Fixture"\n'
+                'tint_parameter = "PrimaryColor"\nopacity_parameter = "FixtureRoughness"\n\n')
+
+
 def start_proxy(target, delay_ms, stall=False):
     port = free_port()
     cmd = ["python3", str(Path(__file__).with_name("delay_proxy.py")), str(port), str(target), str(delay_ms)]
@@ -148,8 +163,9 @@ def transfer_list(port, data, config):
 
 
 def main():
-    run(["cargo", "build", "--release", "-p", "mjolnir-pipeline"], cwd=REPO)
+    run(["cargo", "build", "--release", "-p", "mjolnir-pipeline", "-p", "forge-packgen"], cwd=REPO)
     mjolnir = str(REPO / "target/release/mjolnir")
+    packgen = str(REPO / "target/release/forge-packgen")
     # In memory when the machine has a tmpfs: the three cooks write thousands of small
     # files, and a disk still flushing the last run's made the figures drift run to run.
     shm = Path("/dev/shm")
@@ -165,6 +181,7 @@ def main():
             for ws in (warm, fresh):
                 ws.mkdir()
                 workspace(ws)
+                issue_workload(ws, packgen)
             # The first machine writes, signed with its writer key; the fresh clone trusts it.
             (warm / "writer.key").write_text(WRITER_SEED)
             with open(warm / "pipeline.toml", "a") as f:
@@ -194,7 +211,8 @@ def main():
     section = f"""{SECTION}
 
 Written by `python3 tools/bench/remote.py`, one run, {os.cpu_count()} cores, workspaces on
-{where}: the three stock packs ({summary['steps']} steps). The remote is nginx with WebDAV on loopback. The fresh
+{where}: the three stock packs with the test donors and a 48-block synthetic pack
+({summary['steps']} steps). The remote is nginx with WebDAV on loopback. The fresh
 clone has no build folder, so every step comes from the remote: {summary['remote']['hits']}
 hits, {summary['remote']['bytes_down'] / 1e6:.1f} MB. The transfer time is what it
 downloads, {objects} objects ({size / 1e6:.1f} MB: every step's entry, small outputs inside
