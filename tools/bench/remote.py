@@ -115,37 +115,27 @@ def start_proxy(target, delay_ms, stall=False):
 
 def slow_links(mjolnir, fresh, fresh_folder, nginx_port):
     """Fresh clones through 10, 20 and 40 ms of added latency, a stalled and a dead remote."""
-    out = {}
-    for delay in (10, 20, 40):
-        proxy, port = start_proxy(nginx_port, delay)
+
+    def clone(name, delay, runs, setting=None, stall=False):
+        """A fresh clone's median through a proxy, with one `[cache]` setting changed."""
+        config = "pipeline.toml"
+        if setting:
+            config = f"{name}.toml"
+            text = (fresh / "pipeline.toml").read_text()
+            (fresh / config).write_text(text.replace("[cache]", f"[cache]\n{setting}", 1))
+        proxy, port = start_proxy(nginx_port, delay, stall)
         try:
             url = f"http://127.0.0.1:{port}/cache"
-            out[f"{delay} ms"] = hyperfine(f"delay{delay}", f"{mjolnir} forge cook --remote-cache {url}", fresh,
-                                           prepare=fresh_folder, runs=5)["median_ms"]
+            command = f"{mjolnir} forge cook --config {config} --remote-cache {url}"
+            return hyperfine(name, command, fresh, prepare=fresh_folder, runs=runs)["median_ms"]
         finally:
             proxy.terminate()
             proxy.wait()
+
+    out = {f"{d} ms": clone(f"delay{d}", d, 5) for d in (10, 20, 40)}
     # The same link with as many requests in flight as cores, as before the I/O pool.
-    proxy, port = start_proxy(nginx_port, 20)
-    try:
-        with open(fresh / "two.toml", "w") as f:
-            f.write((fresh / "pipeline.toml").read_text().replace("[cache]", "[cache]\nremote_connections = 2", 1))
-        url = f"http://127.0.0.1:{port}/cache"
-        out["20 ms, 2 in flight"] = hyperfine("two", f"{mjolnir} forge cook --config two.toml --remote-cache {url}", fresh,
-                                              prepare=fresh_folder, runs=3)["median_ms"]
-    finally:
-        proxy.terminate()
-        proxy.wait()
-    proxy, port = start_proxy(nginx_port, 0, stall=True)
-    try:
-        with open(fresh / "stall.toml", "w") as f:
-            f.write((fresh / "pipeline.toml").read_text().replace("[cache]", "[cache]\nremote_timeout_s = 1", 1))
-        url = f"http://127.0.0.1:{port}/cache"
-        out["stalled"] = hyperfine("stalled", f"{mjolnir} forge cook --config stall.toml --remote-cache {url}", fresh,
-                                   prepare=fresh_folder, runs=3)["median_ms"]
-    finally:
-        proxy.terminate()
-        proxy.wait()
+    out["20 ms, 2 in flight"] = clone("two", 20, 3, "remote_connections = 2")
+    out["stalled"] = clone("stalled", 0, 3, "remote_timeout_s = 1", stall=True)
     dead = f"http://127.0.0.1:{free_port()}/cache"
     out["down"] = hyperfine("down", f"{mjolnir} forge cook --remote-cache {dead}", fresh,
                             prepare=fresh_folder, runs=3)["median_ms"]
