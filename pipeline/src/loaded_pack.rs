@@ -15,11 +15,19 @@ pub struct LoadedPack {
     pub findings: Vec<Diagnostic>,
 }
 
+/// The largest pack document read (`mjolnir.json`, `geometry.json`).
+const MAX_DOCUMENT_BYTES: u64 = 64 << 20;
+
+/// A pack document's text: a regular file of at most [`MAX_DOCUMENT_BYTES`].
+pub fn read_document(path: &Path) -> Result<String> {
+    mjolnir_files::bounded::read_text(path, MAX_DOCUMENT_BYTES)
+        .map_err(|e| anyhow::anyhow!("error[{}]: cannot read {}: {e}", e.code(), path.display()))
+}
+
 pub fn load_pack_dir(dir: &Path) -> Result<LoadedPack> {
     let manifest_path = dir.join("mjolnir.json");
     let label = manifest_path.display().to_string();
-    let text =
-        std::fs::read_to_string(&manifest_path).with_context(|| format!("cannot read {label}"))?;
+    let text = read_document(&manifest_path)?;
     let mut pack = load_manifest_text(&label, &text);
     let geometry_path = dir.join("source/geometry.json");
     if let (Some(catalog), true) = (
@@ -27,8 +35,7 @@ pub fn load_pack_dir(dir: &Path) -> Result<LoadedPack> {
         geometry_path.is_file(),
     ) {
         let file = geometry_path.display().to_string();
-        let text = std::fs::read_to_string(&geometry_path)
-            .with_context(|| format!("cannot read {file}"))?;
+        let text = read_document(&geometry_path)?;
         match parse_geometry(&file, &text, catalog) {
             Ok((g, warnings)) => {
                 pack.geometry = Some(g);

@@ -57,6 +57,9 @@ pub fn validate(dirs: &[PathBuf], slug: Option<&str>, as_json: bool) -> Result<i
     Ok(code)
 }
 
+/// The largest model `forge validate` reads: a Forge piece's is far smaller.
+const MAX_MODEL_BYTES: u64 = 1 << 30;
+
 /// Every block has a model (`source/models/<block>.gltf` or `.glb`), and every buffer a
 /// `.gltf` names is there.
 fn model_findings(dir: &Path, catalog: &forge_contract::Catalog) -> Vec<Diagnostic> {
@@ -65,15 +68,12 @@ fn model_findings(dir: &Path, catalog: &forge_contract::Catalog) -> Vec<Diagnost
     for block in &catalog.blocks {
         let gltf = models.join(format!("{}.gltf", block.id));
         let glb = models.join(format!("{}.glb", block.id));
+        let read = |path: &Path| mjolnir_files::bounded::read(path, MAX_MODEL_BYTES).ok();
         if glb.is_file() && !gltf.is_file() {
-            findings.extend(
-                std::fs::read(&glb)
-                    .ok()
-                    .and_then(|b| dropped_textures(&glb, &b)),
-            );
+            findings.extend(read(&glb).and_then(|b| dropped_textures(&glb, &b)));
             continue;
         }
-        let Ok(bytes) = std::fs::read(&gltf) else {
+        let Some(bytes) = read(&gltf) else {
             findings.push(crate::steps::finding(
                 "missing_model",
                 &gltf.display().to_string(),
@@ -84,8 +84,11 @@ fn model_findings(dir: &Path, catalog: &forge_contract::Catalog) -> Vec<Diagnost
         let rel = format!("source/models/{}.gltf", block.id);
         findings.extend(dropped_textures(&gltf, &bytes));
         for uri in forge_gltf::external_uris(&rel, &bytes).unwrap_or_default() {
-            let buffer = models.join(&uri);
-            if !buffer.is_file() {
+            // As the cook does: a buffer is a file beside the model or below it, so a URI
+            // that climbs out (or is absolute) is missing, and nothing outside is looked at.
+            let rel = forge_gltf::uri_to_relative_path(&uri);
+            let buffer = models.join(&rel);
+            if !crate::steps::is_plain_relative(&rel) || !buffer.is_file() {
                 findings.push(crate::steps::finding(
                     "missing_buffer",
                     &buffer.display().to_string(),

@@ -407,6 +407,38 @@ fn pack_prints_json_and_runs_the_update_rules_against_the_previous_release() {
 }
 
 #[test]
+fn a_buffer_uri_outside_the_models_folder_is_missing_and_never_looked_at() {
+    let ws = Workspace::without_donors(&["foundry"]);
+    let gltf = "packs/foundry/source/models/floor_1x1.gltf";
+    for uri in ["/etc/hostname", "../../mjolnir.json"] {
+        ws.edit_json(gltf, |v| v["buffers"][0]["uri"] = serde_json::json!(uri));
+        let out = ws.mjolnir(&["forge", "validate", "packs/foundry"]);
+        assert_eq!(out.status.code(), Some(1), "{uri}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("error[missing_buffer]"),
+            "{uri}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_as_a_packs_manifest_is_refused_not_waited_on() {
+    let ws = Workspace::without_donors(&["foundry"]);
+    let manifest = ws.path("packs/foundry/mjolnir.json");
+    std::fs::remove_file(&manifest).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&manifest)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let out = ws.mjolnir(&["forge", "validate", "packs/foundry"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("not_a_file"), "{}", stderr(&out));
+}
+
+#[test]
 fn missing_models_and_buffers_are_named_where_they_are() {
     let ws = Workspace::without_donors(&["foundry"]);
     std::fs::remove_file(ws.path("packs/foundry/source/models/floor_1x1.bin")).unwrap();

@@ -64,6 +64,9 @@ fn seal(key: &str, outputs: &[OutputRef]) -> String {
     h.finalize().to_hex().to_string()
 }
 
+/// The largest blob the store reads back: no step's output comes near it.
+pub const MAX_BLOB_BYTES: u64 = 4 << 30;
+
 pub struct Store {
     root: PathBuf,
     actions: Mutex<KeyedLog<Sealed>>,
@@ -137,15 +140,17 @@ impl Store {
         Ok(hash)
     }
 
-    /// The blob's bytes, verified. A corrupt blob is deleted and `Err` says why.
+    /// The blob's bytes, verified: a regular file (a FIFO or a device in the cache never
+    /// hangs a cook) of at most [`MAX_BLOB_BYTES`]. A corrupt blob is deleted and `Err`
+    /// says why.
     pub fn get_blob(&self, hash: &str) -> Result<Vec<u8>, BadBlob> {
         if hash.len() < 2 {
             return Err(BadBlob::Name(hash.to_string()));
         }
         let short = hash[..12.min(hash.len())].to_string();
         let path = self.blob_path(hash);
-        let bytes =
-            std::fs::read(&path).map_err(|e| BadBlob::Unreadable(short.clone(), e.to_string()))?;
+        let bytes = mjolnir_files::bounded::read(&path, MAX_BLOB_BYTES)
+            .map_err(|e| BadBlob::Unreadable(short.clone(), e.to_string()))?;
         if hash_hex(&bytes) != hash {
             let _ = std::fs::remove_file(&path);
             return Err(BadBlob::Corrupt(short));
@@ -315,6 +320,25 @@ mod tests {
             store.get_action("k2").unwrap().outputs,
             record("k2").outputs
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_where_a_blob_belongs_is_refused_not_waited_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let hash = store.put_blob(b"cooked bytes").unwrap();
+        let path = store.blob_path(&hash);
+        std::fs::remove_file(&path).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(&path)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        assert!(matches!(
+            store.get_blob(&hash),
+            Err(BadBlob::Unreadable(..))
+        ));
     }
 
     #[test]
