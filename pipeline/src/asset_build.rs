@@ -76,16 +76,8 @@ fn run_steps(graph: &Graph, store: &Store, cache: &std::path::Path) -> Result<Ve
     let pool = rayon::ThreadPoolBuilder::new().build()?;
     let cancel = AtomicBool::new(false);
     let settings = Settings {
-        store,
-        stat_cache: &stat_cache,
-        use_cache: true,
-        jobs: pool.current_num_threads(),
         keep_going: true,
-        verify_hits: false,
-        pool: &pool,
-        cancel: &cancel,
-        remote: None,
-        check: false,
+        ..Settings::local(store, &stat_cache, &pool, &cancel)
     };
     let results = execute::run(graph, Vec::new(), &settings, &Quiet, &engine::graph::cook);
     store.close()?;

@@ -147,6 +147,30 @@ pub struct Settings<'a> {
     pub check: bool,
 }
 
+impl<'a> Settings<'a> {
+    /// A plain local run: the cache used and written, as many steps at once as the pool
+    /// has threads, stopping at the first failure, no remote, nothing verified twice.
+    pub fn local(
+        store: &'a Store,
+        stat_cache: &'a StatCache,
+        pool: &'a rayon::ThreadPool,
+        cancel: &'a AtomicBool,
+    ) -> Settings<'a> {
+        Settings {
+            store,
+            stat_cache,
+            use_cache: true,
+            jobs: pool.current_num_threads(),
+            keep_going: false,
+            verify_hits: false,
+            pool,
+            cancel,
+            remote: None,
+            check: false,
+        }
+    }
+}
+
 /// Receives each finished step, for progress display.
 pub trait Observer: Sync {
     fn finished(&self, graph: &Graph, step: StepId, result: &Finished);

@@ -81,18 +81,7 @@ fn a_graph_of_unknown_kinds_runs_and_is_cached() {
         .build()
         .unwrap();
     let cancel = AtomicBool::new(false);
-    let settings = Settings {
-        store: &store,
-        stat_cache: &stat_cache,
-        use_cache: true,
-        jobs: 2,
-        keep_going: false,
-        verify_hits: false,
-        pool: &pool,
-        cancel: &cancel,
-        remote: None,
-        check: false,
-    };
+    let settings = Settings::local(&store, &stat_cache, &pool, &cancel);
     let graph = graph(&source);
     let run = || execute::run(&graph, Vec::new(), &settings, &Quiet, &engine::graph::cook);
     let first = run();

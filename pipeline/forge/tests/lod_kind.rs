@@ -110,18 +110,7 @@ fn a_package_kind_reaches_the_container_and_the_inventory() {
         .build()
         .unwrap();
     let cancel = AtomicBool::new(false);
-    let settings = Settings {
-        store: &store,
-        stat_cache: &stat_cache,
-        use_cache: true,
-        jobs: 2,
-        keep_going: false,
-        verify_hits: false,
-        pool: &pool,
-        cancel: &cancel,
-        remote: None,
-        check: false,
-    };
+    let settings = Settings::local(&store, &stat_cache, &pool, &cancel);
     let results = execute::run(&graph, Vec::new(), &settings, &Quiet, &engine::graph::cook);
     for (step, result) in graph.steps.iter().zip(&results) {
         assert!(

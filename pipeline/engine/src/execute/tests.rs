@@ -48,16 +48,8 @@ impl Bench {
 
     fn settings(&self, keep_going: bool) -> Settings<'_> {
         Settings {
-            store: &self.store,
-            stat_cache: &self.stat_cache,
-            use_cache: true,
-            jobs: 2,
             keep_going,
-            verify_hits: false,
-            pool: &self.pool,
-            cancel: &self.cancel,
-            remote: None,
-            check: false,
+            ..Settings::local(&self.store, &self.stat_cache, &self.pool, &self.cancel)
         }
     }
 
