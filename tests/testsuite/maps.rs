@@ -21,6 +21,20 @@ fn bake(ws: &Workspace, level: &str, extra: &[&str]) -> std::process::Output {
     ws.mjolnir(&args)
 }
 
+/// `map pack` of `level` with foundry's own cooked container as the map's content, into
+/// `m.mjolnir`: every case here is one the packer must refuse.
+fn pack_foundry_content(ws: &Workspace, level: &str) -> std::process::Output {
+    ws.mjolnir(&[
+        "map",
+        "pack",
+        level,
+        "--content",
+        "build/game/foundry/all/content",
+        "--out",
+        "m.mjolnir",
+    ])
+}
+
 /// The stock Forge Canvas, copied into the workspace so a test may edit it.
 fn canvas(ws: &Workspace) -> &'static str {
     support::copy_dir(
@@ -302,15 +316,7 @@ fn a_level_cannot_name_a_folder_or_a_layout_outside_its_own() {
             "{}",
             stderr(&out)
         );
-        let out = ws.mjolnir(&[
-            "map",
-            "pack",
-            level,
-            "--content",
-            "build/game/foundry/all/content",
-            "--out",
-            "m.mjolnir",
-        ]);
+        let out = pack_foundry_content(&ws, level);
         assert_eq!(out.status.code(), Some(1), "{layout}: {}", stderr(&out));
         assert!(!ws.path("m.mjolnir").exists());
     }
@@ -322,15 +328,7 @@ fn a_map_cannot_carry_a_packs_packages() {
     ws.cook(&[]);
     let level = canvas(&ws);
     // foundry's own container passed off as the map's.
-    let out = ws.mjolnir(&[
-        "map",
-        "pack",
-        level,
-        "--content",
-        "build/game/foundry/all/content",
-        "--out",
-        "m.mjolnir",
-    ]);
+    let out = pack_foundry_content(&ws, level);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("map_holds_pack_packages")
@@ -347,15 +345,7 @@ fn map_pack_refuses_a_level_the_bake_would_refuse() {
     ws.cook(&[]);
     let level = canvas(&ws);
     ws.edit(level, |t| t.replace("\"standalone\"", "\"canvas\""));
-    let out = ws.mjolnir(&[
-        "map",
-        "pack",
-        level,
-        "--content",
-        "build/game/foundry/all/content",
-        "--out",
-        "m.mjolnir",
-    ]);
+    let out = pack_foundry_content(&ws, level);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("canvas_override"), "{}", stderr(&out));
     assert!(!ws.path("m.mjolnir").exists());
