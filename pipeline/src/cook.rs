@@ -470,7 +470,7 @@ pub fn cook(options: &Options) -> Result<Ending> {
     let remote = config
         .remote
         .as_ref()
-        .map(RemoteCache::new)
+        .map(|r| RemoteCache::new(r).map(std::sync::Arc::new))
         .transpose()
         .map_err(anyhow::Error::msg)?;
     let mut settings = Settings {
@@ -638,6 +638,21 @@ fn remote_line(c: &crate::remote::Counts) -> String {
             line.push_str(&format!(" ({})", why.join(", ")));
         }
     }
+    if c.bundles_taken > 0 {
+        line.push_str(&format!(
+            ", {} in {} stage bundles",
+            c.bundled_entries, c.bundles_taken
+        ));
+    }
+    if c.bundles_refused > 0 {
+        line.push_str(&format!(", {} stage bundles refused", c.bundles_refused));
+    }
+    if c.listed_blobs > 0 {
+        line.push_str(&format!(
+            ", {} of {} large outputs fetched (the rest were not needed)",
+            c.downloaded_blobs, c.listed_blobs
+        ));
+    }
     if c.uploaded_entries > 0 || c.present_blobs > 0 {
         line.push_str(&format!(
             ", {} steps uploaded ({} blobs, {:.1} MB; {} already there)",
@@ -798,7 +813,7 @@ fn finish(
     let number = record_cook(
         config,
         counts,
-        settings.remote,
+        settings.remote.map(|r| &**r),
         elapsed.as_secs_f64(),
         false,
     )?;

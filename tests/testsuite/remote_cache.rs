@@ -48,6 +48,25 @@ fn game(ws: &Workspace) -> std::collections::BTreeMap<String, Vec<u8>> {
     tree(&ws.path("build/game"))
 }
 
+/// The entries on the server that file a stage's bundle, and the bundles' blobs.
+fn bundles(server: &Nginx) -> (Vec<std::path::PathBuf>, Vec<std::path::PathBuf>) {
+    use prost::Message;
+    let mut entries = Vec::new();
+    let mut blobs = Vec::new();
+    for entry in server.files("ac") {
+        let bytes = std::fs::read(&entry).unwrap();
+        let result = engine::remote::action_result::ActionResult::decode(bytes.as_slice()).unwrap();
+        if let [file] = &result.output_files[..] {
+            if file.path == engine::remote::bundle::OUTPUT {
+                let sha = &file.digest.as_ref().unwrap().hash;
+                blobs.push(server.dir.path().join(format!("data/cache/cas/{sha}")));
+                entries.push(entry);
+            }
+        }
+    }
+    (entries, blobs)
+}
+
 #[test]
 fn a_fresh_clone_cooks_from_a_warm_remote_byte_for_byte() {
     let Some(server) = Nginx::start() else { return };
@@ -62,10 +81,20 @@ fn a_fresh_clone_cooks_from_a_warm_remote_byte_for_byte() {
     );
     assert!(!server.files("cas").is_empty());
 
+    assert_eq!(uploaded["bundles_uploaded"].as_u64(), Some(1), "{uploaded}");
+    assert_eq!(bundles(&server).0.len(), 1);
+
     let fresh = machine();
     let out = fresh.cook(&["--remote-cache", &server.url]);
     assert!(fresh.ran().is_empty(), "ran: {:?}", fresh.ran());
     assert_eq!(remote(&fresh)["hits"].as_u64(), Some(steps));
+    // The per-block stage came in one bundle; the few steps before it, one by one.
+    assert_eq!(remote(&fresh)["bundles_taken"].as_u64(), Some(1));
+    assert!(remote(&fresh)["bundled_entries"].as_u64().unwrap() > steps * 9 / 10);
+    // Large outputs no step had to read and no set holds were never fetched.
+    let listed = remote(&fresh)["listed_blobs"].as_u64().unwrap();
+    let fetched = remote(&fresh)["downloaded_blobs"].as_u64().unwrap();
+    assert!(fetched < listed, "{}", remote(&fresh));
     assert_eq!(remote(&fresh)["uploaded_entries"].as_u64(), Some(0));
     assert!(stderr(&out).contains("remote cache: "), "{}", stderr(&out));
     assert_eq!(
@@ -95,6 +124,11 @@ fn damaged_or_misplaced_remote_entries_are_refused_and_cooked_locally() {
     let Some(server) = Nginx::start() else { return };
     let first = machine();
     first.cook(&["--remote-cache", &server.url]);
+    // Without the stage's bundle every step is asked for alone.
+    let (bundle_entries, bundle_blobs) = bundles(&server);
+    for file in bundle_entries.iter().chain(&bundle_blobs) {
+        std::fs::remove_file(file).unwrap();
+    }
     // The largest blob (the container) gets one byte flipped...
     let blobs = server.files("cas");
     let largest = blobs
@@ -118,7 +152,10 @@ fn damaged_or_misplaced_remote_entries_are_refused_and_cooked_locally() {
         warnings.contains("warning[remote_cache_refused]"),
         "{warnings}"
     );
-    assert!(warnings.contains("failed its SHA-256 check"), "{warnings}");
+    assert!(
+        warnings.contains("is not the blob its entry names"),
+        "{warnings}"
+    );
     assert!(
         warnings.contains("its signature does not verify"),
         "{warnings}"
@@ -129,6 +166,62 @@ fn damaged_or_misplaced_remote_entries_are_refused_and_cooked_locally() {
         game(&first),
         "nothing damaged reached build/game"
     );
+}
+
+#[test]
+fn a_stage_bundle_is_checked_entry_by_entry() {
+    use engine::remote::bundle;
+    let Some(server) = Nginx::start() else { return };
+    let first = machine();
+    first.cook(&["--remote-cache", &server.url]);
+    let (entries, blobs) = bundles(&server);
+    let (entry, blob) = (&entries[0], &blobs[0]);
+    assert_eq!(entries.len(), 1);
+    // Inside a bundle the trusted writer really signed, one step's entry is filed under
+    // another step's key: a swap the bundle's own signature cannot see.
+    let mut held = bundle::decode(&std::fs::read(blob).unwrap()).unwrap();
+    let swapped = held[1].1.clone();
+    held[0].1 = swapped;
+    let forged = bundle::encode(held);
+    let sha = engine::remote::sha256_hex(&forged);
+    let forged_blob = server.dir.path().join(format!("data/cache/cas/{sha}"));
+    std::fs::write(&forged_blob, &forged).unwrap();
+    let writer = forge_release::signature::key_from_seed(WRITER_SEED.as_bytes()).unwrap();
+    let key = entry.file_name().unwrap().to_string_lossy().into_owned();
+    let listed = vec![engine::remote::RemoteOutput {
+        name: bundle::OUTPUT.into(),
+        sha256: sha,
+        blake3: blake3::hash(&forged).to_hex().to_string(),
+        size: forged.len() as u64,
+        inline: None,
+    }];
+    let signed = engine::remote::action_result::encode(&key, &listed, &writer);
+    std::fs::write(entry, signed).unwrap();
+    let second = reader();
+    let out = second.cook(&["--remote-cache", &server.url]);
+    let counts = remote(&second);
+    assert_eq!(counts["bundles_taken"].as_u64(), Some(1), "{counts}");
+    assert_eq!(counts["refused"].as_u64(), Some(1), "{counts}");
+    assert!(
+        stderr(&out).contains("its signature does not verify"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(second.ran().len(), 1, "only the swapped step cooks");
+    assert_eq!(game(&second), game(&first));
+
+    // A bundle whose bytes were changed is refused whole; every step is then asked for
+    // alone, and all of them hit.
+    let mut flipped = forged.clone();
+    flipped[10] ^= 1;
+    std::fs::write(forged_blob, &flipped).unwrap();
+    let third = reader();
+    let out = third.cook(&["--remote-cache", &server.url]);
+    let counts = remote(&third);
+    assert_eq!(counts["bundles_refused"].as_u64(), Some(1), "{counts}");
+    assert!(stderr(&out).contains("remote bundle"), "{}", stderr(&out));
+    assert!(third.ran().is_empty(), "ran: {:?}", third.ran());
+    assert_eq!(game(&third), game(&first));
 }
 
 #[test]
@@ -398,6 +491,7 @@ fn an_entry_listing_outputs_the_step_does_not_make_is_refused_before_its_blobs_a
         outputs.push(engine::remote::RemoteOutput {
             name: "extra.bin".into(),
             sha256: sha.clone(),
+            blake3: blake3::hash(&big).to_hex().to_string(),
             size: big.len() as u64,
             inline: None,
         });

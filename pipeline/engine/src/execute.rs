@@ -19,18 +19,36 @@ use rayon::prelude::*;
 use crate::cooker::{Cooked, Inputs, Outputs};
 use crate::fingerprint::{Dirty, Fingerprint};
 use crate::graph::{Graph, Input, Step, StepId};
-use crate::remote::{Fetched, RemoteCache};
+use crate::remote::{Fetched, HitOutput, RemoteCache};
 use crate::stat_cache::StatCache;
 use crate::store::{ActionRecord, OutputRef, Store};
 
 /// One output of a step. Outputs of a cache hit are not read until something needs their
 /// bytes (a step that runs, or a set file that changed), and are verified when they are.
-#[derive(Debug)]
+/// Those of a remote hit that the store lacks are downloaded then, and only then.
 pub struct Output {
     pub name: String,
     pub hash: String,
     pub size: u64,
     loaded: OnceLock<Arc<Vec<u8>>>,
+    remote: Option<RemoteBlob>,
+}
+
+/// Where a remote hit's output can be fetched from, when something reads it.
+struct RemoteBlob {
+    listed: HitOutput,
+    cache: Arc<RemoteCache>,
+}
+
+impl std::fmt::Debug for Output {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Output")
+            .field("name", &self.name)
+            .field("hash", &self.hash)
+            .field("size", &self.size)
+            .field("remote", &self.remote.is_some())
+            .finish()
+    }
 }
 
 /// A cached output failed its hash check when read. The blob is gone; the cook is retried
@@ -52,6 +70,7 @@ impl Output {
             hash,
             size,
             loaded: OnceLock::from(Arc::new(bytes)),
+            remote: None,
         })
     }
 
@@ -61,19 +80,80 @@ impl Output {
             hash,
             size,
             loaded: OnceLock::new(),
+            remote: None,
         })
     }
 
-    /// The bytes, read from the store and verified on first use.
+    fn in_remote(listed: HitOutput, cache: &Arc<RemoteCache>) -> Arc<Output> {
+        Arc::new(Output {
+            name: listed.name.clone(),
+            hash: listed.blake3.clone(),
+            size: listed.size,
+            loaded: OnceLock::new(),
+            remote: Some(RemoteBlob {
+                listed,
+                cache: cache.clone(),
+            }),
+        })
+    }
+
+    /// The bytes, read from the store (downloaded into it first, for a remote hit's output
+    /// it lacks) and verified on first use.
     pub fn bytes(&self, store: &Store) -> Result<Arc<Vec<u8>>, CorruptOutput> {
         if let Some(b) = self.loaded.get() {
             return Ok(b.clone());
         }
+        self.download(store)?;
         let bytes = store.get_blob(&self.hash).map_err(|e| CorruptOutput {
             detail: e.to_string(),
         })?;
         Ok(self.loaded.get_or_init(|| Arc::new(bytes)).clone())
     }
+
+    /// Whether the bytes are still to be downloaded from the remote cache.
+    pub fn is_remote_only(&self, store: &Store) -> bool {
+        self.remote.is_some()
+            && self.loaded.get().is_none()
+            && !store.has_blob(&self.hash, self.size)
+    }
+
+    /// Puts a remote hit's output in the store, when it is not there yet.
+    fn download(&self, store: &Store) -> Result<(), CorruptOutput> {
+        match &self.remote {
+            Some(blob) if !store.has_blob(&self.hash, self.size) => blob
+                .cache
+                .download(&blob.listed, store)
+                .map_err(|detail| CorruptOutput { detail }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Downloads the outputs of remote hits that `outputs` names and the store lacks, many at
+/// once (as many as the remote cache has connections), before they are read one by one.
+pub fn prefetch<'o>(outputs: impl IntoIterator<Item = &'o Arc<Output>>, store: &Store) {
+    let pending: Vec<&Arc<Output>> = outputs
+        .into_iter()
+        .filter(|o| o.is_remote_only(store))
+        .collect();
+    let Some(connections) = pending
+        .iter()
+        .find_map(|o| o.remote.as_ref())
+        .map(|r| r.cache.connections())
+    else {
+        return;
+    };
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..connections.min(pending.len()) {
+            s.spawn(|| {
+                while let Some(o) = pending.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    // A failure is met again, and reported, when the output is read.
+                    let _ = o.download(store);
+                }
+            });
+        }
+    });
 }
 
 #[derive(Debug, Clone)]
@@ -140,7 +220,7 @@ pub struct Settings<'a> {
     /// Set (by Ctrl-C) to stop starting steps; those running finish and are recorded.
     pub cancel: &'a AtomicBool,
     /// The shared cache, asked on a local miss and given what is cooked.
-    pub remote: Option<&'a RemoteCache>,
+    pub remote: Option<&'a Arc<RemoteCache>>,
     /// `--check`: a step the caches miss is not cooked but reported [`Outcome::Stale`];
     /// only kinds that run under check (what the planner needs to lay out the rest) run,
     /// and what they make is not stored.
@@ -290,7 +370,13 @@ pub fn run(
             self.0.close_uploads();
         }
     }
-    std::thread::scope(|uploaders| {
+    let first = prior.len();
+    let stage = bundled_stage(graph, &prior, settings, remote);
+    if let Some(stage) = &stage {
+        remote.take_bundle(stage);
+    }
+    let uploaded_before = remote.counts().uploaded_entries;
+    let results = std::thread::scope(|uploaders| {
         // As many uploads as requests may be in flight: an upload is a few round trips
         // (a HEAD and a PUT a blob, then the entry), nearly all waiting.
         for _ in 0..remote.connections() {
@@ -298,7 +384,41 @@ pub fn run(
         }
         let _close = CloseUploads(remote);
         schedule(graph, prior, settings, observer, cook)
-    })
+    });
+    if let Some(stage) = stage.filter(|_| remote.counts().uploaded_entries > uploaded_before) {
+        let keys: Vec<&str> = results[first..]
+            .iter()
+            .filter_map(|r| r.key.as_deref())
+            .collect();
+        remote.send_bundle(&stage, &keys);
+    }
+    results
+}
+
+/// The key of this stage's bundle of entries, when one is worth asking for: when the
+/// stage has more steps than requests may be in flight, so that asking step by step
+/// would take more than one round trip.
+fn bundled_stage(
+    graph: &Graph,
+    prior: &[Finished],
+    settings: &Settings,
+    remote: &RemoteCache,
+) -> Option<String> {
+    let stage_steps = graph.steps.len().saturating_sub(prior.len());
+    if !settings.use_cache || stage_steps <= remote.connections() {
+        return None;
+    }
+    let prior_output = |step: StepId, output: &str| {
+        let found = prior[step].outputs.iter().find(|o| o.name == output)?;
+        Some(found.hash.clone())
+    };
+    Some(crate::stage_key::of(
+        graph,
+        prior.len(),
+        &prior_output,
+        settings.stat_cache,
+        settings.pool,
+    ))
 }
 
 fn schedule(
@@ -721,28 +841,43 @@ fn lookup(
     }
 }
 
-/// The step's outputs from the remote cache, put in the local one; `None` on a miss or
-/// when the entry names outputs the step's kind does not make (refused before any blob is
-/// fetched).
+/// The step's outputs from the remote cache; `None` on a miss or when the entry names
+/// outputs the step's kind does not make. Outputs the entry carries go into the store; the
+/// others are only listed, and downloaded when something reads them (a step that must
+/// cook, or a set file), as Bazel's "minimal" downloads. The local cache records the step
+/// only once it holds every output.
 fn fetch(
     step: &Step,
     key: &str,
-    remote: &RemoteCache,
+    remote: &Arc<RemoteCache>,
     settings: &Settings,
 ) -> Option<Vec<Arc<Output>>> {
     let expected = |names: &[&str]| {
         step.kind
             .check_outputs(step.block_name(), names.iter().copied())
     };
-    let Fetched::Hit(files) = remote.fetch(key, &expected) else {
+    let Fetched::Hit(listed) = remote.fetch(key, &expected) else {
         return None;
     };
-    let mut outputs = Vec::with_capacity(files.len());
-    for (name, bytes) in files {
-        let hash = settings.store.put_blob(&bytes).ok()?;
-        outputs.push(Output::fresh(name, hash, bytes));
+    let store = settings.store;
+    let mut outputs = Vec::with_capacity(listed.len());
+    for mut o in listed {
+        outputs.push(match o.bytes.take() {
+            Some(bytes) => {
+                store.put_blob(&bytes).ok()?;
+                Output::fresh(o.name, o.blake3, bytes)
+            }
+            None if store.has_blob(&o.blake3, o.size) => Output::cached(o.name, o.blake3, o.size),
+            None => Output::in_remote(o, remote),
+        });
     }
-    settings.store.put_action(&record_of(key, &outputs)).ok()?;
+    // A retry after a damaged output takes nothing unread.
+    if settings.verify_hits && outputs.iter().any(|o| o.bytes(store).is_err()) {
+        return None;
+    }
+    if outputs.iter().all(|o| !o.is_remote_only(store)) {
+        store.put_action(&record_of(key, &outputs)).ok()?;
+    }
     Some(outputs)
 }
 

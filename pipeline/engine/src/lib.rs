@@ -16,6 +16,7 @@ pub mod lock;
 pub mod materialize;
 pub mod remote;
 pub mod seal;
+pub mod stage_key;
 pub mod stat_cache;
 pub mod store;
 

@@ -67,6 +67,7 @@ pub fn set_folder(
         .map(|(rel, output)| (dir.join(rel), output))
         .collect();
     sweep(dir, &mut stale, stat_cache, &mut changes)?;
+    crate::execute::prefetch(stale.values().copied(), store);
     // A cold cook writes thousands of files here; they go to the pool's threads (most sit
     // in different block folders, so they do not queue on one directory).
     stale.par_iter().try_for_each(|(path, output)| {

@@ -16,14 +16,18 @@
 //! credentials) turns the remote off for the rest of the cook, with one warning.
 
 pub mod action_result;
+pub mod bundle;
 pub mod credentials;
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
+use std::io::{Read, Write};
+
 use crate::cooker::BadOutputs;
+use crate::store::Store;
 
 /// The remote cache a cook uses: its URL, whether this machine only reads it, the key it
 /// signs what it writes with, and the writers whose entries it takes.
@@ -46,14 +50,22 @@ pub const CONNECTIONS: usize = 32;
 
 pub use action_result::RemoteOutput;
 
-/// A step's outputs by name, with their bytes.
-pub type Files = Vec<(String, Vec<u8>)>;
+/// One output of a hit: its digests and size, and its bytes when the entry carries them
+/// (checked against both digests). The others are fetched only when something reads them
+/// ([`RemoteCache::download`]).
+#[derive(Debug, Clone)]
+pub struct HitOutput {
+    pub name: String,
+    pub blake3: String,
+    pub sha256: String,
+    pub size: u64,
+    pub bytes: Option<Vec<u8>>,
+}
 
 /// What the remote holds for a key.
 pub enum Fetched {
     Miss,
-    /// Every output's bytes, checked against the entry's digests.
-    Hit(Files),
+    Hit(Vec<HitOutput>),
 }
 
 /// The counts a cook reports.
@@ -71,6 +83,16 @@ pub struct Counts {
     /// Blobs `HEAD` showed the server already had.
     pub present_blobs: u64,
     pub uploaded_entries: u64,
+    /// Stage bundles found and taken, and the entries they held.
+    pub bundles_taken: u64,
+    pub bundled_entries: u64,
+    /// Stage bundles that failed a check (their steps were asked for one by one).
+    pub bundles_refused: u64,
+    pub bundles_uploaded: u64,
+    /// Outputs of hits too large to travel in their entry: fetched only when read.
+    pub listed_blobs: u64,
+    /// Of those, the ones something read, so they were fetched.
+    pub downloaded_blobs: u64,
     pub bytes_down: u64,
     pub bytes_up: u64,
 }
@@ -85,6 +107,12 @@ struct Counters {
     uploaded_blobs: AtomicU64,
     present_blobs: AtomicU64,
     uploaded_entries: AtomicU64,
+    bundles_taken: AtomicU64,
+    bundled_entries: AtomicU64,
+    bundles_refused: AtomicU64,
+    bundles_uploaded: AtomicU64,
+    listed_blobs: AtomicU64,
+    downloaded_blobs: AtomicU64,
     bytes_down: AtomicU64,
     bytes_up: AtomicU64,
 }
@@ -108,6 +136,10 @@ pub struct RemoteCache {
     /// Uploads waiting for a background uploader (`upload_in_background`).
     uploads: Mutex<Uploads>,
     upload_waiting: Condvar,
+    /// Entries a stage's bundle held, by key, taken as their steps are looked up.
+    bundled: Mutex<HashMap<String, Vec<u8>>>,
+    /// On a writer: the entries it wrote or took this cook, by key, for the bundles.
+    seen: Mutex<HashMap<String, Vec<u8>>>,
 }
 
 /// A step's outputs by name, shared with the store rather than copied.
@@ -201,6 +233,8 @@ impl RemoteCache {
             connections: settings.connections.max(1),
             uploads: Mutex::new(Uploads::default()),
             upload_waiting: Condvar::new(),
+            bundled: Mutex::new(HashMap::new()),
+            seen: Mutex::new(HashMap::new()),
         })
     }
 
@@ -221,6 +255,12 @@ impl RemoteCache {
             uploaded_blobs: get(&c.uploaded_blobs),
             present_blobs: get(&c.present_blobs),
             uploaded_entries: get(&c.uploaded_entries),
+            bundles_taken: get(&c.bundles_taken),
+            bundled_entries: get(&c.bundled_entries),
+            bundles_refused: get(&c.bundles_refused),
+            bundles_uploaded: get(&c.bundles_uploaded),
+            listed_blobs: get(&c.listed_blobs),
+            downloaded_blobs: get(&c.downloaded_blobs),
             bytes_down: get(&c.bytes_down),
             bytes_up: get(&c.bytes_up),
         }
@@ -244,11 +284,11 @@ impl RemoteCache {
         }
     }
 
-    /// The outputs recorded for `key`, each checked, or a miss. An entry that fails a check
-    /// is refused (counted and warned about) and reads as a miss.
+    /// The outputs recorded for `key`, or a miss. An entry that fails a check is refused
+    /// (counted and warned about) and reads as a miss. No blob is downloaded here: the
+    /// outputs the entry carries are checked, the others are only listed.
     ///
-    /// `expected` checks the output names the entry lists (the step's kind's), before any
-    /// blob is downloaded.
+    /// `expected` checks the output names the entry lists (the step's kind's).
     pub fn fetch(
         &self,
         key: &str,
@@ -260,6 +300,10 @@ impl RemoteCache {
         match self.try_fetch(key, expected) {
             Ok(Some(files)) => {
                 self.counters.hits.fetch_add(1, Ordering::Relaxed);
+                let listed = files.iter().filter(|o| o.bytes.is_none()).count();
+                self.counters
+                    .listed_blobs
+                    .fetch_add(listed as u64, Ordering::Relaxed);
                 Fetched::Hit(files)
             }
             Ok(None) => {
@@ -299,9 +343,14 @@ impl RemoteCache {
         &self,
         key: &str,
         expected: &dyn Fn(&[&str]) -> Result<(), BadOutputs>,
-    ) -> Result<Option<Files>, Refusal> {
-        let Some(entry) = self.get(&format!("ac/{key}"), 1 << 20)? else {
-            return Ok(None);
+    ) -> Result<Option<Vec<HitOutput>>, Refusal> {
+        let bundled = self.bundled.lock().expect("bundle lock").remove(key);
+        let entry = match bundled {
+            Some(entry) => entry,
+            None => match self.get(&format!("ac/{key}"), 1 << 20)? {
+                Some(entry) => entry,
+                None => return Ok(None),
+            },
         };
         let outputs =
             action_result::decode(key, &entry, &self.trusted).map_err(|why| match why {
@@ -310,9 +359,9 @@ impl RemoteCache {
                 }
                 other => Refusal::Untrusted(other),
             })?;
-        // Checked before any blob is fetched: what a server lists costs nothing until then.
         let names: Vec<&str> = outputs.iter().map(|o| o.name.as_str()).collect();
         expected(&names).map_err(|why| Refusal::Bad(format!("it lists {why}")))?;
+        self.remember(key, &entry);
         let declared = outputs
             .iter()
             .fold(0u64, |sum, o| sum.saturating_add(o.size));
@@ -321,25 +370,108 @@ impl RemoteCache {
                 "its outputs add up to {declared} bytes; at most {MAX_ENTRY} are fetched for a step"
             )));
         }
-        let mut files = Vec::with_capacity(outputs.len());
+        let mut found = Vec::with_capacity(outputs.len());
         for o in outputs {
-            let bytes = match o.inline {
-                Some(bytes) => bytes,
-                None => self
-                    .get(&format!("cas/{}", o.sha256), o.size)?
-                    .ok_or_else(|| {
-                        Refusal::Bad(format!("the server has no blob for {}", o.name))
-                    })?,
-            };
-            if bytes.len() as u64 != o.size || sha256_hex(&bytes) != o.sha256 {
-                return Err(Refusal::Bad(format!(
-                    "the blob for {} failed its SHA-256 check",
-                    o.name
-                )));
+            if let Some(bytes) = &o.inline {
+                if !Digests::of(bytes).name(&o.sha256, &o.blake3, o.size) {
+                    return Err(Refusal::Bad(format!(
+                        "the bytes it holds for {} fail their digests",
+                        o.name
+                    )));
+                }
             }
-            files.push((o.name, bytes));
+            found.push(HitOutput {
+                name: o.name,
+                blake3: o.blake3,
+                sha256: o.sha256,
+                size: o.size,
+                bytes: o.inline,
+            });
         }
-        Ok(Some(files))
+        Ok(Some(found))
+    }
+
+    /// Fetches a blob a hit listed into `store`, checking its size and both digests as it
+    /// arrives: no more than one buffer of it is held, and only a blob that passes is put
+    /// under its name. A failed exchange turns the remote off, as a failed lookup does.
+    pub fn download(&self, output: &HitOutput, store: &Store) -> Result<(), String> {
+        if self.down.load(Ordering::Relaxed) {
+            return Err("the remote cache is off for the rest of this cook".into());
+        }
+        let path = format!("cas/{}", output.sha256);
+        let mut response = match self.request(&path) {
+            Ok(Some(response)) => response,
+            Ok(None) => return Err(format!("the remote cache has no blob for {}", output.name)),
+            Err(u) => {
+                let why = u.0.clone();
+                self.went_down(u);
+                return Err(why);
+            }
+        };
+        let mut body = response
+            .body_mut()
+            .with_config()
+            .limit(output.size.saturating_add(1))
+            .reader();
+        let mut received = 0u64;
+        let mut broke: Option<std::io::Error> = None;
+        let stored = store.put_blob_with(&output.blake3, |file| {
+            let mut digests = Digests::default();
+            let mut buffer = vec![0u8; 64 << 10];
+            loop {
+                let n = match body.read(&mut buffer) {
+                    Ok(0) => break,
+                    Ok(n) => n,
+                    Err(e) => {
+                        let kept = std::io::Error::new(e.kind(), e.to_string());
+                        broke = Some(e);
+                        return Err(kept);
+                    }
+                };
+                received += n as u64;
+                if received > output.size {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        "it is larger than its entry says",
+                    ));
+                }
+                digests.update(&buffer[..n]);
+                file.write_all(&buffer[..n])?;
+            }
+            match digests.name(&output.sha256, &output.blake3, output.size) {
+                true => Ok(()),
+                false => Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "it is not the blob its entry names",
+                )),
+            }
+        });
+        self.counters
+            .bytes_down
+            .fetch_add(received, Ordering::Relaxed);
+        match (stored, broke) {
+            (Ok(()), _) => {
+                self.counters
+                    .downloaded_blobs
+                    .fetch_add(1, Ordering::Relaxed);
+                Ok(())
+            }
+            // A body that stalls or breaks: the server is down for this cook.
+            (Err(_), Some(e)) if !matches!(e.kind(), std::io::ErrorKind::InvalidData) => {
+                let u = self.unreachable(&path, e);
+                let why = u.0.clone();
+                self.went_down(u);
+                Err(why)
+            }
+            (Err(e), _) => {
+                let why = format!("the blob for {} was not used: {e}", output.name);
+                self.counters.refused.fetch_add(1, Ordering::Relaxed);
+                self.warn(format!(
+                    "warning[remote_cache_refused]: {why}; the steps that need it were cooked locally"
+                ));
+                Err(why)
+            }
+        }
     }
 
     /// Uploads a cooked step: blobs the server lacks, then the entry, signed. Read-only
@@ -417,8 +549,13 @@ impl RemoteCache {
         if self.down.load(Ordering::Relaxed) {
             return;
         }
-        if let Err(u) = self.try_upload(key, outputs, writer) {
-            self.went_down(u);
+        match self.try_upload(key, outputs, writer) {
+            Ok(()) => {
+                self.counters
+                    .uploaded_entries
+                    .fetch_add(1, Ordering::Relaxed);
+            }
+            Err(u) => self.went_down(u),
         }
     }
 
@@ -450,18 +587,124 @@ impl RemoteCache {
             listed.push(RemoteOutput {
                 name: name.to_string(),
                 sha256,
+                blake3: blake3::hash(bytes).to_hex().to_string(),
                 size,
                 inline: inline.then(|| bytes.to_vec()),
             });
         }
-        self.put(
-            &format!("ac/{key}"),
-            &action_result::encode(key, &listed, writer),
-        )?;
-        self.counters
-            .uploaded_entries
-            .fetch_add(1, Ordering::Relaxed);
+        let entry = action_result::encode(key, &listed, writer);
+        self.put(&format!("ac/{key}"), &entry)?;
+        self.remember(key, &entry);
         Ok(())
+    }
+
+    /// Keeps an entry for the stage's bundle, on a machine that writes them.
+    fn remember(&self, key: &str, entry: &[u8]) {
+        if self.writer.is_some() && !self.readonly {
+            self.seen
+                .lock()
+                .expect("seen lock")
+                .insert(key.to_string(), entry.to_vec());
+        }
+    }
+
+    /// Fetches the bundle filed under `stage` ([`bundle`]), if there is one a trusted
+    /// writer signed, so that the stage's steps are looked up in it first. A bundle that
+    /// fails a check is refused and counted; the steps are then asked for one by one.
+    pub fn take_bundle(&self, stage: &str) {
+        if self.down.load(Ordering::Relaxed) {
+            return;
+        }
+        match self.try_take_bundle(stage) {
+            Ok(None) => {}
+            Ok(Some(entries)) => {
+                self.counters.bundles_taken.fetch_add(1, Ordering::Relaxed);
+                self.counters
+                    .bundled_entries
+                    .fetch_add(entries.len() as u64, Ordering::Relaxed);
+                let mut bundled = self.bundled.lock().expect("bundle lock");
+                bundled.extend(entries);
+            }
+            Err(Refusal::Unreachable(u)) => self.went_down(u),
+            Err(Refusal::Bad(why)) => self.refuse_bundle(stage, &why),
+            Err(Refusal::Untrusted(why)) => {
+                self.refuse_bundle(stage, &format!("is not taken: {why}"))
+            }
+        }
+    }
+
+    fn refuse_bundle(&self, stage: &str, why: &str) {
+        self.counters
+            .bundles_refused
+            .fetch_add(1, Ordering::Relaxed);
+        self.warn(format!(
+            "warning[remote_cache_refused]: the remote bundle for stage key {} was not used: it {why}; its steps were looked up one by one",
+            &stage[..stage.len().min(16)]
+        ));
+    }
+
+    fn try_take_bundle(&self, stage: &str) -> Result<Option<bundle::Entries>, Refusal> {
+        let expected = |names: &[&str]| match names {
+            [bundle::OUTPUT] => Ok(()),
+            _ => Err(BadOutputs::NotDeclared {
+                names: names.iter().map(|n| n.to_string()).collect(),
+                declared: vec![bundle::OUTPUT.to_string()],
+            }),
+        };
+        let Some(listed) = self.try_fetch(stage, &expected)? else {
+            return Ok(None);
+        };
+        let [output] = &listed[..] else {
+            unreachable!("checked to list one output")
+        };
+        if output.size > bundle::MAX_BUNDLE {
+            return Err(Refusal::Bad(format!(
+                "is {} bytes; at most {} are read",
+                output.size,
+                bundle::MAX_BUNDLE
+            )));
+        }
+        let bytes = match &output.bytes {
+            Some(bytes) => bytes.clone(),
+            None => self
+                .get(&format!("cas/{}", output.sha256), output.size)?
+                .ok_or_else(|| Refusal::Bad("has no blob on the server".into()))?,
+        };
+        if !Digests::of(&bytes).name(&output.sha256, &output.blake3, output.size) {
+            return Err(Refusal::Bad("fails its digests".into()));
+        }
+        bundle::decode(&bytes)
+            .map(Some)
+            .map_err(|e| Refusal::Bad(format!("cannot be read ({e})")))
+    }
+
+    /// Files the entries this machine wrote or took for `keys` as the bundle of `stage`,
+    /// once the stage's uploads are done (so that every blob they name is on the server).
+    pub fn send_bundle(&self, stage: &str, keys: &[&str]) {
+        let Some(writer) = self.writer.as_ref().filter(|_| !self.readonly) else {
+            return;
+        };
+        if self.down.load(Ordering::Relaxed) {
+            return;
+        }
+        let entries: bundle::Entries = {
+            let seen = self.seen.lock().expect("seen lock");
+            keys.iter()
+                .filter_map(|k| Some((k.to_string(), seen.get(*k)?.clone())))
+                .collect()
+        };
+        let bytes = bundle::encode(entries);
+        if bytes.len() as u64 > bundle::MAX_BUNDLE {
+            return;
+        }
+        match self.try_upload(stage, &[(bundle::OUTPUT, &bytes)], writer) {
+            Ok(()) => {
+                self.counters
+                    .bundles_uploaded
+                    .fetch_add(1, Ordering::Relaxed);
+            }
+            Err(u) => self.went_down(u),
+        }
     }
 
     fn url(&self, path: &str) -> String {
@@ -486,42 +729,43 @@ impl RemoteCache {
         }
     }
 
-    fn get(&self, path: &str, limit: u64) -> Result<Option<Vec<u8>>, Refusal> {
+    /// `GET`s `path`: the response when it is there (200), `None` when it is not (404).
+    fn request(&self, path: &str) -> Result<Option<ureq::http::Response<ureq::Body>>, Unreachable> {
         let mut request = self.agent.get(self.url(path));
         if let Some(a) = &self.authorization {
             request = request.header("Authorization", a);
         }
-        let mut response = request
-            .call()
-            .map_err(|e| Refusal::Unreachable(self.unreachable(path, e)))?;
+        let response = request.call().map_err(|e| self.unreachable(path, e))?;
         let status = response.status().as_u16();
-        self.check_access(path, status)
-            .map_err(Refusal::Unreachable)?;
+        self.check_access(path, status)?;
         match status {
-            200 => {
-                let bytes = response
-                    .body_mut()
-                    .with_config()
-                    .limit(limit.saturating_add(1))
-                    .read_to_vec()
-                    .map_err(|e| match e {
-                        // More than it declared: the entry is refused, the server is fine.
-                        ureq::Error::BodyExceedsLimit(_) => {
-                            Refusal::Bad(format!("{} is larger than declared", self.url(path)))
-                        }
-                        // A body that stalls or breaks: the server is down for this cook.
-                        other => Refusal::Unreachable(self.unreachable(path, other)),
-                    })?;
-                self.counters
-                    .bytes_down
-                    .fetch_add(bytes.len() as u64, Ordering::Relaxed);
-                Ok(Some(bytes))
-            }
+            200 => Ok(Some(response)),
             404 => Ok(None),
-            code => Err(Refusal::Unreachable(
-                self.unreachable(path, format_args!("answered {code}")),
-            )),
+            code => Err(self.unreachable(path, format_args!("answered {code}"))),
         }
+    }
+
+    fn get(&self, path: &str, limit: u64) -> Result<Option<Vec<u8>>, Refusal> {
+        let Some(mut response) = self.request(path).map_err(Refusal::Unreachable)? else {
+            return Ok(None);
+        };
+        let bytes = response
+            .body_mut()
+            .with_config()
+            .limit(limit.saturating_add(1))
+            .read_to_vec()
+            .map_err(|e| match e {
+                // More than it declared: the entry is refused, the server is fine.
+                ureq::Error::BodyExceedsLimit(_) => {
+                    Refusal::Bad(format!("{} is larger than declared", self.url(path)))
+                }
+                // A body that stalls or breaks: the server is down for this cook.
+                other => Refusal::Unreachable(self.unreachable(path, other)),
+            })?;
+        self.counters
+            .bytes_down
+            .fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        Ok(Some(bytes))
     }
 
     fn head(&self, path: &str) -> Result<bool, Unreachable> {
@@ -561,11 +805,43 @@ enum Refusal {
     Untrusted(action_result::Refused),
 }
 
+/// Both digests of bytes that may arrive in pieces.
+#[derive(Default)]
+struct Digests {
+    sha256: sha2::Sha256,
+    blake3: blake3::Hasher,
+    size: u64,
+}
+
+impl Digests {
+    fn of(bytes: &[u8]) -> Digests {
+        let mut d = Digests::default();
+        d.update(bytes);
+        d
+    }
+
+    fn update(&mut self, bytes: &[u8]) {
+        use sha2::Digest;
+        self.sha256.update(bytes);
+        self.blake3.update(bytes);
+        self.size += bytes.len() as u64;
+    }
+
+    /// Whether the bytes are the ones these digests and this size name.
+    fn name(self, sha256: &str, blake3: &str, size: u64) -> bool {
+        use sha2::Digest;
+        self.size == size
+            && hex(&self.sha256.finalize()) == sha256
+            && self.blake3.finalize().to_hex().as_str() == blake3
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// Lowercase SHA-256 hex, as the Bazel protocol names blobs.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest;
-    sha2::Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex(&sha2::Sha256::digest(bytes))
 }

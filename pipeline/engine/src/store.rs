@@ -126,11 +126,7 @@ impl Store {
         let path = self.blob_path(&hash);
         let held = std::fs::metadata(&path).map(|m| m.len());
         if held.as_ref().ok() != Some(&(bytes.len() as u64)) {
-            if self.writing.get().is_none() {
-                std::fs::create_dir_all(&self.root)?;
-                std::fs::write(self.root.join(WRITING), b"")?;
-                let _ = self.writing.set(());
-            }
+            self.mark_writing()?;
             // Named by its hash and verified when read, so a new blob is written in place:
             // one cut short by a kill is shorter than its bytes, and is replaced here.
             if held.is_ok() || !atomic::create(&path, bytes)? {
@@ -138,6 +134,39 @@ impl Store {
             }
         }
         Ok(hash)
+    }
+
+    /// Whether the store holds a blob of this hash and size (unverified: it is checked when
+    /// read).
+    pub fn has_blob(&self, hash: &str, size: u64) -> bool {
+        hash.len() >= 2 && std::fs::metadata(self.blob_path(hash)).is_ok_and(|m| m.len() == size)
+    }
+
+    /// Stores a blob as `fill` writes it, without holding it: a download, which `fill`
+    /// checks as it arrives and fails when the bytes are not the ones named `hash`. Only a
+    /// blob that `fill` accepted is ever put under its name.
+    pub fn put_blob_with(
+        &self,
+        hash: &str,
+        fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        if hash.len() != 64 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("{hash:?} is not a blob's name"),
+            ));
+        }
+        self.mark_writing()?;
+        atomic::write_with(&self.blob_path(hash), fill)
+    }
+
+    fn mark_writing(&self) -> std::io::Result<()> {
+        if self.writing.get().is_none() {
+            std::fs::create_dir_all(&self.root)?;
+            std::fs::write(self.root.join(WRITING), b"")?;
+            let _ = self.writing.set(());
+        }
+        Ok(())
     }
 
     /// The blob's bytes, verified: a regular file (a FIFO or a device in the cache never

@@ -46,6 +46,15 @@ pub fn create(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
 }
 
 pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_with(path, |file| file.write_all(bytes))
+}
+
+/// Like [`write`], with the bytes written by `fill` as they come (a download, checked as
+/// it arrives): when `fill` fails, the temporary file is removed and `path` is untouched.
+pub fn write_with(
+    path: &Path,
+    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let temp = dir.join(format!("{TEMP_PREFIX}{}-{n}", std::process::id()));
@@ -59,7 +68,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
             }
             other => other?,
         };
-        file.write_all(bytes)?;
+        fill(&mut file)?;
         drop(file);
         std::fs::rename(&temp, path)
     })();

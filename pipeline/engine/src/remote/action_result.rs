@@ -4,9 +4,13 @@
 //!
 //! | field | number | holds |
 //! |---|---|---|
-//! | `output_files` | 2 | one `OutputFile` per output: `path` (1) is the output's name, `digest` (2) its SHA-256 and size, `contents` (5) its bytes when it is small |
+//! | `output_files` | 2 | one `OutputFile` per output: `path` (1) is the output's name, `digest` (2) its SHA-256 and size, `contents` (5) its bytes when it is small, `node_properties` (7) the property `mjolnir-blake3`: its BLAKE3, which the steps that read it put in their keys |
 //! | `exit_code` | 4 | always 0: only successful steps are cached |
-//! | `stdout_raw` | 5 | `mjolnir-signed-v1 <public key hex> <signature hex>`: the writer's Ed25519 signature over the seal, the BLAKE3 of the key and the outputs |
+//! | `stdout_raw` | 5 | `mjolnir-signed-v2 <public key hex> <signature hex>`: the writer's Ed25519 signature over the seal, the BLAKE3 of the key and the outputs (names, both digests, sizes) |
+//!
+//! The BLAKE3 lets a reader key the steps downstream of a hit without downloading its
+//! blobs: a blob is fetched only when something reads it, and checked against both
+//! digests then.
 //!
 //! The seal alone would let anyone who can `PUT` make a valid entry: it is a public
 //! function. The signature binds the entry to a writer's key, and a reader accepts only
@@ -35,7 +39,26 @@ pub struct OutputFile {
     /// The bytes themselves, for small outputs: one request fetches a step.
     #[prost(bytes = "vec", tag = "5")]
     pub contents: Vec<u8>,
+    #[prost(message, optional, tag = "7")]
+    pub node_properties: Option<NodeProperties>,
 }
+
+#[derive(Clone, PartialEq, Message)]
+pub struct NodeProperty {
+    #[prost(string, tag = "1")]
+    pub name: String,
+    #[prost(string, tag = "2")]
+    pub value: String,
+}
+
+#[derive(Clone, PartialEq, Message)]
+pub struct NodeProperties {
+    #[prost(message, repeated, tag = "1")]
+    pub properties: Vec<NodeProperty>,
+}
+
+/// The node property that carries an output's BLAKE3.
+const BLAKE3_PROPERTY: &str = "mjolnir-blake3";
 
 #[derive(Clone, PartialEq, Message)]
 pub struct ActionResult {
@@ -47,12 +70,13 @@ pub struct ActionResult {
     pub stdout_raw: Vec<u8>,
 }
 
-/// One output of a cached step: its name, SHA-256 (hex) and size, and its bytes when the
-/// entry carries them (still to be checked against the digest).
+/// One output of a cached step: its name, SHA-256 and BLAKE3 (hex) and size, and its bytes
+/// when the entry carries them (still to be checked against the digests).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RemoteOutput {
     pub name: String,
     pub sha256: String,
+    pub blake3: String,
     pub size: u64,
     pub inline: Option<Vec<u8>>,
 }
@@ -62,7 +86,7 @@ pub struct RemoteOutput {
 pub const INLINE_MAX: u64 = 64 << 10;
 pub const INLINE_TOTAL: u64 = 1 << 20;
 
-const SIGNED_PREFIX: &str = "mjolnir-signed-v1 ";
+const SIGNED_PREFIX: &str = "mjolnir-signed-v2 ";
 
 fn seal(key: &str, outputs: &[RemoteOutput]) -> String {
     let mut h = blake3::Hasher::new();
@@ -72,6 +96,7 @@ fn seal(key: &str, outputs: &[RemoteOutput]) -> String {
         for field in [
             o.name.as_bytes(),
             o.sha256.as_bytes(),
+            o.blake3.as_bytes(),
             &o.size.to_le_bytes(),
         ] {
             h.update(&(field.len() as u64).to_le_bytes());
@@ -100,6 +125,12 @@ pub fn encode(key: &str, outputs: &[RemoteOutput], writer: &SigningKey) -> Vec<u
                 }),
                 is_executable: false,
                 contents: o.inline.clone().unwrap_or_default(),
+                node_properties: Some(NodeProperties {
+                    properties: vec![NodeProperty {
+                        name: BLAKE3_PROPERTY.into(),
+                        value: o.blake3.clone(),
+                    }],
+                }),
             })
             .collect(),
         exit_code: 0,
@@ -198,12 +229,14 @@ fn output(f: OutputFile) -> Result<RemoteOutput, Refused> {
     let digest = f
         .digest
         .ok_or_else(|| Refused::Damaged(format!("output {:?} has no digest", f.path)))?;
-    let well_formed = digest.hash.len() == 64
-        && digest
-            .hash
-            .bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-    if !well_formed || digest.size_bytes < 0 {
+    let blake3 = f
+        .node_properties
+        .iter()
+        .flat_map(|p| &p.properties)
+        .find(|p| p.name == BLAKE3_PROPERTY)
+        .map(|p| p.value.clone())
+        .unwrap_or_default();
+    if !is_hex_digest(&digest.hash) || !is_hex_digest(&blake3) || digest.size_bytes < 0 {
         return Err(Refused::Damaged(format!(
             "output {:?} has a malformed digest",
             f.path
@@ -213,9 +246,18 @@ fn output(f: OutputFile) -> Result<RemoteOutput, Refused> {
     Ok(RemoteOutput {
         name: f.path,
         sha256: digest.hash,
+        blake3,
         size,
         inline: (size == 0 || !f.contents.is_empty()).then_some(f.contents),
     })
+}
+
+/// 32 bytes in lowercase hex, as both digests are written.
+fn is_hex_digest(text: &str) -> bool {
+    text.len() == 64
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 #[cfg(test)]
@@ -227,12 +269,14 @@ mod tests {
             RemoteOutput {
                 name: "mesh.fgim".into(),
                 sha256: "ab".repeat(32),
+                blake3: "ef".repeat(32),
                 size: 12,
                 inline: None,
             },
             RemoteOutput {
                 name: "small.bin".into(),
                 sha256: "cd".repeat(32),
+                blake3: "01".repeat(32),
                 size: 3,
                 inline: Some(b"abc".to_vec()),
             },
@@ -281,6 +325,25 @@ mod tests {
             decode("k", &forged, &trusted).unwrap_err(),
             Refused::BadSignature
         );
+        // Or over another BLAKE3, which would key the steps downstream differently.
+        let mut swapped =
+            ActionResult::decode(encode("k", &outputs(), &writer(1)).as_slice()).unwrap();
+        let property = &mut swapped.output_files[0]
+            .node_properties
+            .as_mut()
+            .unwrap()
+            .properties[0];
+        property.value = "00".repeat(32);
+        assert_eq!(
+            decode("k", &swapped.encode_to_vec(), &trusted).unwrap_err(),
+            Refused::BadSignature
+        );
+        // An entry without one cannot be keyed from.
+        swapped.output_files[0].node_properties = None;
+        assert!(matches!(
+            decode("k", &swapped.encode_to_vec(), &trusted),
+            Err(Refused::Damaged(_))
+        ));
     }
 
     #[test]
@@ -296,7 +359,9 @@ mod tests {
         // Field 2 (length-delimited) holding field 1 (the path) first.
         let bytes = encode("k", &outputs(), &writer(1));
         assert_eq!(bytes[0], 2 << 3 | 2);
-        assert_eq!(bytes[2], 1 << 3 | 2);
-        assert_eq!(&bytes[4..13], b"mesh.fgim");
+        // After the output file's length, a varint.
+        let path = 1 + bytes[1..].iter().position(|b| b & 0x80 == 0).unwrap() + 1;
+        assert_eq!(bytes[path], 1 << 3 | 2);
+        assert_eq!(&bytes[path + 2..path + 11], b"mesh.fgim");
     }
 }
