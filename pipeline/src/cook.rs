@@ -210,6 +210,15 @@ impl Cook<'_> {
             }))
             .collect();
         let (store, stat_cache) = (self.settings.store, self.settings.stat_cache);
+        // A fresh clone's set files whose bytes stayed on the remote are downloaded all at
+        // once, not folder by folder.
+        let missing = folders.iter().flat_map(|(dir, files)| {
+            files
+                .iter()
+                .filter(|(rel, output)| output.stayed_remote() && !dir.join(rel).exists())
+                .map(|(_, output)| output)
+        });
+        engine::execute::prefetch(missing, store);
         let (outcomes, step_records): (Vec<_>, _) = self.settings.pool.install(|| {
             rayon::join(
                 || {
@@ -325,6 +334,21 @@ fn print_explain(graph: &Graph, results: &[Finished]) {
     for (step, r) in graph.steps.iter().zip(results) {
         if let Outcome::Ran(dirty) = &r.outcome {
             eprintln!("ran {}: {}", step.id, dirty.describe());
+        }
+    }
+    for (step, r) in graph.steps.iter().zip(results) {
+        let remote: Vec<String> = r
+            .outputs
+            .iter()
+            .filter(|o| o.stayed_remote())
+            .map(|o| format!("{} ({} KB)", o.name, o.size.div_ceil(1000)))
+            .collect();
+        if !remote.is_empty() {
+            eprintln!(
+                "not fetched {}: {} stayed on the remote cache; no step that cooked and no set file read it",
+                step.id,
+                remote.join(", ")
+            );
         }
     }
 }
@@ -639,13 +663,10 @@ fn remote_line(c: &crate::remote::Counts) -> String {
         }
     }
     if c.bundles_taken > 0 {
-        line.push_str(&format!(
-            ", {} in {} stage bundles",
-            c.bundled_entries, c.bundles_taken
-        ));
+        line.push_str(&format!(", {} in the cook's bundle", c.bundled_entries));
     }
     if c.bundles_refused > 0 {
-        line.push_str(&format!(", {} stage bundles refused", c.bundles_refused));
+        line.push_str(", its bundle refused");
     }
     if c.listed_blobs > 0 {
         line.push_str(&format!(
@@ -661,6 +682,9 @@ fn remote_line(c: &crate::remote::Counts) -> String {
             mb(c.bytes_up),
             c.present_blobs
         ));
+    }
+    if c.bundles_uploaded > 0 {
+        line.push_str(", the cook's bundle filed");
     }
     line
 }

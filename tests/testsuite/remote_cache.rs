@@ -81,20 +81,31 @@ fn a_fresh_clone_cooks_from_a_warm_remote_byte_for_byte() {
     );
     assert!(!server.files("cas").is_empty());
 
-    assert_eq!(uploaded["bundles_uploaded"].as_u64(), Some(1), "{uploaded}");
+    // Rewritten after each of the cook's two stages, under one key.
+    assert_eq!(uploaded["bundles_uploaded"].as_u64(), Some(2), "{uploaded}");
     assert_eq!(bundles(&server).0.len(), 1);
 
     let fresh = machine();
-    let out = fresh.cook(&["--remote-cache", &server.url]);
+    let out = fresh.cook(&["--remote-cache", &server.url, "--explain"]);
     assert!(fresh.ran().is_empty(), "ran: {:?}", fresh.ran());
     assert_eq!(remote(&fresh)["hits"].as_u64(), Some(steps));
-    // The per-block stage came in one bundle; the few steps before it, one by one.
+    // The whole cook came in one bundle.
     assert_eq!(remote(&fresh)["bundles_taken"].as_u64(), Some(1));
-    assert!(remote(&fresh)["bundled_entries"].as_u64().unwrap() > steps * 9 / 10);
+    assert_eq!(remote(&fresh)["bundled_entries"].as_u64(), Some(steps));
+    let requests = remote(&fresh)["requests"].as_u64().unwrap();
+    assert!(
+        requests < steps / 4,
+        "{requests} requests for {steps} steps"
+    );
     // Large outputs no step had to read and no set holds were never fetched.
     let listed = remote(&fresh)["listed_blobs"].as_u64().unwrap();
     let fetched = remote(&fresh)["downloaded_blobs"].as_u64().unwrap();
     assert!(fetched < listed, "{}", remote(&fresh));
+    assert!(
+        stderr(&out).contains("stayed on the remote cache"),
+        "--explain says so: {}",
+        stderr(&out)
+    );
     assert_eq!(remote(&fresh)["uploaded_entries"].as_u64(), Some(0));
     assert!(stderr(&out).contains("remote cache: "), "{}", stderr(&out));
     assert_eq!(
@@ -169,24 +180,25 @@ fn damaged_or_misplaced_remote_entries_are_refused_and_cooked_locally() {
 }
 
 #[test]
-fn a_stage_bundle_is_checked_entry_by_entry() {
+fn a_stage_bundle_is_taken_only_whole_and_signed() {
     use engine::remote::bundle;
     let Some(server) = Nginx::start() else { return };
     let first = machine();
     first.cook(&["--remote-cache", &server.url]);
     let (entries, blobs) = bundles(&server);
-    let (entry, blob) = (&entries[0], &blobs[0]);
     assert_eq!(entries.len(), 1);
-    // Inside a bundle the trusted writer really signed, one step's entry is filed under
-    // another step's key: a swap the bundle's own signature cannot see.
+    let (entry, blob) = (&entries[0], &blobs[0]);
+    // One step's entry inside the bundle is filed under another step's key, and the
+    // bundle's entry re-signed by a key no one trusts: it is refused whole, and every step
+    // is asked for alone (and all hit).
     let mut held = bundle::decode(&std::fs::read(blob).unwrap()).unwrap();
-    let swapped = held[1].1.clone();
-    held[0].1 = swapped;
+    held[0].1 = held[1].1.clone();
     let forged = bundle::encode(held);
     let sha = engine::remote::sha256_hex(&forged);
     let forged_blob = server.dir.path().join(format!("data/cache/cas/{sha}"));
     std::fs::write(&forged_blob, &forged).unwrap();
-    let writer = forge_release::signature::key_from_seed(WRITER_SEED.as_bytes()).unwrap();
+    let stranger = "4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb";
+    let stranger = forge_release::signature::key_from_seed(stranger.as_bytes()).unwrap();
     let key = entry.file_name().unwrap().to_string_lossy().into_owned();
     let listed = vec![engine::remote::RemoteOutput {
         name: bundle::OUTPUT.into(),
@@ -195,31 +207,43 @@ fn a_stage_bundle_is_checked_entry_by_entry() {
         size: forged.len() as u64,
         inline: None,
     }];
-    let signed = engine::remote::action_result::encode(&key, &listed, &writer);
+    let original = std::fs::read(entry).unwrap();
+    let signed = engine::remote::action_result::encode(&key, &listed, &stranger);
     std::fs::write(entry, signed).unwrap();
     let second = reader();
     let out = second.cook(&["--remote-cache", &server.url]);
     let counts = remote(&second);
-    assert_eq!(counts["bundles_taken"].as_u64(), Some(1), "{counts}");
-    assert_eq!(counts["refused"].as_u64(), Some(1), "{counts}");
+    assert_eq!(counts["bundles_refused"].as_u64(), Some(1), "{counts}");
+    assert_eq!(counts["bundles_taken"].as_u64(), Some(0), "{counts}");
     assert!(
-        stderr(&out).contains("its signature does not verify"),
+        stderr(&out).contains("remote bundle") && stderr(&out).contains("trusted_writers"),
         "{}",
         stderr(&out)
     );
-    assert_eq!(second.ran().len(), 1, "only the swapped step cooks");
+    assert!(second.ran().is_empty(), "ran: {:?}", second.ran());
     assert_eq!(game(&second), game(&first));
 
-    // A bundle whose bytes were changed is refused whole; every step is then asked for
-    // alone, and all of them hit.
-    let mut flipped = forged.clone();
-    flipped[10] ^= 1;
-    std::fs::write(forged_blob, &flipped).unwrap();
+    // The trusted writer's entry back, with a byte of the bundle it carries changed: its
+    // digest fails, so it is refused whole too.
+    use prost::Message;
+    let mut result =
+        engine::remote::action_result::ActionResult::decode(original.as_slice()).unwrap();
+    assert_eq!(
+        result.output_files[0].contents,
+        std::fs::read(blob).unwrap(),
+        "the entry carries its bundle"
+    );
+    result.output_files[0].contents[10] ^= 1;
+    std::fs::write(entry, result.encode_to_vec()).unwrap();
     let third = reader();
     let out = third.cook(&["--remote-cache", &server.url]);
     let counts = remote(&third);
     assert_eq!(counts["bundles_refused"].as_u64(), Some(1), "{counts}");
-    assert!(stderr(&out).contains("remote bundle"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("fail their digests"),
+        "{}",
+        stderr(&out)
+    );
     assert!(third.ran().is_empty(), "ran: {:?}", third.ran());
     assert_eq!(game(&third), game(&first));
 }

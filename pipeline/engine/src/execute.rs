@@ -38,6 +38,7 @@ pub struct Output {
 struct RemoteBlob {
     listed: HitOutput,
     cache: Arc<RemoteCache>,
+    fetched: AtomicBool,
 }
 
 impl std::fmt::Debug for Output {
@@ -93,6 +94,7 @@ impl Output {
             remote: Some(RemoteBlob {
                 listed,
                 cache: cache.clone(),
+                fetched: AtomicBool::new(false),
             }),
         })
     }
@@ -117,15 +119,25 @@ impl Output {
             && !store.has_blob(&self.hash, self.size)
     }
 
+    /// Whether this is a remote hit's output that nothing read, so it was never fetched.
+    pub fn stayed_remote(&self) -> bool {
+        self.remote
+            .as_ref()
+            .is_some_and(|r| !r.fetched.load(Ordering::Relaxed))
+    }
+
     /// Puts a remote hit's output in the store, when it is not there yet.
     fn download(&self, store: &Store) -> Result<(), CorruptOutput> {
-        match &self.remote {
-            Some(blob) if !store.has_blob(&self.hash, self.size) => blob
-                .cache
+        let Some(blob) = &self.remote else {
+            return Ok(());
+        };
+        if !store.has_blob(&self.hash, self.size) {
+            blob.cache
                 .download(&blob.listed, store)
-                .map_err(|detail| CorruptOutput { detail }),
-            _ => Ok(()),
+                .map_err(|detail| CorruptOutput { detail })?;
         }
+        blob.fetched.store(true, Ordering::Relaxed);
+        Ok(())
     }
 }
 
@@ -370,12 +382,8 @@ pub fn run(
             self.0.close_uploads();
         }
     }
-    let first = prior.len();
-    let stage = bundled_stage(graph, &prior, settings, remote);
-    if let Some(stage) = &stage {
-        remote.take_bundle(stage);
-    }
-    let uploaded_before = remote.counts().uploaded_entries;
+    let bundle = cook_bundle(graph, &prior, settings, remote);
+    let unbundled_before = remote.unbundled();
     let results = std::thread::scope(|uploaders| {
         // As many uploads as requests may be in flight: an upload is a few round trips
         // (a HEAD and a PUT a blob, then the entry), nearly all waiting.
@@ -385,40 +393,44 @@ pub fn run(
         let _close = CloseUploads(remote);
         schedule(graph, prior, settings, observer, cook)
     });
-    if let Some(stage) = stage.filter(|_| remote.counts().uploaded_entries > uploaded_before) {
-        let keys: Vec<&str> = results[first..]
-            .iter()
-            .filter_map(|r| r.key.as_deref())
-            .collect();
-        remote.send_bundle(&stage, &keys);
+    if let Some(bundle) = bundle.filter(|_| remote.unbundled() > unbundled_before) {
+        let keys: Vec<&str> = results.iter().filter_map(|r| r.key.as_deref()).collect();
+        remote.send_bundle(&bundle, &keys);
     }
     results
 }
 
-/// The key of this stage's bundle of entries, when one is worth asking for: when the
-/// stage has more steps than requests may be in flight, so that asking step by step
-/// would take more than one round trip.
-fn bundled_stage(
+/// The key of the cook's bundle of entries (`remote::bundle`): that of its first stage,
+/// which the first stage to run computes and asks for. A cook's later stages are laid out
+/// from what the first one made, so one bundle serves them all: a fresh clone asks for it
+/// once. A writer files it again after each stage that uploaded an entry or took one the
+/// bundle lacked, with every entry of the cook so far.
+fn cook_bundle(
     graph: &Graph,
     prior: &[Finished],
     settings: &Settings,
     remote: &RemoteCache,
 ) -> Option<String> {
-    let stage_steps = graph.steps.len().saturating_sub(prior.len());
-    if !settings.use_cache || stage_steps <= remote.connections() {
+    if !settings.use_cache {
         return None;
     }
     let prior_output = |step: StepId, output: &str| {
         let found = prior[step].outputs.iter().find(|o| o.name == output)?;
         Some(found.hash.clone())
     };
-    Some(crate::stage_key::of(
-        graph,
-        prior.len(),
-        &prior_output,
-        settings.stat_cache,
-        settings.pool,
-    ))
+    let (key, first) = remote.bundle_key(|| {
+        crate::stage_key::of(
+            graph,
+            prior.len(),
+            &prior_output,
+            settings.stat_cache,
+            settings.pool,
+        )
+    });
+    if first {
+        remote.take_bundle(&key);
+    }
+    Some(key)
 }
 
 fn schedule(
@@ -631,8 +643,14 @@ fn probe(
     }
     let fingerprint = fingerprint_of(step, &records);
     let key = fingerprint.key();
-    let record = settings.store.get_action(&key)?;
-    let outputs = cached_outputs(step, settings.store, &record, false).ok()?;
+    let outputs = match settings.store.get_action(&key) {
+        Some(record) => cached_outputs(step, settings.store, &record, false).ok()?,
+        // A stage bundle's entry is looked up here too: it asks nothing of the server.
+        None => {
+            let remote = settings.remote.filter(|r| r.has_bundled(&key))?;
+            fetch(step, &key, remote, settings)?
+        }
+    };
     Some(Finished {
         key: Some(key),
         outcome: Outcome::Hit,
@@ -864,7 +882,8 @@ fn fetch(
     for mut o in listed {
         outputs.push(match o.bytes.take() {
             Some(bytes) => {
-                store.put_blob(&bytes).ok()?;
+                // Checked against its signed BLAKE3 as it was taken.
+                store.put_blob_hashed(&o.blake3, &bytes).ok()?;
                 Output::fresh(o.name, o.blake3, bytes)
             }
             None if store.has_blob(&o.blake3, o.size) => Output::cached(o.name, o.blake3, o.size),

@@ -95,6 +95,8 @@ pub struct Counts {
     pub downloaded_blobs: u64,
     pub bytes_down: u64,
     pub bytes_up: u64,
+    /// Every request sent: lookups, downloads and uploads.
+    pub requests: u64,
 }
 
 #[derive(Default)]
@@ -115,6 +117,21 @@ struct Counters {
     downloaded_blobs: AtomicU64,
     bytes_down: AtomicU64,
     bytes_up: AtomicU64,
+    requests: AtomicU64,
+}
+
+/// The largest step entry read: its small outputs ride inside it, up to
+/// [`action_result::INLINE_TOTAL`] in all.
+const MAX_ENTRY_BYTES: u64 = 2 << 20;
+
+/// What an uploaded entry carries inside it.
+#[derive(Clone, Copy)]
+enum Inline {
+    /// Outputs of at most [`action_result::INLINE_MAX`], up to
+    /// [`action_result::INLINE_TOTAL`] in all.
+    Small,
+    /// Every output: a bundle, which a reader wants in one request.
+    All,
 }
 
 /// The most a step's outputs may add up to, as an entry declares them: more than any
@@ -140,6 +157,11 @@ pub struct RemoteCache {
     bundled: Mutex<HashMap<String, Vec<u8>>>,
     /// On a writer: the entries it wrote or took this cook, by key, for the bundles.
     seen: Mutex<HashMap<String, Vec<u8>>>,
+    /// The key the cook's bundle is filed under: its first stage's.
+    bundle_key: std::sync::OnceLock<String>,
+    /// Entries this cook took from the server one by one or uploaded: what a bundle would
+    /// have spared, so a writer files a new one.
+    unbundled: AtomicU64,
 }
 
 /// A step's outputs by name, shared with the store rather than copied.
@@ -235,6 +257,8 @@ impl RemoteCache {
             upload_waiting: Condvar::new(),
             bundled: Mutex::new(HashMap::new()),
             seen: Mutex::new(HashMap::new()),
+            bundle_key: std::sync::OnceLock::new(),
+            unbundled: AtomicU64::new(0),
         })
     }
 
@@ -263,6 +287,7 @@ impl RemoteCache {
             downloaded_blobs: get(&c.downloaded_blobs),
             bytes_down: get(&c.bytes_down),
             bytes_up: get(&c.bytes_up),
+            requests: get(&c.requests),
         }
     }
 
@@ -344,21 +369,37 @@ impl RemoteCache {
         key: &str,
         expected: &dyn Fn(&[&str]) -> Result<(), BadOutputs>,
     ) -> Result<Option<Vec<HitOutput>>, Refusal> {
+        self.try_fetch_within(key, expected, MAX_ENTRY_BYTES)
+    }
+
+    /// [`try_fetch`](RemoteCache::try_fetch), reading an entry of at most `limit` bytes.
+    fn try_fetch_within(
+        &self,
+        key: &str,
+        expected: &dyn Fn(&[&str]) -> Result<(), BadOutputs>,
+        limit: u64,
+    ) -> Result<Option<Vec<HitOutput>>, Refusal> {
         let bundled = self.bundled.lock().expect("bundle lock").remove(key);
-        let entry = match bundled {
-            Some(entry) => entry,
-            None => match self.get(&format!("ac/{key}"), 1 << 20)? {
-                Some(entry) => entry,
+        let (entry, decoded) = match bundled {
+            Some(entry) => {
+                let decoded = action_result::decode_vouched(&entry);
+                (entry, decoded)
+            }
+            None => match self.get(&format!("ac/{key}"), limit)? {
+                Some(entry) => {
+                    self.unbundled.fetch_add(1, Ordering::Relaxed);
+                    let decoded = action_result::decode(key, &entry, &self.trusted);
+                    (entry, decoded)
+                }
                 None => return Ok(None),
             },
         };
-        let outputs =
-            action_result::decode(key, &entry, &self.trusted).map_err(|why| match why {
-                action_result::Refused::Damaged(why) => {
-                    Refusal::Bad(format!("its entry cannot be read: {why}"))
-                }
-                other => Refusal::Untrusted(other),
-            })?;
+        let outputs = decoded.map_err(|why| match why {
+            action_result::Refused::Damaged(why) => {
+                Refusal::Bad(format!("its entry cannot be read: {why}"))
+            }
+            other => Refusal::Untrusted(other),
+        })?;
         let names: Vec<&str> = outputs.iter().map(|o| o.name.as_str()).collect();
         expected(&names).map_err(|why| Refusal::Bad(format!("it lists {why}")))?;
         self.remember(key, &entry);
@@ -373,7 +414,7 @@ impl RemoteCache {
         let mut found = Vec::with_capacity(outputs.len());
         for o in outputs {
             if let Some(bytes) = &o.inline {
-                if !Digests::of(bytes).name(&o.sha256, &o.blake3, o.size) {
+                if !blake3_names(bytes, &o.blake3, o.size) {
                     return Err(Refusal::Bad(format!(
                         "the bytes it holds for {} fail their digests",
                         o.name
@@ -565,8 +606,23 @@ impl RemoteCache {
         outputs: &[(&str, &[u8])],
         writer: &ed25519_dalek::SigningKey,
     ) -> Result<(), Unreachable> {
+        self.try_upload_inlining(key, outputs, writer, Inline::Small)
+    }
+
+    /// Uploads an entry, carrying inside it the outputs `inline` says (each is in `cas/`
+    /// too, for validating servers and other clients).
+    fn try_upload_inlining(
+        &self,
+        key: &str,
+        outputs: &[(&str, &[u8])],
+        writer: &ed25519_dalek::SigningKey,
+        inline: Inline,
+    ) -> Result<(), Unreachable> {
+        let (inline_max, mut inline_budget) = match inline {
+            Inline::Small => (action_result::INLINE_MAX, action_result::INLINE_TOTAL),
+            Inline::All => (u64::MAX, u64::MAX),
+        };
         let mut listed = Vec::with_capacity(outputs.len());
-        let mut inline_budget = action_result::INLINE_TOTAL;
         for (name, bytes) in outputs {
             let sha256 = sha256_hex(bytes);
             let path = format!("cas/{sha256}");
@@ -580,7 +636,7 @@ impl RemoteCache {
                 self.put(&path, bytes)?;
                 self.counters.uploaded_blobs.fetch_add(1, Ordering::Relaxed);
             }
-            let inline = size <= action_result::INLINE_MAX && size <= inline_budget;
+            let inline = size <= inline_max && size <= inline_budget;
             if inline {
                 inline_budget -= size;
             }
@@ -595,6 +651,7 @@ impl RemoteCache {
         let entry = action_result::encode(key, &listed, writer);
         self.put(&format!("ac/{key}"), &entry)?;
         self.remember(key, &entry);
+        self.unbundled.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
 
@@ -606,6 +663,29 @@ impl RemoteCache {
                 .expect("seen lock")
                 .insert(key.to_string(), entry.to_vec());
         }
+    }
+
+    /// The key of this cook's bundle, made by `first_stage` the first time it is asked
+    /// for; `true` the first time.
+    pub fn bundle_key(&self, first_stage: impl FnOnce() -> String) -> (String, bool) {
+        let mut first = false;
+        let key = self.bundle_key.get_or_init(|| {
+            first = true;
+            first_stage()
+        });
+        (key.clone(), first)
+    }
+
+    /// How many entries this cook has taken from the server one by one, or uploaded:
+    /// when a stage adds any, the writer files the cook's bundle again.
+    pub fn unbundled(&self) -> u64 {
+        self.unbundled.load(Ordering::Relaxed)
+    }
+
+    /// Whether a stage bundle holds `key`'s entry, so looking it up asks nothing of the
+    /// server.
+    pub fn has_bundled(&self, key: &str) -> bool {
+        self.bundled.lock().expect("bundle lock").contains_key(key)
     }
 
     /// Fetches the bundle filed under `stage` ([`bundle`]), if there is one a trusted
@@ -628,7 +708,7 @@ impl RemoteCache {
             Err(Refusal::Unreachable(u)) => self.went_down(u),
             Err(Refusal::Bad(why)) => self.refuse_bundle(stage, &why),
             Err(Refusal::Untrusted(why)) => {
-                self.refuse_bundle(stage, &format!("is not taken: {why}"))
+                self.refuse_bundle(stage, &format!("its entry is not taken: {why}"))
             }
         }
     }
@@ -638,7 +718,7 @@ impl RemoteCache {
             .bundles_refused
             .fetch_add(1, Ordering::Relaxed);
         self.warn(format!(
-            "warning[remote_cache_refused]: the remote bundle for stage key {} was not used: it {why}; its steps were looked up one by one",
+            "warning[remote_cache_refused]: the cook's remote bundle (key {}) was not used: {why}; its steps were looked up one by one",
             &stage[..stage.len().min(16)]
         ));
     }
@@ -651,7 +731,9 @@ impl RemoteCache {
                 declared: vec![bundle::OUTPUT.to_string()],
             }),
         };
-        let Some(listed) = self.try_fetch(stage, &expected)? else {
+        // Its entry carries it, with a few bytes of framing.
+        let limit = bundle::MAX_BUNDLE + (1 << 10);
+        let Some(listed) = self.try_fetch_within(stage, &expected, limit)? else {
             return Ok(None);
         };
         let [output] = &listed[..] else {
@@ -659,7 +741,7 @@ impl RemoteCache {
         };
         if output.size > bundle::MAX_BUNDLE {
             return Err(Refusal::Bad(format!(
-                "is {} bytes; at most {} are read",
+                "it is {} bytes; at most {} are read",
                 output.size,
                 bundle::MAX_BUNDLE
             )));
@@ -668,14 +750,14 @@ impl RemoteCache {
             Some(bytes) => bytes.clone(),
             None => self
                 .get(&format!("cas/{}", output.sha256), output.size)?
-                .ok_or_else(|| Refusal::Bad("has no blob on the server".into()))?,
+                .ok_or_else(|| Refusal::Bad("the server has no blob for it".into()))?,
         };
-        if !Digests::of(&bytes).name(&output.sha256, &output.blake3, output.size) {
-            return Err(Refusal::Bad("fails its digests".into()));
+        if !blake3_names(&bytes, &output.blake3, output.size) {
+            return Err(Refusal::Bad("it fails its digests".into()));
         }
         bundle::decode(&bytes)
             .map(Some)
-            .map_err(|e| Refusal::Bad(format!("cannot be read ({e})")))
+            .map_err(|e| Refusal::Bad(format!("it cannot be read ({e})")))
     }
 
     /// Files the entries this machine wrote or took for `keys` as the bundle of `stage`,
@@ -697,7 +779,8 @@ impl RemoteCache {
         if bytes.len() as u64 > bundle::MAX_BUNDLE {
             return;
         }
-        match self.try_upload(stage, &[(bundle::OUTPUT, &bytes)], writer) {
+        // The bundle travels inside its entry, so a reader asks once, not twice.
+        match self.try_upload_inlining(stage, &[(bundle::OUTPUT, &bytes)], writer, Inline::All) {
             Ok(()) => {
                 self.counters
                     .bundles_uploaded
@@ -731,6 +814,7 @@ impl RemoteCache {
 
     /// `GET`s `path`: the response when it is there (200), `None` when it is not (404).
     fn request(&self, path: &str) -> Result<Option<ureq::http::Response<ureq::Body>>, Unreachable> {
+        self.counters.requests.fetch_add(1, Ordering::Relaxed);
         let mut request = self.agent.get(self.url(path));
         if let Some(a) = &self.authorization {
             request = request.header("Authorization", a);
@@ -769,6 +853,7 @@ impl RemoteCache {
     }
 
     fn head(&self, path: &str) -> Result<bool, Unreachable> {
+        self.counters.requests.fetch_add(1, Ordering::Relaxed);
         let mut request = self.agent.head(self.url(path));
         if let Some(a) = &self.authorization {
             request = request.header("Authorization", a);
@@ -780,6 +865,7 @@ impl RemoteCache {
     }
 
     fn put(&self, path: &str, bytes: &[u8]) -> Result<(), Unreachable> {
+        self.counters.requests.fetch_add(1, Ordering::Relaxed);
         let mut request = self.agent.put(self.url(path));
         if let Some(a) = &self.authorization {
             request = request.header("Authorization", a);
@@ -805,6 +891,12 @@ enum Refusal {
     Untrusted(action_result::Refused),
 }
 
+/// Whether `bytes` are the ones a signed BLAKE3 and size name: enough for bytes that came
+/// inside a signed entry; a blob fetched by its SHA-256 is checked against both.
+fn blake3_names(bytes: &[u8], blake3: &str, size: u64) -> bool {
+    bytes.len() as u64 == size && blake3::hash(bytes).to_hex().as_str() == blake3
+}
+
 /// Both digests of bytes that may arrive in pieces.
 #[derive(Default)]
 struct Digests {
@@ -814,12 +906,6 @@ struct Digests {
 }
 
 impl Digests {
-    fn of(bytes: &[u8]) -> Digests {
-        let mut d = Digests::default();
-        d.update(bytes);
-        d
-    }
-
     fn update(&mut self, bytes: &[u8]) {
         use sha2::Digest;
         self.sha256.update(bytes);

@@ -123,7 +123,15 @@ impl Store {
 
     pub fn put_blob(&self, bytes: &[u8]) -> std::io::Result<String> {
         let hash = hash_hex(bytes);
-        let path = self.blob_path(&hash);
+        self.put_blob_hashed(&hash, bytes)?;
+        Ok(hash)
+    }
+
+    /// Stores bytes whose hash the caller has just checked (a remote hit's, against its
+    /// signed digest), without hashing them again.
+    pub fn put_blob_hashed(&self, hash: &str, bytes: &[u8]) -> std::io::Result<()> {
+        check_name(hash)?;
+        let path = self.blob_path(hash);
         let held = std::fs::metadata(&path).map(|m| m.len());
         if held.as_ref().ok() != Some(&(bytes.len() as u64)) {
             self.mark_writing()?;
@@ -133,7 +141,7 @@ impl Store {
                 atomic::write(&path, bytes)?;
             }
         }
-        Ok(hash)
+        Ok(())
     }
 
     /// Whether the store holds a blob of this hash and size (unverified: it is checked when
@@ -150,12 +158,7 @@ impl Store {
         hash: &str,
         fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
     ) -> std::io::Result<()> {
-        if hash.len() != 64 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                format!("{hash:?} is not a blob's name"),
-            ));
-        }
+        check_name(hash)?;
         self.mark_writing()?;
         atomic::write_with(&self.blob_path(hash), fill)
     }
@@ -266,6 +269,19 @@ impl Store {
     pub fn record_fingerprint(&self, step: &str, fingerprint: &Fingerprint) -> std::io::Result<()> {
         self.with_last(|log| log.set(step, fingerprint.clone()))?
     }
+}
+
+/// A blob's name is its BLAKE3 in lowercase hex: anything else (a name from a remote
+/// entry, say) would not name a file of the store.
+fn check_name(hash: &str) -> std::io::Result<()> {
+    let hex = |b: u8| b.is_ascii_digit() || (b'a'..=b'f').contains(&b);
+    if hash.len() != 64 || !hash.bytes().all(hex) {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{hash:?} is not a blob's name"),
+        ));
+    }
+    Ok(())
 }
 
 /// Deletes what interrupted atomic writes left in the blob folders.

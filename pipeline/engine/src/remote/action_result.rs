@@ -190,6 +190,18 @@ pub fn decode(
     bytes: &[u8],
     trusted: &[VerifyingKey],
 ) -> Result<Vec<RemoteOutput>, Refused> {
+    let (outputs, stamp) = parse(bytes)?;
+    check_signature(key, &outputs, &stamp, trusted)?;
+    Ok(outputs)
+}
+
+/// The outputs an entry lists, its signature unchecked: for an entry that a trusted
+/// writer's signature already covers, as each entry in a bundle is by the bundle's.
+pub fn decode_vouched(bytes: &[u8]) -> Result<Vec<RemoteOutput>, Refused> {
+    Ok(parse(bytes)?.0)
+}
+
+fn parse(bytes: &[u8]) -> Result<(Vec<RemoteOutput>, Vec<u8>), Refused> {
     let damaged = |why: String| Refused::Damaged(why);
     let result = ActionResult::decode(bytes)
         .map_err(|e| damaged(format!("it is not an ActionResult ({e})")))?;
@@ -204,7 +216,16 @@ pub fn decode(
         .into_iter()
         .map(output)
         .collect::<Result<Vec<_>, Refused>>()?;
-    let stamp = std::str::from_utf8(&result.stdout_raw).unwrap_or_default();
+    Ok((outputs, result.stdout_raw))
+}
+
+fn check_signature(
+    key: &str,
+    outputs: &[RemoteOutput],
+    stamp: &[u8],
+    trusted: &[VerifyingKey],
+) -> Result<(), Refused> {
+    let stamp = std::str::from_utf8(stamp).unwrap_or_default();
     let Some((writer, signature)) = stamp
         .strip_prefix(SIGNED_PREFIX)
         .and_then(|s| s.split_once(' '))
@@ -218,11 +239,10 @@ pub fn decode(
     let signature = unhex::<64>(signature).ok_or(Refused::BadSignature)?;
     writer_key
         .verify(
-            seal(key, &outputs).as_bytes(),
+            seal(key, outputs).as_bytes(),
             &Signature::from_bytes(&signature),
         )
-        .map_err(|_| Refused::BadSignature)?;
-    Ok(outputs)
+        .map_err(|_| Refused::BadSignature)
 }
 
 fn output(f: OutputFile) -> Result<RemoteOutput, Refused> {

@@ -5,9 +5,9 @@
 //! took in that stage into one `Bundle` and files it as an ordinary signed entry, under
 //! the stage's key ([`crate::stage_key`]), with one output, [`OUTPUT`], in `cas/`. A
 //! reader that finds it holds the entries in memory and looks each step up there first.
-//! The bundle adds no trust of its own: each entry in it is checked as if it had been
-//! fetched alone (its signature, names, sizes and digests), and a step missing from it is
-//! asked for as before.
+//! It is taken only whole: its entry's signature and the BLAKE3 it signs cover every
+//! entry inside, which are then checked for names, sizes and carried bytes but not
+//! verified one by one. A step missing from it is asked for as before.
 
 use prost::Message;
 
