@@ -387,7 +387,12 @@ pub fn run(
     let results = std::thread::scope(|uploaders| {
         // As many uploads as requests may be in flight: an upload is a few round trips
         // (a HEAD and a PUT a blob, then the entry), nearly all waiting.
-        for _ in 0..remote.connections() {
+        let uploaders_wanted = if remote.writes() {
+            remote.connections()
+        } else {
+            0
+        };
+        for _ in 0..uploaders_wanted {
             uploaders.spawn(|| remote.run_uploads());
         }
         let _close = CloseUploads(remote);
@@ -440,51 +445,116 @@ fn schedule(
     observer: &dyn Observer,
     cook: &CookFn<'_>,
 ) -> Vec<Finished> {
-    let pool = settings.pool;
-    let mut run = Run::new(graph, prior);
     let (tx, rx) = mpsc::channel::<(StepId, Finished)>();
-    let mut in_flight = 0usize;
-    let mut stopping = false;
-    // Ready steps are first probed against the cache (`probe`: inputs known without reading
-    // a file): a hit costs a few stat calls, far less than a hand-off to a worker. Only the
-    // misses become `runnable`.
-    let mut runnable: VecDeque<StepId> = VecDeque::new();
-    let finish = |run: &mut Run, id: StepId, result: Finished, stopping: &mut bool| {
-        observer.finished(graph, id, &result);
-        let failed = matches!(result.outcome, Outcome::Failed(_));
-        run.results[id] = Some(result);
-        run.transition(id, State::Done);
-        if failed && !settings.keep_going {
-            *stopping = true;
-        }
+    let mut s = Scheduler {
+        graph,
+        settings,
+        observer,
+        run: Run::new(graph, prior),
+        runnable: VecDeque::new(),
+        in_flight: 0,
+        stopping: false,
+        tx,
+        rx,
     };
-    // With a remote cache a step waits on the network more than on the cores: steps run
-    // on an I/O pool with a thread per request that may be in flight, and each cook
-    // inside one is handed back to the cooker pool, so no more cooks run at once than its
-    // threads. Without one, steps run on the cooker pool itself.
-    let io_pool = settings.remote.map(|r| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(r.connections())
-            .thread_name(|i| format!("mjolnir-io-{i}"))
-            .build()
-            .expect("the I/O pool's threads start")
-    });
-    let steps_pool = io_pool.as_ref().unwrap_or(pool);
-    let most_in_flight = match settings.remote {
-        Some(r) => r.connections().max(settings.jobs.max(1)),
-        None => settings.jobs.max(1),
-    };
-    steps_pool.in_place_scope(|scope| loop {
-        stopping |= settings.cancel.load(Ordering::Relaxed);
-        // Every ready step is probed at once, on the pool: in a no-op cook the graph is all
-        // hits, and probing it wave by wave in parallel halves the coordinator's work.
-        while !stopping && !run.ready.is_empty() {
-            let wave: Vec<StepId> = run.ready.drain(..).collect();
+    // With a remote cache a step that must ask the server waits on the network more than
+    // on the cores: once one does, steps run on an I/O pool with a thread per request that
+    // may be in flight, and each cook inside one is handed back to the cooker pool, so no
+    // more cooks run at once than its threads. Until then (a cook whose bundle holds every
+    // entry, or a remote that is down) steps run on the cooker pool itself.
+    let mut io_pool: Option<rayon::ThreadPool> = None;
+    while s.drive(io_pool.as_ref(), cook) {
+        let connections = settings.remote.map_or(1, |r| r.connections());
+        io_pool = Some(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(connections)
+                .thread_name(|i| format!("mjolnir-io-{i}"))
+                .build()
+                .expect("the I/O pool's threads start"),
+        );
+    }
+    // After a stop, queued steps never started: they are skipped, as are their dependents.
+    s.run
+        .results
+        .into_iter()
+        .map(|r| r.unwrap_or_else(Finished::skipped))
+        .collect()
+}
+
+/// The coordinator's state while it runs a graph.
+struct Scheduler<'a, 's> {
+    graph: &'a Graph,
+    settings: &'a Settings<'s>,
+    observer: &'a dyn Observer,
+    run: Run,
+    /// Ready steps are first probed against the cache (`probe`: inputs known without
+    /// reading a file): a hit costs a few stat calls, far less than a hand-off to a
+    /// worker. Only the misses become runnable.
+    runnable: VecDeque<StepId>,
+    in_flight: usize,
+    stopping: bool,
+    tx: mpsc::Sender<(StepId, Finished)>,
+    rx: mpsc::Receiver<(StepId, Finished)>,
+}
+
+impl Scheduler<'_, '_> {
+    /// Runs steps until the graph is done or stopped (`false`), or until a step must ask
+    /// the remote cache and there is no I/O pool yet (`true`: make one and call again).
+    fn drive(&mut self, io_pool: Option<&rayon::ThreadPool>, cook: &CookFn<'_>) -> bool {
+        let settings = self.settings;
+        let most_in_flight = match (settings.remote, io_pool) {
+            (Some(r), Some(_)) => r.connections().max(settings.jobs.max(1)),
+            _ => settings.jobs.max(1),
+        };
+        let remote_up = settings.remote.is_some_and(|r| !r.is_down());
+        io_pool
+            .unwrap_or(settings.pool)
+            .in_place_scope(|scope| loop {
+                self.stopping |= settings.cancel.load(Ordering::Relaxed);
+                self.probe_ready();
+                if remote_up && io_pool.is_none() && !self.runnable.is_empty() && !self.stopping {
+                    return true;
+                }
+                while self.in_flight < most_in_flight && !self.stopping {
+                    let Some(id) = self.runnable.pop_front() else {
+                        break;
+                    };
+                    let graph = self.graph;
+                    let upstream: Vec<Option<Finished>> = graph.steps[id]
+                        .deps()
+                        .map(|d| self.run.results[d].clone())
+                        .collect();
+                    let tx = self.tx.clone();
+                    self.in_flight += 1;
+                    scope.spawn(move |_| {
+                        let result = run_step(graph, id, &upstream, settings, cook);
+                        let _ = tx.send((id, result));
+                    });
+                }
+                let idle = self.run.ready.is_empty() && self.runnable.is_empty();
+                if self.in_flight == 0 && (self.stopping || idle) {
+                    return false;
+                }
+                if self.in_flight == 0 {
+                    continue;
+                }
+                let (id, result) = self.rx.recv().expect("a worker always reports");
+                self.in_flight -= 1;
+                self.finish(id, result);
+            })
+    }
+
+    /// Probes every ready step at once, on the pool: in a no-op cook the graph is all
+    /// hits, and probing it wave by wave in parallel halves the coordinator's work.
+    fn probe_ready(&mut self) {
+        let (graph, settings) = (self.graph, self.settings);
+        while !self.stopping && !self.run.ready.is_empty() {
+            let wave: Vec<StepId> = self.run.ready.drain(..).collect();
             for &id in &wave {
-                run.transition(id, State::Running);
+                self.run.transition(id, State::Running);
             }
-            let results = &run.results;
-            let probed: Vec<Option<Finished>> = pool.install(|| {
+            let results = &self.run.results;
+            let probed: Vec<Option<Finished>> = settings.pool.install(|| {
                 wave.par_iter()
                     .map(|&id| {
                         let upstream: Vec<&Finished> = graph.steps[id]
@@ -497,46 +567,22 @@ fn schedule(
             });
             for (id, hit) in wave.into_iter().zip(probed) {
                 match hit {
-                    Some(hit) => finish(&mut run, id, hit, &mut stopping),
-                    None => runnable.push_back(id),
+                    Some(hit) => self.finish(id, hit),
+                    None => self.runnable.push_back(id),
                 }
             }
         }
-        while in_flight < most_in_flight && !stopping {
-            let Some(id) = runnable.pop_front() else {
-                break;
-            };
-            let upstream: Vec<Option<Finished>> = graph.steps[id]
-                .deps()
-                .map(|d| run.results[d].clone())
-                .collect();
-            let tx = tx.clone();
-            in_flight += 1;
-            scope.spawn(move |_| {
-                let result = run_step(graph, id, &upstream, settings, cook);
-                let _ = tx.send((id, result));
-            });
-        }
-        if in_flight == 0 && (stopping || (run.ready.is_empty() && runnable.is_empty())) {
-            break;
-        }
-        if in_flight == 0 {
-            continue;
-        }
-        let (id, result) = rx.recv().expect("a worker always reports");
-        in_flight -= 1;
-        finish(&mut run, id, result, &mut stopping);
-    });
-    // After a stop, queued steps never started: they are skipped, as are their dependents.
-    for id in 0..graph.steps.len() {
-        if run.results[id].is_none() {
-            run.results[id] = Some(Finished::skipped());
+    }
+
+    fn finish(&mut self, id: StepId, result: Finished) {
+        self.observer.finished(self.graph, id, &result);
+        let failed = matches!(result.outcome, Outcome::Failed(_));
+        self.run.results[id] = Some(result);
+        self.run.transition(id, State::Done);
+        if failed && !self.settings.keep_going {
+            self.stopping = true;
         }
     }
-    run.results
-        .into_iter()
-        .map(|r| r.expect("every step has a result"))
-        .collect()
 }
 
 /// Cookers name files relative to the step's folder, which is not in their key; the

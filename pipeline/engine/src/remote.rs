@@ -267,6 +267,17 @@ impl RemoteCache {
         self.connections
     }
 
+    /// Whether a failed exchange turned the remote off for the rest of the cook.
+    pub fn is_down(&self) -> bool {
+        self.down.load(Ordering::Relaxed)
+    }
+
+    /// Whether this machine uploads what it cooks: it has a writer key and the remote is
+    /// not read-only.
+    pub fn writes(&self) -> bool {
+        self.writer.is_some() && !self.readonly
+    }
+
     pub fn counts(&self) -> Counts {
         let c = &self.counters;
         let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
