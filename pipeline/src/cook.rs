@@ -17,7 +17,7 @@ use crate::graph::Graph;
 use crate::layout;
 use crate::lock::{BuildLock, LockError};
 use crate::materialize;
-use crate::plan::{MapPlan, Planner, SetPlan, UnknownBlocks};
+use crate::plan::{Folder, MapPlan, Planner, SetPlan, UnknownBlocks};
 use crate::progress::Progress;
 use crate::remote::RemoteCache;
 use crate::report;
@@ -80,6 +80,19 @@ impl Attempt {
     fn corrupt(mut self, detail: String) -> Attempt {
         self.corrupt = Some(detail);
         self
+    }
+
+    /// Every set and map folder of the cook, with the outputs each holds.
+    fn folders(&self, config: &Config, registry: &[&'static StepKind]) -> Vec<Folder> {
+        let sets = self.sets.iter().flat_map(|set| {
+            let pack = &config.packs[set.pack].id;
+            set.folders(registry, &self.results, &config.out, pack)
+        });
+        let maps = self
+            .maps
+            .iter()
+            .map(|m| m.folder(registry, &self.results, &config.out, &config.maps[m.map].id));
+        sets.chain(maps).collect()
     }
 }
 
@@ -193,22 +206,7 @@ impl Cook<'_> {
     /// step's record) is serialized.
     fn materialize(&self, mut attempt: Attempt) -> Result<Attempt> {
         let config = &self.options.config;
-        let folders: Vec<_> = attempt
-            .sets
-            .iter()
-            .flat_map(|set| {
-                let pack = &config.packs[set.pack].id;
-                set.folders(self.registry, &attempt.results, &config.out, pack)
-            })
-            .chain(attempt.maps.iter().map(|m| {
-                m.folder(
-                    self.registry,
-                    &attempt.results,
-                    &config.out,
-                    &config.maps[m.map].id,
-                )
-            }))
-            .collect();
+        let folders = attempt.folders(config, self.registry);
         let (store, stat_cache) = (self.settings.store, self.settings.stat_cache);
         // A fresh clone's set files whose bytes stayed on the remote are downloaded all at
         // once, not folder by folder.
@@ -512,6 +510,9 @@ pub fn cook(options: &Options) -> Result<Ending> {
     let pack_ids: Vec<String> = config.packs.iter().map(|p| p.id.clone()).collect();
     let progress = Progress::new(&pack_ids, options.verbose);
     let run = attempt_twice(options, &mut settings, &progress, &plan)?;
+    if let Some(remote) = remote.as_deref().filter(|r| r.writes() && !options.check) {
+        file_bundle(config, &run, remote);
+    }
     progress.finish();
     store.close()?;
     stat_cache.save()?;
@@ -527,6 +528,25 @@ pub fn cook(options: &Options) -> Result<Ending> {
         seal::write(&config.cache, &seal_key, &sealed, paths)?;
     }
     Ok(ending)
+}
+
+/// Files the cook's bundle on a machine that writes to the remote (`docs/ci.md`): its
+/// entries, and the large outputs its set and map folders hold, which a fresh clone then
+/// downloads while it looks its steps up.
+fn file_bundle(config: &Config, run: &Attempt, remote: &RemoteCache) {
+    let keys: Vec<&str> = run
+        .results
+        .iter()
+        .filter_map(|r| r.key.as_deref())
+        .collect();
+    let landing = run
+        .folders(config, steps::REGISTRY)
+        .iter()
+        .flat_map(|(_, files)| files.values())
+        .filter(|o| o.size > engine::remote::action_result::INLINE_MAX)
+        .map(|o| o.hash.clone())
+        .collect();
+    remote.send_bundle(&keys, landing);
 }
 
 /// What a seal must cover: everything this cook's options and code decide.
@@ -579,22 +599,11 @@ fn sealable(options: &Options, run: &Attempt) -> Option<(seal::Sealed, Vec<std::
     if let Some(donors) = &config.donors {
         paths.insert(donors.paks.clone());
     }
-    let mut folders = Vec::new();
     for set in &run.sets {
-        let pack = &config.packs[set.pack];
-        paths.insert(pack.dir.clone());
-        folders.extend(set.folders(steps::REGISTRY, &run.results, &config.out, &pack.id));
-    }
-    for map in &run.maps {
-        folders.push(map.folder(
-            steps::REGISTRY,
-            &run.results,
-            &config.out,
-            &config.maps[map.map].id,
-        ));
+        paths.insert(config.packs[set.pack].dir.clone());
     }
     {
-        for (dir, files) in folders {
+        for (dir, files) in run.folders(config, steps::REGISTRY) {
             for rel in files.keys() {
                 let file = dir.join(rel);
                 paths.extend(

@@ -81,8 +81,7 @@ fn a_fresh_clone_cooks_from_a_warm_remote_byte_for_byte() {
     );
     assert!(!server.files("cas").is_empty());
 
-    // Rewritten after each of the cook's two stages, under one key.
-    assert_eq!(uploaded["bundles_uploaded"].as_u64(), Some(2), "{uploaded}");
+    assert_eq!(uploaded["bundles_uploaded"].as_u64(), Some(1), "{uploaded}");
     assert_eq!(bundles(&server).0.len(), 1);
 
     let fresh = machine();
@@ -191,9 +190,9 @@ fn a_stage_bundle_is_taken_only_whole_and_signed() {
     // One step's entry inside the bundle is filed under another step's key, and the
     // bundle's entry re-signed by a key no one trusts: it is refused whole, and every step
     // is asked for alone (and all hit).
-    let mut held = bundle::decode(&std::fs::read(blob).unwrap()).unwrap();
+    let (mut held, landing) = bundle::decode(&std::fs::read(blob).unwrap()).unwrap();
     held[0].1 = held[1].1.clone();
-    let forged = bundle::encode(held);
+    let forged = bundle::encode(held, landing);
     let sha = engine::remote::sha256_hex(&forged);
     let forged_blob = server.dir.path().join(format!("data/cache/cas/{sha}"));
     std::fs::write(&forged_blob, &forged).unwrap();
@@ -246,6 +245,48 @@ fn a_stage_bundle_is_taken_only_whole_and_signed() {
     );
     assert!(third.ran().is_empty(), "ran: {:?}", third.ran());
     assert_eq!(game(&third), game(&first));
+}
+
+#[test]
+fn a_blob_longer_than_its_entry_says_is_refused_as_it_arrives() {
+    let Some(server) = Nginx::start() else { return };
+    let first = machine();
+    first.cook(&["--remote-cache", &server.url]);
+    // The largest blob a set holds (the container) gets a megabyte more on the server.
+    let (_, bundle_blobs) = bundles(&server);
+    let blobs = server.files("cas");
+    let largest = blobs
+        .iter()
+        .filter(|b| !bundle_blobs.contains(b))
+        .max_by_key(|p| std::fs::metadata(p).unwrap().len())
+        .unwrap();
+    let mut bytes = std::fs::read(largest).unwrap();
+    let declared = bytes.len();
+    bytes.extend(std::iter::repeat_n(0u8, 1 << 20));
+    std::fs::write(largest, &bytes).unwrap();
+
+    let second = reader();
+    let out = second.cook(&["--remote-cache", &server.url]);
+    let warnings = stderr(&out);
+    assert!(
+        warnings.contains("larger than its entry says"),
+        "{warnings}"
+    );
+    assert!(remote(&second)["refused"].as_u64().unwrap() >= 1);
+    assert_eq!(game(&second), game(&first), "the local cook's bytes");
+    // Nothing of it reached the store: no blob there has the inflated size, or the name
+    // of the bytes the server sent.
+    let stored = tree(&second.path("build/cache/blobs"));
+    assert!(stored.values().all(|b| b.len() != bytes.len()));
+    let sent = blake3::hash(&bytes).to_hex().to_string();
+    assert!(stored.keys().all(|name| !name.ends_with(&sent)));
+    assert!(
+        stored.values().any(|b| b.len() == declared),
+        "cooked locally"
+    );
+    second.cook(&[]);
+    assert!(second.ran().is_empty(), "ran: {:?}", second.ran());
+    assert_eq!(game(&second), game(&first));
 }
 
 #[test]

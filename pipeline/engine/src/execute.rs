@@ -373,52 +373,38 @@ pub fn run(
     let Some(remote) = settings.remote else {
         return schedule(graph, prior, settings, observer, cook);
     };
-    remote.open_uploads();
-    /// Lets the uploaders finish however the schedule ends, a panic included, so the
-    /// scope that joins them never waits forever.
-    struct CloseUploads<'r>(&'r RemoteCache);
-    impl Drop for CloseUploads<'_> {
+    remote.open_jobs();
+    /// Lets the workers finish however the schedule ends, a panic included, so the scope
+    /// that joins them never waits forever.
+    struct CloseJobs<'r>(&'r RemoteCache);
+    impl Drop for CloseJobs<'_> {
         fn drop(&mut self) {
-            self.0.close_uploads();
+            self.0.close_jobs();
         }
     }
-    let bundle = cook_bundle(graph, &prior, settings, remote);
-    let unbundled_before = remote.unbundled();
-    let results = std::thread::scope(|uploaders| {
-        // As many uploads as requests may be in flight: an upload is a few round trips
+    if settings.use_cache {
+        take_cook_bundle(graph, &prior, settings, remote);
+    }
+    std::thread::scope(|workers| {
+        // As many workers as requests may be in flight: an upload is a few round trips
         // (a HEAD and a PUT a blob, then the entry), nearly all waiting.
-        let uploaders_wanted = if remote.writes() {
-            remote.connections()
-        } else {
-            0
+        let wanted = match remote.has_background_work() {
+            true => remote.connections(),
+            false => 0,
         };
-        for _ in 0..uploaders_wanted {
-            uploaders.spawn(|| remote.run_uploads());
+        for _ in 0..wanted {
+            workers.spawn(|| remote.run_jobs(settings.store));
         }
-        let _close = CloseUploads(remote);
+        let _close = CloseJobs(remote);
         schedule(graph, prior, settings, observer, cook)
-    });
-    if let Some(bundle) = bundle.filter(|_| remote.unbundled() > unbundled_before) {
-        let keys: Vec<&str> = results.iter().filter_map(|r| r.key.as_deref()).collect();
-        remote.send_bundle(&bundle, &keys);
-    }
-    results
+    })
 }
 
-/// The key of the cook's bundle of entries (`remote::bundle`): that of its first stage,
-/// which the first stage to run computes and asks for. A cook's later stages are laid out
-/// from what the first one made, so one bundle serves them all: a fresh clone asks for it
-/// once. A writer files it again after each stage that uploaded an entry or took one the
-/// bundle lacked, with every entry of the cook so far.
-fn cook_bundle(
-    graph: &Graph,
-    prior: &[Finished],
-    settings: &Settings,
-    remote: &RemoteCache,
-) -> Option<String> {
-    if !settings.use_cache {
-        return None;
-    }
+/// Asks for the cook's bundle of entries (`remote::bundle`) before its first stage, under
+/// that stage's key. A cook's later stages are laid out from what the first one made, so
+/// one bundle serves them all: a fresh clone asks for it once. A writer files it at the
+/// end of the cook ([`RemoteCache::send_bundle`]).
+fn take_cook_bundle(graph: &Graph, prior: &[Finished], settings: &Settings, remote: &RemoteCache) {
     let prior_output = |step: StepId, output: &str| {
         let found = prior[step].outputs.iter().find(|o| o.name == output)?;
         Some(found.hash.clone())
@@ -435,7 +421,6 @@ fn cook_bundle(
     if first {
         remote.take_bundle(&key);
     }
-    Some(key)
 }
 
 fn schedule(
@@ -933,7 +918,10 @@ fn fetch(
                 Output::fresh(o.name, o.blake3, bytes)
             }
             None if store.has_blob(&o.blake3, o.size) => Output::cached(o.name, o.blake3, o.size),
-            None => Output::in_remote(o, remote),
+            None => {
+                remote.download_in_background(&o);
+                Output::in_remote(o, remote)
+            }
         });
     }
     // A retry after a damaged output takes nothing unread.

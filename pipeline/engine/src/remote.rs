@@ -18,10 +18,11 @@
 pub mod action_result;
 pub mod bundle;
 pub mod credentials;
+mod jobs;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use std::io::{Read, Write};
@@ -150,9 +151,14 @@ pub struct RemoteCache {
     counters: Counters,
     warnings: Mutex<Vec<String>>,
     connections: usize,
-    /// Uploads waiting for a background uploader (`upload_in_background`).
-    uploads: Mutex<Uploads>,
-    upload_waiting: Condvar,
+    /// Uploads and downloads waiting for a background worker.
+    jobs: jobs::Jobs,
+    /// Each blob downloaded once, however many outputs or workers ask for it: by BLAKE3,
+    /// the outcome of its one download.
+    downloads: Mutex<HashMap<String, Arc<Download>>>,
+    /// The BLAKE3s of the outputs the bundle's writer found in its set folders: a hit's
+    /// output among them is downloaded in the background as soon as the hit is taken.
+    landing: Mutex<std::collections::HashSet<String>>,
     /// Entries a stage's bundle held, by key, taken as their steps are looked up.
     bundled: Mutex<HashMap<String, Vec<u8>>>,
     /// On a writer: the entries it wrote or took this cook, by key, for the bundles.
@@ -164,15 +170,11 @@ pub struct RemoteCache {
     unbundled: AtomicU64,
 }
 
+/// A blob's one download: its outcome, once it has one; those who ask meanwhile wait.
+type Download = std::sync::OnceLock<Result<(), String>>;
+
 /// A step's outputs by name, shared with the store rather than copied.
 pub type SharedFiles = Vec<(String, Arc<Vec<u8>>)>;
-
-#[derive(Default)]
-struct Uploads {
-    queue: VecDeque<(String, SharedFiles)>,
-    /// No more will come: the uploaders finish the queue and stop.
-    closed: bool,
-}
 
 /// A remote cache URL this client will not use, printed with its code.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -253,8 +255,9 @@ impl RemoteCache {
             counters: Counters::default(),
             warnings: Mutex::new(Vec::new()),
             connections: settings.connections.max(1),
-            uploads: Mutex::new(Uploads::default()),
-            upload_waiting: Condvar::new(),
+            jobs: jobs::Jobs::default(),
+            downloads: Mutex::new(HashMap::new()),
+            landing: Mutex::new(std::collections::HashSet::new()),
             bundled: Mutex::new(HashMap::new()),
             seen: Mutex::new(HashMap::new()),
             bundle_key: std::sync::OnceLock::new(),
@@ -447,6 +450,21 @@ impl RemoteCache {
     /// arrives: no more than one buffer of it is held, and only a blob that passes is put
     /// under its name. A failed exchange turns the remote off, as a failed lookup does.
     pub fn download(&self, output: &HitOutput, store: &Store) -> Result<(), String> {
+        let once = self
+            .downloads
+            .lock()
+            .expect("downloads lock")
+            .entry(output.blake3.clone())
+            .or_default()
+            .clone();
+        once.get_or_init(|| self.download_once(output, store))
+            .clone()
+    }
+
+    fn download_once(&self, output: &HitOutput, store: &Store) -> Result<(), String> {
+        if store.has_blob(&output.blake3, output.size) {
+            return Ok(());
+        }
         if self.down.load(Ordering::Relaxed) {
             return Err("the remote cache is off for the rest of this cook".into());
         }
@@ -526,72 +544,67 @@ impl RemoteCache {
         }
     }
 
-    /// Uploads a cooked step: blobs the server lacks, then the entry, signed. Read-only
-    /// remotes, a machine without a writer key and a server that went down are skipped.
-    /// Queues a cooked step's upload for the background uploaders, so that the step (and
+    /// Queues a cooked step's upload for the background workers, so that the step (and
     /// what waits on it) does not wait on the network. A machine that never uploads
     /// queues nothing.
     pub fn upload_in_background(&self, key: &str, outputs: SharedFiles) {
-        if self.writer.is_none() || self.readonly || self.down.load(Ordering::Relaxed) {
+        if !self.writes() || self.is_down() {
             return;
         }
-        let mut uploads = self
-            .uploads
-            .lock()
-            .expect("the upload queue is not poisoned");
-        uploads.queue.push_back((key.to_string(), outputs));
-        self.upload_waiting.notify_one();
+        self.jobs.push(jobs::Job::Upload(key.to_string(), outputs));
     }
 
-    /// One background uploader: uploads what is queued until [`close_uploads`] is called
-    /// and the queue is empty.
-    ///
-    /// [`close_uploads`]: RemoteCache::close_uploads
-    pub fn run_uploads(&self) {
-        loop {
-            let next = {
-                let mut uploads = self
-                    .uploads
-                    .lock()
-                    .expect("the upload queue is not poisoned");
-                loop {
-                    if let Some(next) = uploads.queue.pop_front() {
-                        break Some(next);
-                    }
-                    if uploads.closed {
-                        break None;
-                    }
-                    uploads = self
-                        .upload_waiting
-                        .wait(uploads)
-                        .expect("the upload queue is not poisoned");
-                }
-            };
-            let Some((key, files)) = next else { return };
-            let files: Vec<(&str, &[u8])> = files
-                .iter()
-                .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
-                .collect();
-            self.upload(&key, &files);
+    /// Queues the download of a hit's output that a set folder will hold, when the
+    /// bundle's writer found it in one: it then arrives while the cook goes on, not when
+    /// the folder is written.
+    pub fn download_in_background(&self, output: &HitOutput) {
+        let lands = self
+            .landing
+            .lock()
+            .expect("landing lock")
+            .contains(&output.blake3);
+        if lands && !self.is_down() {
+            self.jobs.push(jobs::Job::Download(output.clone()));
         }
     }
 
-    /// Uploads may be queued again (a cook runs its graph in stages, each with its own
-    /// uploaders).
-    pub fn open_uploads(&self) {
-        self.uploads
-            .lock()
-            .expect("the upload queue is not poisoned")
-            .closed = false;
+    /// Whether background workers have anything to do this cook: uploads, or downloads
+    /// the bundle named.
+    pub fn has_background_work(&self) -> bool {
+        self.writes() || !self.landing.lock().expect("landing lock").is_empty()
     }
 
-    /// Nothing more will be queued: the uploaders finish what is and stop.
-    pub fn close_uploads(&self) {
-        self.uploads
-            .lock()
-            .expect("the upload queue is not poisoned")
-            .closed = true;
-        self.upload_waiting.notify_all();
+    /// One background worker: does what is queued until [`close_jobs`] is called and the
+    /// queue is empty.
+    ///
+    /// [`close_jobs`]: RemoteCache::close_jobs
+    pub fn run_jobs(&self, store: &Store) {
+        while let Some(job) = self.jobs.next() {
+            match job {
+                jobs::Job::Upload(key, files) => {
+                    let files: Vec<(&str, &[u8])> = files
+                        .iter()
+                        .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
+                        .collect();
+                    self.upload(&key, &files);
+                }
+                // A failure is met again, and reported, when the output is read.
+                jobs::Job::Download(output) => {
+                    let _ = self.download(&output, store);
+                }
+            }
+        }
+    }
+
+    /// Jobs may be queued again (a cook runs its graph in stages, each with its own
+    /// workers).
+    pub fn open_jobs(&self) {
+        self.jobs.open();
+    }
+
+    /// Nothing more will be queued: the workers finish what is and stop.
+    pub fn close_jobs(&self) {
+        self.jobs.close();
     }
 
     pub fn upload(&self, key: &str, outputs: &[(&str, &[u8])]) {
@@ -687,12 +700,6 @@ impl RemoteCache {
         (key.clone(), first)
     }
 
-    /// How many entries this cook has taken from the server one by one, or uploaded:
-    /// when a stage adds any, the writer files the cook's bundle again.
-    pub fn unbundled(&self) -> u64 {
-        self.unbundled.load(Ordering::Relaxed)
-    }
-
     /// Whether a stage bundle holds `key`'s entry, so looking it up asks nothing of the
     /// server.
     pub fn has_bundled(&self, key: &str) -> bool {
@@ -708,13 +715,13 @@ impl RemoteCache {
         }
         match self.try_take_bundle(stage) {
             Ok(None) => {}
-            Ok(Some(entries)) => {
+            Ok(Some((entries, landing))) => {
                 self.counters.bundles_taken.fetch_add(1, Ordering::Relaxed);
                 self.counters
                     .bundled_entries
                     .fetch_add(entries.len() as u64, Ordering::Relaxed);
-                let mut bundled = self.bundled.lock().expect("bundle lock");
-                bundled.extend(entries);
+                self.bundled.lock().expect("bundle lock").extend(entries);
+                self.landing.lock().expect("landing lock").extend(landing);
             }
             Err(Refusal::Unreachable(u)) => self.went_down(u),
             Err(Refusal::Bad(why)) => self.refuse_bundle(stage, &why),
@@ -734,7 +741,10 @@ impl RemoteCache {
         ));
     }
 
-    fn try_take_bundle(&self, stage: &str) -> Result<Option<bundle::Entries>, Refusal> {
+    fn try_take_bundle(
+        &self,
+        stage: &str,
+    ) -> Result<Option<(bundle::Entries, Vec<String>)>, Refusal> {
         let expected = |names: &[&str]| match names {
             [bundle::OUTPUT] => Ok(()),
             _ => Err(BadOutputs::NotDeclared {
@@ -771,13 +781,18 @@ impl RemoteCache {
             .map_err(|e| Refusal::Bad(format!("it cannot be read ({e})")))
     }
 
-    /// Files the entries this machine wrote or took for `keys` as the bundle of `stage`,
-    /// once the stage's uploads are done (so that every blob they name is on the server).
-    pub fn send_bundle(&self, stage: &str, keys: &[&str]) {
+    /// Files the entries this machine wrote or took for `keys` as the cook's bundle, with
+    /// `landing` (the BLAKE3s of the large outputs its folders hold), once the cook's
+    /// uploads are done (so that every blob they name is on the server). Only a writer
+    /// files one, and only when the cook uploaded an entry or took one no bundle held.
+    pub fn send_bundle(&self, keys: &[&str], landing: Vec<String>) {
         let Some(writer) = self.writer.as_ref().filter(|_| !self.readonly) else {
             return;
         };
-        if self.down.load(Ordering::Relaxed) {
+        let Some(stage) = self.bundle_key.get() else {
+            return;
+        };
+        if self.is_down() || self.unbundled.load(Ordering::Relaxed) == 0 {
             return;
         }
         let entries: bundle::Entries = {
@@ -786,7 +801,7 @@ impl RemoteCache {
                 .filter_map(|k| Some((k.to_string(), seen.get(*k)?.clone())))
                 .collect()
         };
-        let bytes = bundle::encode(entries);
+        let bytes = bundle::encode(entries, landing);
         if bytes.len() as u64 > bundle::MAX_BUNDLE {
             return;
         }

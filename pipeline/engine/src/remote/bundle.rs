@@ -1,10 +1,12 @@
 //! A stage's entries in one object: a fresh clone asks for them once, instead of once per
 //! step and a round trip per level of the graph.
 //!
-//! After a stage in which it uploaded something, a writer puts every entry it wrote or
-//! took in that stage into one `Bundle` and files it as an ordinary signed entry, under
-//! the stage's key ([`crate::stage_key`]), with one output, [`OUTPUT`], in `cas/`. A
-//! reader that finds it holds the entries in memory and looks each step up there first.
+//! At the end of a cook in which it uploaded something, or took an entry the bundle
+//! lacked, a writer puts every entry of the cook it wrote or took into one `Bundle`, with
+//! the large outputs its folders held, and files it as an ordinary signed entry under
+//! the key of the cook's first stage ([`crate::stage_key`]), carrying its one output,
+//! [`OUTPUT`]. A reader that finds it holds the entries in memory and looks each step up
+//! there first.
 //! It is taken only whole: its entry's signature and the BLAKE3 it signs cover every
 //! entry inside, which are then checked for names, sizes and carried bytes but not
 //! verified one by one. A step missing from it is asked for as before.
@@ -15,6 +17,10 @@ use prost::Message;
 pub struct Bundle {
     #[prost(message, repeated, tag = "1")]
     pub entries: Vec<BundledEntry>,
+    /// The BLAKE3s of the large outputs the writer's set and map folders held: a reader
+    /// that takes their entries starts downloading them at once.
+    #[prost(string, repeated, tag = "2")]
+    pub landing: Vec<String>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -37,26 +43,32 @@ pub const OUTPUT: &str = "entries.bundle";
 /// step by step.
 pub const MAX_BUNDLE: u64 = 256 << 20;
 
-/// The bundle of `entries`, sorted by key so that the same stage makes the same bytes.
-pub fn encode(mut entries: Entries) -> Vec<u8> {
+/// The bundle of `entries` and `landing`, each sorted, so that the same cook makes the
+/// same bytes.
+pub fn encode(mut entries: Entries, mut landing: Vec<String>) -> Vec<u8> {
     entries.sort();
     entries.dedup_by(|a, b| a.0 == b.0);
+    landing.sort();
+    landing.dedup();
     Bundle {
         entries: entries
             .into_iter()
             .map(|(key, entry)| BundledEntry { key, entry })
             .collect(),
+        landing,
     }
     .encode_to_vec()
 }
 
-/// The entries a bundle holds, by key.
-pub fn decode(bytes: &[u8]) -> Result<Entries, prost::DecodeError> {
-    Ok(Bundle::decode(bytes)?
+/// The entries a bundle holds, by key, and the outputs its writer's folders held.
+pub fn decode(bytes: &[u8]) -> Result<(Entries, Vec<String>), prost::DecodeError> {
+    let bundle = Bundle::decode(bytes)?;
+    let entries = bundle
         .entries
         .into_iter()
         .map(|e| (e.key, e.entry))
-        .collect())
+        .collect();
+    Ok((entries, bundle.landing))
 }
 
 #[cfg(test)]
@@ -65,14 +77,20 @@ mod tests {
 
     #[test]
     fn a_bundle_reads_back_sorted_and_once_per_key() {
-        let bytes = encode(vec![
-            ("b".into(), vec![2]),
-            ("a".into(), vec![1]),
-            ("b".into(), vec![2]),
-        ]);
+        let bytes = encode(
+            vec![
+                ("b".into(), vec![2]),
+                ("a".into(), vec![1]),
+                ("b".into(), vec![2]),
+            ],
+            vec!["y".into(), "x".into(), "y".into()],
+        );
         assert_eq!(
             decode(&bytes).unwrap(),
-            vec![("a".to_string(), vec![1]), ("b".to_string(), vec![2])]
+            (
+                vec![("a".to_string(), vec![1]), ("b".to_string(), vec![2])],
+                vec!["x".to_string(), "y".to_string()]
+            )
         );
         assert!(decode(b"\x0a\xff").is_err());
     }
