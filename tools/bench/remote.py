@@ -127,7 +127,7 @@ def slow_links(mjolnir, fresh, fresh_folder, nginx_port):
             proxy.terminate()
             proxy.wait()
 
-    out = {f"{d} ms": clone(f"delay{d}", d, 5) for d in (10, 20, 40)}
+    out = {f"{d} ms": clone(f"delay{d}", d, 10) for d in (10, 20, 40)}
     # The same link with as many requests in flight as cores, as before the I/O pool.
     out["20 ms, 2 in flight"] = clone("two", 20, 3, "remote_connections = 2")
     out["stalled"] = clone("stalled", 0, 3, "remote_timeout_s = 1", stall=True)
@@ -198,9 +198,12 @@ Hyperfine medians.
 | fresh clone from the warm remote | {remote['median_ms']:.0f} ms |
 
 Over a slow link (`delay_proxy.py` adds the delay to each request), and against remotes
-that fail: a fresh clone each run, steps fetched by {connections} requests in flight on
-the I/O pool (`[cache] remote_connections`), 5 runs each (3 for the failing remotes; the
-stalled one with `remote_timeout_s = 1`).
+that fail: a fresh clone each run, 10 runs each (3 for the failing remotes; the stalled
+one with `remote_timeout_s = 1`). The fresh clone asks for the cook's bundle (one
+request), then downloads the large outputs its sets hold while it looks its steps up
+(one more round trip, {connections} requests in flight at most). The row with 2 requests
+in flight (`remote_connections = 2`, one per core, as before the I/O pool) shows what the
+bundle leaves to the pool: little.
 
 | fresh clone | median | against local cold | goal |
 |---|---|---|---|

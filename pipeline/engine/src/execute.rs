@@ -388,11 +388,7 @@ pub fn run(
     std::thread::scope(|workers| {
         // As many workers as requests may be in flight: an upload is a few round trips
         // (a HEAD and a PUT a blob, then the entry), nearly all waiting.
-        let wanted = match remote.has_background_work() {
-            true => remote.connections(),
-            false => 0,
-        };
-        for _ in 0..wanted {
+        for _ in 0..remote.background_workers() {
             workers.spawn(|| remote.run_jobs(settings.store));
         }
         let _close = CloseJobs(remote);

@@ -568,10 +568,14 @@ impl RemoteCache {
         }
     }
 
-    /// Whether background workers have anything to do this cook: uploads, or downloads
-    /// the bundle named.
-    pub fn has_background_work(&self) -> bool {
-        self.writes() || !self.landing.lock().expect("landing lock").is_empty()
+    /// How many background workers this cook wants: one per request that may be in
+    /// flight on a machine that uploads; on one that only reads, one per download the
+    /// bundle named, up to that (threads cost more than they save when idle).
+    pub fn background_workers(&self) -> usize {
+        match self.writes() {
+            true => self.connections,
+            false => self.connections.min(self.landing.lock().expect("landing lock").len()),
+        }
     }
 
     /// One background worker: does what is queued until [`close_jobs`] is called and the
