@@ -574,7 +574,9 @@ impl RemoteCache {
     pub fn background_workers(&self) -> usize {
         match self.writes() {
             true => self.connections,
-            false => self.connections.min(self.landing.lock().expect("landing lock").len()),
+            false => self
+                .connections
+                .min(self.landing.lock().expect("landing lock").len()),
         }
     }
 
