@@ -6,11 +6,13 @@
 //! | `<url>/cas/<sha256>` | an output's bytes, named by their SHA-256 |
 //! | `<url>/ac/<key>` | a step's result: an `ActionResult` protobuf listing its outputs ([`action_result`]) |
 //!
-//! A step the local cache misses is fetched before it is cooked. An entry is taken only
-//! when a writer the reader trusts signed it (`[cache] trusted_writers`); every blob is
-//! checked against its SHA-256 and size before it is used, and an entry that fails any
-//! check is refused and counted, and the step is cooked locally. After a step is cooked on
-//! a machine with a writer key, its blobs are uploaded (skipping those `HEAD` finds), then
+//! A step the local cache misses is looked up before it is cooked: in the cook's bundle
+//! ([`bundle`]) when one was taken, else on the server. An entry is taken only when a
+//! writer the reader trusts signed it (`[cache] trusted_writers`); one that fails any
+//! check is refused and counted, and the step is cooked locally. A hit's large outputs
+//! are downloaded only when something reads them ([`download`]), checked against both
+//! digests as they arrive. After a step is cooked on a machine with a writer key, a
+//! background worker ([`jobs`]) uploads its blobs (skipping large ones `HEAD` finds), then
 //! its signed entry, so an entry never names a blob the server lacks. A machine without a
 //! writer key only reads. The first transport failure (refused, timed out, or refused
 //! credentials) turns the remote off for the rest of the cook, with one warning.
@@ -18,6 +20,7 @@
 pub mod action_result;
 pub mod bundle;
 pub mod credentials;
+mod download;
 mod jobs;
 
 use std::collections::HashMap;
@@ -25,10 +28,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use std::io::{Read, Write};
-
 use crate::cooker::BadOutputs;
-use crate::store::Store;
 
 /// The remote cache a cook uses: its URL, whether this machine only reads it, the key it
 /// signs what it writes with, and the writers whose entries it takes.
@@ -446,173 +446,6 @@ impl RemoteCache {
         Ok(Some(found))
     }
 
-    /// Fetches a blob a hit listed into `store`, checking its size and both digests as it
-    /// arrives: no more than one buffer of it is held, and only a blob that passes is put
-    /// under its name. A failed exchange turns the remote off, as a failed lookup does.
-    pub fn download(&self, output: &HitOutput, store: &Store) -> Result<(), String> {
-        let once = self
-            .downloads
-            .lock()
-            .expect("downloads lock")
-            .entry(output.blake3.clone())
-            .or_default()
-            .clone();
-        once.get_or_init(|| self.download_once(output, store))
-            .clone()
-    }
-
-    fn download_once(&self, output: &HitOutput, store: &Store) -> Result<(), String> {
-        if store.has_blob(&output.blake3, output.size) {
-            return Ok(());
-        }
-        if self.down.load(Ordering::Relaxed) {
-            return Err("the remote cache is off for the rest of this cook".into());
-        }
-        let path = format!("cas/{}", output.sha256);
-        let mut response = match self.request(&path) {
-            Ok(Some(response)) => response,
-            Ok(None) => return Err(format!("the remote cache has no blob for {}", output.name)),
-            Err(u) => {
-                let why = u.0.clone();
-                self.went_down(u);
-                return Err(why);
-            }
-        };
-        let mut body = response
-            .body_mut()
-            .with_config()
-            .limit(output.size.saturating_add(1))
-            .reader();
-        let mut received = 0u64;
-        let mut broke: Option<std::io::Error> = None;
-        let stored = store.put_blob_with(&output.blake3, |file| {
-            let mut digests = Digests::default();
-            let mut buffer = vec![0u8; 64 << 10];
-            loop {
-                let n = match body.read(&mut buffer) {
-                    Ok(0) => break,
-                    Ok(n) => n,
-                    Err(e) => {
-                        let kept = std::io::Error::new(e.kind(), e.to_string());
-                        broke = Some(e);
-                        return Err(kept);
-                    }
-                };
-                received += n as u64;
-                if received > output.size {
-                    return Err(std::io::Error::new(
-                        std::io::ErrorKind::InvalidData,
-                        "it is larger than its entry says",
-                    ));
-                }
-                digests.update(&buffer[..n]);
-                file.write_all(&buffer[..n])?;
-            }
-            match digests.name(&output.sha256, &output.blake3, output.size) {
-                true => Ok(()),
-                false => Err(std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    "it is not the blob its entry names",
-                )),
-            }
-        });
-        self.counters
-            .bytes_down
-            .fetch_add(received, Ordering::Relaxed);
-        match (stored, broke) {
-            (Ok(()), _) => {
-                self.counters
-                    .downloaded_blobs
-                    .fetch_add(1, Ordering::Relaxed);
-                Ok(())
-            }
-            // A body that stalls or breaks: the server is down for this cook.
-            (Err(_), Some(e)) if !matches!(e.kind(), std::io::ErrorKind::InvalidData) => {
-                let u = self.unreachable(&path, e);
-                let why = u.0.clone();
-                self.went_down(u);
-                Err(why)
-            }
-            (Err(e), _) => {
-                let why = format!("the blob for {} was not used: {e}", output.name);
-                self.counters.refused.fetch_add(1, Ordering::Relaxed);
-                self.warn(format!(
-                    "warning[remote_cache_refused]: {why}; the steps that need it were cooked locally"
-                ));
-                Err(why)
-            }
-        }
-    }
-
-    /// Queues a cooked step's upload for the background workers, so that the step (and
-    /// what waits on it) does not wait on the network. A machine that never uploads
-    /// queues nothing.
-    pub fn upload_in_background(&self, key: &str, outputs: SharedFiles) {
-        if !self.writes() || self.is_down() {
-            return;
-        }
-        self.jobs.push(jobs::Job::Upload(key.to_string(), outputs));
-    }
-
-    /// Queues the download of a hit's output that a set folder will hold, when the
-    /// bundle's writer found it in one: it then arrives while the cook goes on, not when
-    /// the folder is written.
-    pub fn download_in_background(&self, output: &HitOutput) {
-        let lands = self
-            .landing
-            .lock()
-            .expect("landing lock")
-            .contains(&output.blake3);
-        if lands && !self.is_down() {
-            self.jobs.push(jobs::Job::Download(output.clone()));
-        }
-    }
-
-    /// How many background workers this cook wants: one per request that may be in
-    /// flight on a machine that uploads; on one that only reads, one per download the
-    /// bundle named, up to that (threads cost more than they save when idle).
-    pub fn background_workers(&self) -> usize {
-        match self.writes() {
-            true => self.connections,
-            false => self
-                .connections
-                .min(self.landing.lock().expect("landing lock").len()),
-        }
-    }
-
-    /// One background worker: does what is queued until [`close_jobs`] is called and the
-    /// queue is empty.
-    ///
-    /// [`close_jobs`]: RemoteCache::close_jobs
-    pub fn run_jobs(&self, store: &Store) {
-        while let Some(job) = self.jobs.next() {
-            match job {
-                jobs::Job::Upload(key, files) => {
-                    let files: Vec<(&str, &[u8])> = files
-                        .iter()
-                        .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
-                        .collect();
-                    self.upload(&key, &files);
-                }
-                // A failure is met again, and reported, when the output is read.
-                jobs::Job::Download(output) => {
-                    let _ = self.download(&output, store);
-                }
-            }
-        }
-    }
-
-    /// Jobs may be queued again (a cook runs its graph in stages, each with its own
-    /// workers).
-    pub fn open_jobs(&self) {
-        self.jobs.open();
-    }
-
-    /// Nothing more will be queued: the workers finish what is and stop.
-    pub fn close_jobs(&self) {
-        self.jobs.close();
-    }
-
     pub fn upload(&self, key: &str, outputs: &[(&str, &[u8])]) {
         let Some(writer) = self.writer.as_ref().filter(|_| !self.readonly) else {
             return;
@@ -683,143 +516,6 @@ impl RemoteCache {
         self.remember(key, &entry);
         self.unbundled.fetch_add(1, Ordering::Relaxed);
         Ok(())
-    }
-
-    /// Keeps an entry for the stage's bundle, on a machine that writes them.
-    fn remember(&self, key: &str, entry: &[u8]) {
-        if self.writer.is_some() && !self.readonly {
-            self.seen
-                .lock()
-                .expect("seen lock")
-                .insert(key.to_string(), entry.to_vec());
-        }
-    }
-
-    /// The key of this cook's bundle, made by `first_stage` the first time it is asked
-    /// for; `true` the first time.
-    pub fn bundle_key(&self, first_stage: impl FnOnce() -> String) -> (String, bool) {
-        let mut first = false;
-        let key = self.bundle_key.get_or_init(|| {
-            first = true;
-            first_stage()
-        });
-        (key.clone(), first)
-    }
-
-    /// Whether a stage bundle holds `key`'s entry, so looking it up asks nothing of the
-    /// server.
-    pub fn has_bundled(&self, key: &str) -> bool {
-        self.bundled.lock().expect("bundle lock").contains_key(key)
-    }
-
-    /// Fetches the bundle filed under `stage` ([`bundle`]), if there is one a trusted
-    /// writer signed, so that the stage's steps are looked up in it first. A bundle that
-    /// fails a check is refused and counted; the steps are then asked for one by one.
-    pub fn take_bundle(&self, stage: &str) {
-        if self.down.load(Ordering::Relaxed) {
-            return;
-        }
-        match self.try_take_bundle(stage) {
-            Ok(None) => {}
-            Ok(Some((entries, landing))) => {
-                self.counters.bundles_taken.fetch_add(1, Ordering::Relaxed);
-                self.counters
-                    .bundled_entries
-                    .fetch_add(entries.len() as u64, Ordering::Relaxed);
-                self.bundled.lock().expect("bundle lock").extend(entries);
-                self.landing.lock().expect("landing lock").extend(landing);
-            }
-            Err(Refusal::Unreachable(u)) => self.went_down(u),
-            Err(Refusal::Bad(why)) => self.refuse_bundle(stage, &why),
-            Err(Refusal::Untrusted(why)) => {
-                self.refuse_bundle(stage, &format!("its entry is not taken: {why}"))
-            }
-        }
-    }
-
-    fn refuse_bundle(&self, stage: &str, why: &str) {
-        self.counters
-            .bundles_refused
-            .fetch_add(1, Ordering::Relaxed);
-        self.warn(format!(
-            "warning[remote_cache_refused]: the cook's remote bundle (key {}) was not used: {why}; its steps were looked up one by one",
-            &stage[..stage.len().min(16)]
-        ));
-    }
-
-    fn try_take_bundle(
-        &self,
-        stage: &str,
-    ) -> Result<Option<(bundle::Entries, Vec<String>)>, Refusal> {
-        let expected = |names: &[&str]| match names {
-            [bundle::OUTPUT] => Ok(()),
-            _ => Err(BadOutputs::NotDeclared {
-                names: names.iter().map(|n| n.to_string()).collect(),
-                declared: vec![bundle::OUTPUT.to_string()],
-            }),
-        };
-        // Its entry carries it, with a few bytes of framing.
-        let limit = bundle::MAX_BUNDLE + (1 << 10);
-        let Some(listed) = self.try_fetch_within(stage, &expected, limit)? else {
-            return Ok(None);
-        };
-        let [output] = &listed[..] else {
-            unreachable!("checked to list one output")
-        };
-        if output.size > bundle::MAX_BUNDLE {
-            return Err(Refusal::Bad(format!(
-                "it is {} bytes; at most {} are read",
-                output.size,
-                bundle::MAX_BUNDLE
-            )));
-        }
-        let bytes = match &output.bytes {
-            Some(bytes) => bytes.clone(),
-            None => self
-                .get(&format!("cas/{}", output.sha256), output.size)?
-                .ok_or_else(|| Refusal::Bad("the server has no blob for it".into()))?,
-        };
-        if !blake3_names(&bytes, &output.blake3, output.size) {
-            return Err(Refusal::Bad("it fails its digests".into()));
-        }
-        bundle::decode(&bytes)
-            .map(Some)
-            .map_err(|e| Refusal::Bad(format!("it cannot be read ({e})")))
-    }
-
-    /// Files the entries this machine wrote or took for `keys` as the cook's bundle, with
-    /// `landing` (the BLAKE3s of the large outputs its folders hold), once the cook's
-    /// uploads are done (so that every blob they name is on the server). Only a writer
-    /// files one, and only when the cook uploaded an entry or took one no bundle held.
-    pub fn send_bundle(&self, keys: &[&str], landing: Vec<String>) {
-        let Some(writer) = self.writer.as_ref().filter(|_| !self.readonly) else {
-            return;
-        };
-        let Some(stage) = self.bundle_key.get() else {
-            return;
-        };
-        if self.is_down() || self.unbundled.load(Ordering::Relaxed) == 0 {
-            return;
-        }
-        let entries: bundle::Entries = {
-            let seen = self.seen.lock().expect("seen lock");
-            keys.iter()
-                .filter_map(|k| Some((k.to_string(), seen.get(*k)?.clone())))
-                .collect()
-        };
-        let bytes = bundle::encode(entries, landing);
-        if bytes.len() as u64 > bundle::MAX_BUNDLE {
-            return;
-        }
-        // The bundle travels inside its entry, so a reader asks once, not twice.
-        match self.try_upload_inlining(stage, &[(bundle::OUTPUT, &bytes)], writer, Inline::All) {
-            Ok(()) => {
-                self.counters
-                    .bundles_uploaded
-                    .fetch_add(1, Ordering::Relaxed);
-            }
-            Err(u) => self.went_down(u),
-        }
     }
 
     fn url(&self, path: &str) -> String {
@@ -927,31 +623,6 @@ enum Refusal {
 /// inside a signed entry; a blob fetched by its SHA-256 is checked against both.
 fn blake3_names(bytes: &[u8], blake3: &str, size: u64) -> bool {
     bytes.len() as u64 == size && blake3::hash(bytes).to_hex().as_str() == blake3
-}
-
-/// Both digests of bytes that may arrive in pieces.
-#[derive(Default)]
-struct Digests {
-    sha256: sha2::Sha256,
-    blake3: blake3::Hasher,
-    size: u64,
-}
-
-impl Digests {
-    fn update(&mut self, bytes: &[u8]) {
-        use sha2::Digest;
-        self.sha256.update(bytes);
-        self.blake3.update(bytes);
-        self.size += bytes.len() as u64;
-    }
-
-    /// Whether the bytes are the ones these digests and this size name.
-    fn name(self, sha256: &str, blake3: &str, size: u64) -> bool {
-        use sha2::Digest;
-        self.size == size
-            && hex(&self.sha256.finalize()) == sha256
-            && self.blake3.finalize().to_hex().as_str() == blake3
-    }
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -4,7 +4,8 @@
 use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex};
 
-use super::{HitOutput, SharedFiles};
+use super::{HitOutput, RemoteCache, SharedFiles};
+use crate::store::Store;
 
 pub enum Job {
     /// A cooked step's outputs, to upload under its key.
@@ -68,5 +69,76 @@ impl Jobs {
             .expect("the job queue is not poisoned")
             .closed = true;
         self.waiting.notify_all();
+    }
+}
+
+impl RemoteCache {
+    /// Queues a cooked step's upload for the background workers, so that the step (and
+    /// what waits on it) does not wait on the network. A machine that never uploads
+    /// queues nothing.
+    pub fn upload_in_background(&self, key: &str, outputs: SharedFiles) {
+        if !self.writes() || self.is_down() {
+            return;
+        }
+        self.jobs.push(Job::Upload(key.to_string(), outputs));
+    }
+
+    /// Queues the download of a hit's output that a set folder will hold, when the
+    /// bundle's writer found it in one: it then arrives while the cook goes on, not when
+    /// the folder is written.
+    pub fn download_in_background(&self, output: &HitOutput) {
+        let lands = self
+            .landing
+            .lock()
+            .expect("landing lock")
+            .contains(&output.blake3);
+        if lands && !self.is_down() {
+            self.jobs.push(Job::Download(output.clone()));
+        }
+    }
+
+    /// How many background workers this cook wants: one per request that may be in
+    /// flight on a machine that uploads; on one that only reads, one per download the
+    /// bundle named, up to that (threads cost more than they save when idle).
+    pub fn background_workers(&self) -> usize {
+        match self.writes() {
+            true => self.connections,
+            false => self
+                .connections
+                .min(self.landing.lock().expect("landing lock").len()),
+        }
+    }
+
+    /// One background worker: does what is queued until [`close_jobs`] is called and the
+    /// queue is empty.
+    ///
+    /// [`close_jobs`]: RemoteCache::close_jobs
+    pub fn run_jobs(&self, store: &Store) {
+        while let Some(job) = self.jobs.next() {
+            match job {
+                Job::Upload(key, files) => {
+                    let files: Vec<(&str, &[u8])> = files
+                        .iter()
+                        .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
+                        .collect();
+                    self.upload(&key, &files);
+                }
+                // A failure is met again, and reported, when the output is read.
+                Job::Download(output) => {
+                    let _ = self.download(&output, store);
+                }
+            }
+        }
+    }
+
+    /// Jobs may be queued again (a cook runs its graph in stages, each with its own
+    /// workers).
+    pub fn open_jobs(&self) {
+        self.jobs.open();
+    }
+
+    /// Nothing more will be queued: the workers finish what is and stop.
+    pub fn close_jobs(&self) {
+        self.jobs.close();
     }
 }
