@@ -7,12 +7,12 @@
 //! | `<url>/ac/<key>` | a step's result: an `ActionResult` protobuf listing its outputs ([`action_result`]) |
 //!
 //! A step the local cache misses is looked up before it is cooked: in the cook's bundle
-//! ([`bundle`]) when one was taken, else on the server. An entry is taken only when a
+//! (`bundle`) when one was taken, else on the server. An entry is taken only when a
 //! writer the reader trusts signed it (`[cache] trusted_writers`); one that fails any
 //! check is refused and counted, and the step is cooked locally. A hit's large outputs
-//! are downloaded only when something reads them ([`download`]), checked against both
+//! are downloaded only when something reads them (`download`), checked against both
 //! digests as they arrive. After a step is cooked on a machine with a writer key, a
-//! background worker ([`jobs`]) uploads its blobs (skipping large ones `HEAD` finds), then
+//! background worker (`jobs`) uploads its blobs (skipping large ones `HEAD` finds), then
 //! its signed entry, so an entry never names a blob the server lacks. A machine without a
 //! writer key only reads. The first transport failure (refused, timed out, or refused
 //! credentials) turns the remote off for the rest of the cook, with one warning.
