@@ -104,7 +104,7 @@ impl RemoteCache {
         self.bundled.lock().expect("bundle lock").contains_key(key)
     }
 
-    /// Fetches the bundle filed under `stage` (this module's `Bundle`), if there is one a trusted
+    /// Fetches the bundle filed under `stage` (a [`Bundle`]), if there is one a trusted
     /// writer signed, so that the stage's steps are looked up in it first. A bundle that
     /// fails a check is refused and counted; the steps are then asked for one by one.
     pub fn take_bundle(&self, stage: &str) {
