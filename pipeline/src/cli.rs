@@ -197,8 +197,13 @@ enum Forge {
         pack: PathBuf,
         block: String,
         /// Write it into source/geometry.json, and add the block to the catalog if new.
+        /// Fields the block's entry already has are kept; only missing ones are added.
         #[arg(long)]
         write: bool,
+        /// With --write, overwrite this field of the block's entry with the suggestion
+        /// (hulls, supports, joins, apertures, connectors, origin). Repeatable.
+        #[arg(long = "replace", value_name = "FIELD", requires = "write")]
+        replace: Vec<String>,
     },
     /// Start a new pack that cooks the first time, and add it to pipeline.toml.
     New {
@@ -385,7 +390,12 @@ fn forge_command(forge: Forge) -> Result<i32> {
             crate::validate::validate(&packs, slug.as_deref(), json)
         }
         Forge::New { id, style, dir } => crate::scaffold::new_pack(&id, style, &dir),
-        Forge::Suggest { pack, block, write } => crate::suggest::suggest(&pack, &block, write),
+        Forge::Suggest {
+            pack,
+            block,
+            write,
+            replace,
+        } => crate::suggest::suggest(&pack, &block, write.then_some(replace.as_slice())),
         Forge::Compat { old, new, json } => crate::compat::compare(&old, &new, json),
         Forge::Inspect { file, json, global } => {
             crate::inspect::inspect(&file, json, global.as_deref())

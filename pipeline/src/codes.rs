@@ -107,6 +107,7 @@ const COMMANDS: &[Row] = &[
     ("pack_exists", Error, Run, "`mjolnir forge new` would write over a folder that exists"),
     ("missing_model", Error, Input, "a block has no .gltf or .glb model in source/models/"),
     ("no_model_hulls", Error, Input, "a model has no UCX_ collision hulls to suggest a geometry entry from"),
+    ("unknown_geometry_field", Error, Input, "`forge suggest --replace` names a field a geometry entry does not have"),
     ("paks_missing", Error, Run, "the Paks folder cannot be read"),
 ];
 

@@ -235,3 +235,79 @@ fn a_blend_source_is_exported_by_blender_and_cooks() {
         .unwrap();
     assert!(blend_step["key"].is_string());
 }
+
+#[test]
+fn suggest_write_keeps_hand_written_fields_and_replaces_only_what_it_is_told() {
+    let dir = tempfile::tempdir().unwrap();
+    let mjolnir = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_mjolnir"))
+            .args(args)
+            .current_dir(dir.path())
+            .env("MJOLNIR_CONFIG_DIR", dir.path().join("config"))
+            .output()
+            .unwrap()
+    };
+    assert!(mjolnir(&["forge", "new", "kit"]).status.success());
+    let path = dir.path().join("kit/source/geometry.json");
+    let read =
+        || -> serde_json::Value { serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap() };
+    // A hand-written aperture and hand-tuned hulls on the scaffold's floor.
+    let mut geometry = read();
+    let entry = &mut geometry["blocks"][0];
+    assert_eq!(entry["id"], "floor_2x2");
+    entry["apertures"] = serde_json::json!([{"name": "door", "hand": true}]);
+    entry["hulls"][0]["name"] = serde_json::json!("hand_tuned");
+    std::fs::write(&path, serde_json::to_vec_pretty(&geometry).unwrap()).unwrap();
+
+    let out = mjolnir(&["forge", "suggest", "kit", "floor_2x2", "--write"]);
+    let said = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{said}");
+    let kept = read();
+    assert_eq!(
+        kept["blocks"][0]["apertures"][0]["name"], "door",
+        "never deleted"
+    );
+    assert_eq!(kept["blocks"][0]["hulls"][0]["name"], "hand_tuned");
+    assert!(said.contains("= hulls: kept as written"), "{said}");
+
+    // Run again: still there, byte for byte.
+    let before = std::fs::read(&path).unwrap();
+    assert!(
+        mjolnir(&["forge", "suggest", "kit", "floor_2x2", "--write"])
+            .status
+            .success()
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+
+    // --replace takes the model's hulls, and nothing else.
+    let out = mjolnir(&[
+        "forge",
+        "suggest",
+        "kit",
+        "floor_2x2",
+        "--write",
+        "--replace",
+        "hulls",
+    ]);
+    let said = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("~ hulls: replaced"), "{said}");
+    let replaced = read();
+    assert_ne!(replaced["blocks"][0]["hulls"][0]["name"], "hand_tuned");
+    assert_eq!(replaced["blocks"][0]["apertures"][0]["name"], "door");
+
+    // A field a geometry entry does not have is refused with its code, and nothing is written.
+    let before = std::fs::read(&path).unwrap();
+    let out = mjolnir(&[
+        "forge",
+        "suggest",
+        "kit",
+        "floor_2x2",
+        "--write",
+        "--replace",
+        "hull",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("error[unknown_geometry_field]"));
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+}

@@ -2,9 +2,13 @@
 //! model, so no hull is typed by hand. The hulls are the model's `UCX_` nodes (convex
 //! meshes, Unreal's naming convention); supports are the hulls' flat tops; joins are
 //! suggested where a top reaches an edge of the piece. With `--write`, the entry goes into
-//! `source/geometry.json` (replacing the block's), and a block the catalog lacks gets its
-//! catalog entry (sized from the model) and its `bloc` row in `changes.json`.
-//! `geometry.json` stays the override: edit what was written as you like.
+//! `source/geometry.json`, and a block the catalog lacks gets its catalog entry (sized
+//! from the model) and its `bloc` row in `changes.json`.
+//!
+//! Writing merges and never deletes: a field the block's entry already has (a
+//! hand-written aperture, supports tuned by hand) is kept, and only the fields it lacks
+//! are added. `--replace FIELD` overwrites one field on purpose. What changes, field by
+//! field, is printed before it is written.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -12,13 +16,38 @@ use std::path::Path;
 use anyhow::{anyhow, bail, Context, Result};
 use serde_json::{json, Value};
 
-pub fn suggest(pack: &Path, block: &str, write: bool) -> Result<i32> {
+/// The fields of a block's geometry entry that `--replace` may name.
+pub const FIELDS: &[&str] = &[
+    "origin",
+    "hulls",
+    "supports",
+    "joins",
+    "apertures",
+    "connectors",
+];
+
+/// Prints the suggested entry; with `write` (the fields to replace), merges it into
+/// `source/geometry.json`.
+pub fn suggest(pack: &Path, block: &str, write: Option<&[String]>) -> Result<i32> {
+    if let Some(unknown) = write
+        .into_iter()
+        .flatten()
+        .find(|f| !FIELDS.contains(&f.as_str()))
+    {
+        bail!(
+            "error[unknown_geometry_field]: --replace {unknown:?} is not a field of a geometry entry; use one of {}",
+            FIELDS.join(", ")
+        );
+    }
     let (hulls, bounds) = read_model(pack, block)?;
     let origin = existing_origin(pack).unwrap_or_else(|| "bottom_centre".into());
     let entry = entry_from_hulls(block, &origin, &hulls, bounds);
     print!("{}", json_out::pretty_text(&entry));
-    if write {
-        write_geometry(pack, block, &entry)?;
+    if let Some(replace) = write {
+        let changes = write_geometry(pack, block, &entry, replace)?;
+        for change in &changes {
+            eprintln!("  {change}");
+        }
         add_to_catalog(pack, block, bounds)?;
         eprintln!(
             "wrote {block}'s geometry entry into {}",
@@ -26,6 +55,53 @@ pub fn suggest(pack: &Path, block: &str, write: bool) -> Result<i32> {
         );
     }
     Ok(0)
+}
+
+/// What writing a suggestion does to one field of an entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FieldChange {
+    Added(String),
+    /// The entry's own value stays: it differs from the suggestion.
+    Kept(String),
+    Replaced(String),
+    Same(String),
+}
+
+impl std::fmt::Display for FieldChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FieldChange::Added(k) => write!(f, "+ {k}: added from the model"),
+            FieldChange::Kept(k) => write!(
+                f,
+                "= {k}: kept as written (the model suggests otherwise; --replace {k} takes the suggestion)"
+            ),
+            FieldChange::Replaced(k) => write!(f, "~ {k}: replaced by the suggestion (--replace)"),
+            FieldChange::Same(k) => write!(f, "  {k}: as suggested"),
+        }
+    }
+}
+
+/// Merges `suggested` into `existing`: fields `existing` lacks are added, those in
+/// `replace` overwritten, every other field of `existing` kept as it is.
+pub fn merge(existing: &mut Value, suggested: &Value, replace: &[String]) -> Vec<FieldChange> {
+    let mut changes = Vec::new();
+    let (Some(old), Some(new)) = (existing.as_object_mut(), suggested.as_object()) else {
+        return changes;
+    };
+    for (field, value) in new {
+        let change = match old.get(field) {
+            None => FieldChange::Added(field.clone()),
+            Some(v) if v == value => FieldChange::Same(field.clone()),
+            Some(_) if replace.contains(field) => FieldChange::Replaced(field.clone()),
+            Some(_) => {
+                changes.push(FieldChange::Kept(field.clone()));
+                continue;
+            }
+        };
+        old.insert(field.clone(), value.clone());
+        changes.push(change);
+    }
+    changes
 }
 
 /// The model's hulls and the visual mesh's bounds, pack space.
@@ -109,16 +185,49 @@ fn write_json(path: &Path, value: &Value) -> Result<()> {
     crate::atomic::write(path, &bytes).with_context(|| format!("cannot write {}", path.display()))
 }
 
-fn write_geometry(pack: &Path, block: &str, entry: &Value) -> Result<()> {
+fn write_geometry(
+    pack: &Path,
+    block: &str,
+    entry: &Value,
+    replace: &[String],
+) -> Result<Vec<FieldChange>> {
     let path = pack.join("source/geometry.json");
     let mut geometry = read_json(&path)?;
     let blocks = forge_contract::document::geometry_blocks_mut(&mut geometry)
         .ok_or_else(|| anyhow!("{} has no blocks list", path.display()))?;
-    match blocks.iter_mut().find(|b| b["id"] == block) {
-        Some(existing) => *existing = entry.clone(),
-        None => blocks.push(entry.clone()),
+    let changes = match blocks.iter_mut().find(|b| b["id"] == block) {
+        Some(existing) => merge(existing, entry, replace),
+        None => {
+            blocks.push(entry.clone());
+            vec![FieldChange::Added(format!("{block} (a new entry)"))]
+        }
+    };
+    write_json(&path, &geometry)?;
+    Ok(changes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_merge_adds_what_is_missing_and_keeps_what_was_written() {
+        let mut written = json!({"id": "wall", "origin": "bottom_centre",
+            "hulls": [{"name": "hand"}],
+            "apertures": [{"kind": "doorway", "width_m": 1.2}]});
+        let suggested = json!({"id": "wall", "origin": "bottom_centre",
+            "hulls": [{"name": "model"}], "supports": [{"z": 0.0}]});
+        let changes = merge(&mut written, &suggested, &[]);
+        assert_eq!(written["apertures"][0]["width_m"], 1.2, "never deleted");
+        assert_eq!(written["hulls"][0]["name"], "hand");
+        assert_eq!(written["supports"][0]["z"], 0.0);
+        assert!(changes.contains(&FieldChange::Kept("hulls".into())));
+        assert!(changes.contains(&FieldChange::Added("supports".into())));
+        let changes = merge(&mut written, &suggested, &["hulls".to_string()]);
+        assert_eq!(written["hulls"][0]["name"], "model");
+        assert_eq!(written["apertures"][0]["kind"], "doorway");
+        assert!(changes.contains(&FieldChange::Replaced("hulls".into())));
     }
-    write_json(&path, &geometry)
 }
 
 /// A block the catalog lacks: its entry, sized from the model, and its change row.
