@@ -206,30 +206,6 @@ fn write_geometry(
     Ok(changes)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_merge_adds_what_is_missing_and_keeps_what_was_written() {
-        let mut written = json!({"id": "wall", "origin": "bottom_centre",
-            "hulls": [{"name": "hand"}],
-            "apertures": [{"kind": "doorway", "width_m": 1.2}]});
-        let suggested = json!({"id": "wall", "origin": "bottom_centre",
-            "hulls": [{"name": "model"}], "supports": [{"z": 0.0}]});
-        let changes = merge(&mut written, &suggested, &[]);
-        assert_eq!(written["apertures"][0]["width_m"], 1.2, "never deleted");
-        assert_eq!(written["hulls"][0]["name"], "hand");
-        assert_eq!(written["supports"][0]["z"], 0.0);
-        assert!(changes.contains(&FieldChange::Kept("hulls".into())));
-        assert!(changes.contains(&FieldChange::Added("supports".into())));
-        let changes = merge(&mut written, &suggested, &["hulls".to_string()]);
-        assert_eq!(written["hulls"][0]["name"], "model");
-        assert_eq!(written["apertures"][0]["kind"], "doorway");
-        assert!(changes.contains(&FieldChange::Replaced("hulls".into())));
-    }
-}
-
 /// A block the catalog lacks: its entry, sized from the model, and its change row.
 fn add_to_catalog(pack: &Path, block: &str, bounds: [[f64; 3]; 2]) -> Result<()> {
     let path = pack.join("mjolnir.json");
@@ -266,4 +242,28 @@ fn add_to_catalog(pack: &Path, block: &str, bounds: [[f64; 3]; 2]) -> Result<()>
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_merge_adds_what_is_missing_and_keeps_what_was_written() {
+        let mut written = json!({"id": "wall", "origin": "bottom_centre",
+            "hulls": [{"name": "hand"}],
+            "apertures": [{"kind": "doorway", "width_m": 1.2}]});
+        let suggested = json!({"id": "wall", "origin": "bottom_centre",
+            "hulls": [{"name": "model"}], "supports": [{"z": 0.0}]});
+        let changes = merge(&mut written, &suggested, &[]);
+        assert_eq!(written["apertures"][0]["width_m"], 1.2, "never deleted");
+        assert_eq!(written["hulls"][0]["name"], "hand");
+        assert_eq!(written["supports"][0]["z"], 0.0);
+        assert!(changes.contains(&FieldChange::Kept("hulls".into())));
+        assert!(changes.contains(&FieldChange::Added("supports".into())));
+        let changes = merge(&mut written, &suggested, &["hulls".to_string()]);
+        assert_eq!(written["hulls"][0]["name"], "model");
+        assert_eq!(written["apertures"][0]["kind"], "doorway");
+        assert!(changes.contains(&FieldChange::Replaced("hulls".into())));
+    }
 }
