@@ -378,7 +378,7 @@ const MAPS: &[Row] = &[
     ("duplicate_block", Error, Input, "a level lists a block twice"),
     ("block_tag_mismatch", Error, Input, "a block's tag in the level is not its tag in the pack"),
     ("missing_crate", Error, Input, "no container in the Paks holds a block's crate"),
-    ("unknown_pack", Error, Input, "a level names a pack that is not there"),
+    ("unknown_pack", Error, Input, "a level, or `--pack`, names a pack that is not there"),
     ("pack_version_mismatch", Error, Input, "a pack's release is not the version the level names"),
     ("expect_objects", Error, Input, "the layout's object count is not the one the level states"),
     ("expect_count", Error, Input, "the layout's count of a block is not the one the level states"),

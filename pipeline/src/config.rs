@@ -310,8 +310,9 @@ fn selected_packs(
         for wanted in &overrides.packs {
             if !packs.iter().any(|p| &p.id == wanted) {
                 let known: Vec<_> = packs.iter().map(|p| p.id.as_str()).collect();
+                let hint = crate::did_you_mean::hint(wanted, known.iter().copied());
                 bail!(
-                    "--pack {wanted}: no such pack in {} (it lists {})",
+                    "error[unknown_pack]: --pack {wanted}: no such pack in {} (it lists {}){hint}",
                     path.display(),
                     known.join(", ")
                 );

@@ -130,10 +130,14 @@ impl Cook<'_> {
         let first_cook_step = graph.steps.len();
         let sets = match planner.plan_sets(&mut graph, &packs, &catalogs, &self.options.only) {
             Ok(sets) => sets,
-            Err(UnknownBlocks(names)) => bail!(
-                "--only {}: no such block in the selected packs",
-                names.join(", ")
-            ),
+            Err(UnknownBlocks(names)) => {
+                let known = catalogs.iter().flatten().map(String::as_str);
+                let hint = crate::did_you_mean::hint(&names[0], known);
+                bail!(
+                    "error[unknown_block]: --only {}: no such block in the selected packs{hint}",
+                    names.join(", ")
+                )
+            }
         };
         // Maps check whole sets: a reduced --only build has none to check.
         let maps = if self.options.only.is_empty() {
@@ -741,6 +745,14 @@ fn print_ending(
         );
     } else {
         println!("{line}");
+        let out = &options.config.out;
+        let out = out.strip_prefix(".").unwrap_or(out);
+        let renders = out.join("render");
+        let previews = match renders.is_dir() {
+            true => format!("; previews in {}", renders.display()),
+            false => String::new(),
+        };
+        eprintln!("report: {}{previews}", out.join("report.html").display());
         if let Some(remote) = settings.remote {
             for warning in remote.warnings() {
                 eprintln!("{warning}");

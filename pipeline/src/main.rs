@@ -8,6 +8,7 @@ mod codes;
 mod compat;
 mod config;
 mod cook;
+mod did_you_mean;
 mod errors;
 mod haf_loader;
 mod housekeeping;

@@ -83,6 +83,10 @@ pub fn key_new(force: bool) -> Result<i32> {
     #[cfg(not(unix))]
     std::fs::write(&path, format!("{hex}\n"))?;
     println!("created {}", path.display());
+    eprintln!(
+        "back it up: {} is the only copy of your author key, readable by you alone; the Hub knows your packs by it, and a lost key means a new author",
+        path.display()
+    );
     key_show()
 }
 
