@@ -247,6 +247,12 @@ fn suggest_write_keeps_hand_written_fields_and_replaces_only_what_it_is_told() {
             .output()
             .unwrap()
     };
+    // `forge suggest kit floor_2x2 --write`, with these flags after it.
+    let suggest = |more: &[&str]| {
+        let mut args = vec!["forge", "suggest", "kit", "floor_2x2", "--write"];
+        args.extend_from_slice(more);
+        mjolnir(&args)
+    };
     assert!(mjolnir(&["forge", "new", "kit"]).status.success());
     let path = dir.path().join("kit/source/geometry.json");
     let read =
@@ -259,7 +265,7 @@ fn suggest_write_keeps_hand_written_fields_and_replaces_only_what_it_is_told() {
     entry["hulls"][0]["name"] = serde_json::json!("hand_tuned");
     std::fs::write(&path, serde_json::to_vec_pretty(&geometry).unwrap()).unwrap();
 
-    let out = mjolnir(&["forge", "suggest", "kit", "floor_2x2", "--write"]);
+    let out = suggest(&[]);
     let said = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(out.status.success(), "{said}");
     let kept = read();
@@ -272,23 +278,11 @@ fn suggest_write_keeps_hand_written_fields_and_replaces_only_what_it_is_told() {
 
     // Run again: still there, byte for byte.
     let before = std::fs::read(&path).unwrap();
-    assert!(
-        mjolnir(&["forge", "suggest", "kit", "floor_2x2", "--write"])
-            .status
-            .success()
-    );
+    assert!(suggest(&[]).status.success());
     assert_eq!(std::fs::read(&path).unwrap(), before);
 
     // --replace takes the model's hulls, and nothing else.
-    let out = mjolnir(&[
-        "forge",
-        "suggest",
-        "kit",
-        "floor_2x2",
-        "--write",
-        "--replace",
-        "hulls",
-    ]);
+    let out = suggest(&["--replace", "hulls"]);
     let said = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(out.status.success(), "{said}");
     assert!(said.contains("~ hulls: replaced"), "{said}");
@@ -298,15 +292,7 @@ fn suggest_write_keeps_hand_written_fields_and_replaces_only_what_it_is_told() {
 
     // A field a geometry entry does not have is refused with its code, and nothing is written.
     let before = std::fs::read(&path).unwrap();
-    let out = mjolnir(&[
-        "forge",
-        "suggest",
-        "kit",
-        "floor_2x2",
-        "--write",
-        "--replace",
-        "hull",
-    ]);
+    let out = suggest(&["--replace", "hull"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("error[unknown_geometry_field]"));
     assert_eq!(std::fs::read(&path).unwrap(), before);

@@ -38,7 +38,6 @@ pub struct Output {
 struct RemoteBlob {
     listed: HitOutput,
     cache: Arc<RemoteCache>,
-    fetched: AtomicBool,
 }
 
 impl std::fmt::Debug for Output {
@@ -94,7 +93,6 @@ impl Output {
             remote: Some(RemoteBlob {
                 listed,
                 cache: cache.clone(),
-                fetched: AtomicBool::new(false),
             }),
         })
     }
@@ -119,11 +117,12 @@ impl Output {
             && !store.has_blob(&self.hash, self.size)
     }
 
-    /// Whether this is a remote hit's output that nothing read, so it was never fetched.
+    /// Whether this is a remote hit's output this cook never downloaded: nothing read it,
+    /// and no set file needed it.
     pub fn stayed_remote(&self) -> bool {
         self.remote
             .as_ref()
-            .is_some_and(|r| !r.fetched.load(Ordering::Relaxed))
+            .is_some_and(|r| !r.cache.has_downloaded(&self.hash))
     }
 
     /// Puts a remote hit's output in the store, when it is not there yet.
@@ -131,13 +130,9 @@ impl Output {
         let Some(blob) = &self.remote else {
             return Ok(());
         };
-        if !store.has_blob(&self.hash, self.size) {
-            blob.cache
-                .download(&blob.listed, store)
-                .map_err(|detail| CorruptOutput { detail })?;
-        }
-        blob.fetched.store(true, Ordering::Relaxed);
-        Ok(())
+        blob.cache
+            .download(&blob.listed, store)
+            .map_err(|detail| CorruptOutput { detail })
     }
 }
 

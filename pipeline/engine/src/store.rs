@@ -144,10 +144,12 @@ impl Store {
         Ok(())
     }
 
-    /// Whether the store holds a blob of this hash and size (unverified: it is checked when
-    /// read).
+    /// Whether the store holds a blob of this hash and size, as a regular file
+    /// (unverified: it is checked when read).
     pub fn has_blob(&self, hash: &str, size: u64) -> bool {
-        hash.len() >= 2 && std::fs::metadata(self.blob_path(hash)).is_ok_and(|m| m.len() == size)
+        check_name(hash).is_ok()
+            && std::fs::symlink_metadata(self.blob_path(hash))
+                .is_ok_and(|m| m.is_file() && m.len() == size)
     }
 
     /// Stores a blob as `fill` writes it, without holding it: a download, which `fill`
@@ -489,5 +491,34 @@ mod tests {
         let store = Store::open(dir.path()).unwrap();
         assert!(store.get_action("k").is_none());
         assert!(store.get_blob(&hash).is_err());
+    }
+
+    #[test]
+    fn a_blob_name_from_outside_is_checked_before_it_names_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        for bad in [
+            "../../etc/passwd",
+            "AB",
+            &"A".repeat(64),
+            &format!("{}/x", "a".repeat(62)),
+        ] {
+            assert!(store.put_blob_hashed(bad, b"x").is_err(), "{bad}");
+            assert!(store.put_blob_with(bad, |_| Ok(())).is_err(), "{bad}");
+            assert!(!store.has_blob(bad, 1), "{bad}");
+        }
+        // A FIFO under a blob's name is not a blob the store holds.
+        #[cfg(unix)]
+        {
+            let hash = blake3::hash(b"x").to_hex().to_string();
+            let path = dir.path().join("blobs").join(&hash[..2]).join(&hash);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            assert!(std::process::Command::new("mkfifo")
+                .arg(&path)
+                .status()
+                .unwrap()
+                .success());
+            assert!(!store.has_blob(&hash, 0));
+        }
     }
 }

@@ -23,6 +23,16 @@ impl RemoteCache {
             .clone()
     }
 
+    /// Whether this cook downloaded the blob of this BLAKE3 (in the background or when it
+    /// was read), and it passed.
+    pub fn has_downloaded(&self, blake3: &str) -> bool {
+        let downloads = self.downloads.lock().expect("downloads lock");
+        downloads
+            .get(blake3)
+            .and_then(|once| once.get())
+            .is_some_and(Result::is_ok)
+    }
+
     fn download_once(&self, output: &HitOutput, store: &Store) -> Result<(), String> {
         if store.has_blob(&output.blake3, output.size) {
             return Ok(());
