@@ -133,6 +133,7 @@ fn one_geometry_edit_stops_at_the_changed_block() {
         [
             "foundry/actor/wall_2",
             "foundry/assemble/all",
+            "foundry/block_geometry/wall_2",
             "foundry/checks/wall_2",
             "foundry/collision/wall_2",
             "foundry/geometry",

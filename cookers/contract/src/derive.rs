@@ -106,3 +106,43 @@ fn joins(supports: &[Value], bounds: [[f64; 3]; 2]) -> Vec<Value> {
         })
         .collect()
 }
+
+/// The fields of an entry the model can give, in the order an entry lists them.
+pub const MODEL_FIELDS: &[&str] = &[
+    "origin",
+    "hulls",
+    "supports",
+    "joins",
+    "apertures",
+    "connectors",
+];
+
+/// Where one field of a block's geometry came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldSource {
+    /// `geometry.json`'s entry gives it, so it overrides the model.
+    Entry,
+    /// The entry leaves it out, so the model's is used.
+    Model,
+}
+
+/// A block's geometry, field by field: each field `entry` gives wins, each one it leaves
+/// out comes from `derived` (the model's). Also says where each field came from, for the
+/// fields either one has. Fields only an entry can give (`waivers`) pass through.
+pub fn merge_over(entry: &Value, derived: Option<&Value>) -> (Value, Vec<(&'static str, FieldSource)>) {
+    let mut merged = entry.clone();
+    let mut sources = Vec::new();
+    let Some(out) = merged.as_object_mut() else {
+        return (merged, sources);
+    };
+    for &field in MODEL_FIELDS {
+        if out.contains_key(field) {
+            sources.push((field, FieldSource::Entry));
+        } else if let Some(value) = derived.and_then(|d| d.get(field)) {
+            out.insert(field.to_string(), value.clone());
+            sources.push((field, FieldSource::Model));
+        }
+    }
+    // The entry's key order first, then the model's fields in the contract's order.
+    (merged, sources)
+}

@@ -161,8 +161,10 @@ pub fn parse_geometry(file: &str, text: &str, catalog: &Catalog) -> Checked<Geom
     parse_geometry_lacking(file, text, catalog, &[])
 }
 
-/// As [`parse_geometry`], but the blocks in `from_models` may be missing: their models
-/// carry their hulls (`derive`), and an entry here, when there is one, overrides them.
+/// As [`parse_geometry`], but the blocks in `from_models` may be missing or partial: each
+/// field their entry leaves out (its origin and hulls included) comes from their model
+/// (`derive`), and each field it gives overrides the model's. A partial entry is read
+/// with `bottom_centre` and no hulls in place of what it lacks.
 pub fn parse_geometry_lacking(
     file: &str,
     text: &str,
@@ -186,7 +188,7 @@ pub fn parse_geometry_lacking(
 pub fn parse_block(file: &str, text: &str) -> Result<BlockGeometry, Vec<crate::Diagnostic>> {
     let value: Value = serde_json::from_str(text).map_err(|e| vec![syntax_error(file, &e)])?;
     let mut f = Findings::new(file, text);
-    match read_block(&mut f, &value, "") {
+    match read_block(&mut f, &value, "", false) {
         Some(block) if !f.has_errors() => Ok(block),
         _ => Err(f.into_vec()),
     }
@@ -236,7 +238,11 @@ fn read_source(
     let mut complete = true;
     for (i, item) in items.iter().enumerate() {
         let at = child("/blocks", i);
-        match read_block(f, item, &at) {
+        let lacking = item
+            .get("id")
+            .and_then(Value::as_str)
+            .is_some_and(|id| from_models.iter().any(|m| m == id));
+        match read_block(f, item, &at, lacking) {
             Some(block) => {
                 if blocks.iter().any(|b| b.id == block.id) {
                     f.error(
@@ -254,7 +260,10 @@ fn read_source(
                         ),
                     );
                 }
-                if let Some(entry) = catalog.entry(&block.id) {
+                // A partial entry without apertures takes the model's; the block's own
+                // step checks the door against those.
+                let apertures_given = !lacking || item.get("apertures").is_some();
+                if let Some(entry) = catalog.entry(&block.id).filter(|_| apertures_given) {
                     if let Some(door) = &entry.door {
                         if !block.apertures.iter().any(|a| a.name == door.aperture) {
                             f.error(
@@ -368,7 +377,8 @@ fn read_list<T>(
     complete.then_some(out)
 }
 
-fn read_block(f: &mut Findings, value: &Value, at: &str) -> Option<BlockGeometry> {
+/// One block's entry; with `lacking`, its origin and hulls may be left to its model.
+fn read_block(f: &mut Findings, value: &Value, at: &str, lacking: bool) -> Option<BlockGeometry> {
     let map = fields::object(f, value, at)?;
     fields::refuse_unknown(
         f,
@@ -386,8 +396,14 @@ fn read_block(f: &mut Findings, value: &Value, at: &str) -> Option<BlockGeometry
         ],
     );
     let id = read_id(f, map, at, "id");
-    let origin = fields::required(f, map, at, "origin")
-        .and_then(|v| fields::string(f, v, &child(at, "origin")))
+    let given = |key: &str| !lacking || map.contains_key(key);
+    let origin = if given("origin") {
+        fields::required(f, map, at, "origin")
+            .and_then(|v| fields::string(f, v, &child(at, "origin")))
+    } else {
+        Some("bottom_centre")
+    };
+    let origin = origin
         .and_then(|o| match o {
             "bottom_centre" => Some(Origin::BottomCentre),
             "entry_floor" => Some(Origin::EntryFloor),
@@ -402,9 +418,13 @@ fn read_block(f: &mut Findings, value: &Value, at: &str) -> Option<BlockGeometry
                 None
             }
         });
-    let hulls = fields::required(f, map, at, "hulls")
-        .and_then(|_| read_list(f, map, at, "hulls", read_hull, |h| &h.name));
-    if let Some(h) = &hulls {
+    let hulls = if given("hulls") {
+        fields::required(f, map, at, "hulls")
+            .and_then(|_| read_list(f, map, at, "hulls", read_hull, |h| &h.name))
+    } else {
+        Some(Vec::new())
+    };
+    if let Some(h) = hulls.as_ref().filter(|_| given("hulls")) {
         if h.is_empty() || h.len() > MAX_HULLS {
             f.error(
                 "hull_count",
@@ -421,7 +441,7 @@ fn read_block(f: &mut Findings, value: &Value, at: &str) -> Option<BlockGeometry
         None => Some(None),
         Some(v) => read_connectors(f, v, &child(at, "connectors")).map(Some),
     };
-    if let (Some(Origin::EntryFloor), Some(None)) = (origin, &connectors) {
+    if let (Some(Origin::EntryFloor), Some(None), true) = (origin, &connectors, given("connectors")) {
         f.error(
             "missing_connectors",
             at,

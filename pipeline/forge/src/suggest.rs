@@ -124,25 +124,51 @@ pub fn entry_from_hulls(
     forge_contract::derive::entry(block, origin, &parts, bounds)
 }
 
-fn read_model(pack: &Path, block: &str) -> Result<(Vec<forge_gltf::ModelHull>, [[f64; 3]; 2])> {
+/// The largest model or pack document `suggest` reads.
+const MAX_READ_BYTES: u64 = 1 << 30;
+
+/// The block's one model: its `.gltf`, `.glb` or `.blend` (exported through Blender, as
+/// the cook does), as a path and glTF bytes.
+fn model_bytes(pack: &Path, block: &str) -> Result<(std::path::PathBuf, Vec<u8>)> {
     let models = pack.join("source/models");
-    let (file, bytes) = ["glb", "gltf"]
+    let found: Vec<std::path::PathBuf> = crate::steps::geometry::MODEL_EXTENSIONS
         .iter()
         .map(|x| models.join(format!("{block}.{x}")))
-        .find_map(|p| std::fs::read(&p).ok().map(|b| (p, b)))
-        .ok_or_else(|| {
-            anyhow!(
-                "error[missing_model]: {} has no {block}.gltf or {block}.glb",
-                models.display()
-            )
+        .filter(|p| p.is_file())
+        .collect();
+    let file = match found.as_slice() {
+        [] => bail!(
+            "error[missing_model]: {} has no {block}.gltf, {block}.glb or {block}.blend",
+            models.display()
+        ),
+        [one] => one.clone(),
+        many => bail!(
+            "error[two_models]: block {block:?} has {} models: {}; keep the one you edit and delete the others",
+            many.len(),
+            many.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" and ")
+        ),
+    };
+    let bytes = mjolnir_files::bounded::read(&file, MAX_READ_BYTES)
+        .with_context(|| format!("cannot read {}", file.display()))?;
+    if file.extension().is_some_and(|x| x == "blend") {
+        let glb = crate::blender::export(&bytes).map_err(|e| {
+            anyhow!("error[blender_export]: {}: {e}", file.display())
         })?;
+        return Ok((file, glb));
+    }
+    Ok((file, bytes))
+}
+
+fn read_model(pack: &Path, block: &str) -> Result<(Vec<forge_gltf::ModelHull>, [[f64; 3]; 2])> {
+    let models = pack.join("source/models");
+    let (file, bytes) = model_bytes(pack, block)?;
     let label = file.display().to_string();
     let mut external = BTreeMap::new();
     for uri in forge_gltf::external_uris(&label, &bytes).map_err(|e| anyhow!("{e}"))? {
         let path = models.join(&uri);
         external.insert(
             uri,
-            std::fs::read(&path).with_context(|| {
+            mjolnir_files::bounded::read(&path, MAX_READ_BYTES).with_context(|| {
                 format!("{label} names {}, which cannot be read", path.display())
             })?,
         );
@@ -161,7 +187,9 @@ fn read_model(pack: &Path, block: &str) -> Result<(Vec<forge_gltf::ModelHull>, [
 
 /// The origin convention of the pack's blocks so far.
 fn existing_origin(pack: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(pack.join("source/geometry.json")).ok()?;
+    let text =
+        mjolnir_files::bounded::read_text(&pack.join("source/geometry.json"), MAX_READ_BYTES)
+            .ok()?;
     let value: Value = serde_json::from_str(&text).ok()?;
     forge_contract::document::geometry_blocks(&value).first()?["origin"]
         .as_str()
@@ -174,7 +202,7 @@ fn mm(x: f64) -> f64 {
 
 fn read_json(path: &Path) -> Result<Value> {
     serde_json::from_str(
-        &std::fs::read_to_string(path)
+        &mjolnir_files::bounded::read_text(path, MAX_READ_BYTES)
             .with_context(|| format!("cannot read {}", path.display()))?,
     )
     .with_context(|| format!("{} is not JSON", path.display()))

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 
 use super::common::{pretty, source_file, text};
 use super::kind::{Lands, Scope};
-use super::{assemble, catalog, geometry};
+use super::{assemble, block_geometry, catalog, geometry};
 use crate::graph::Input;
 use crate::wiring::Wiring;
 use crate::wiring::{StepKind, Wired};
@@ -112,12 +112,11 @@ fn wire(w: &Wiring) -> Option<Wired> {
         )?);
         for block in blocks {
             // A block the catalog lacks has no geometry; the bake names it.
-            inputs.extend(w.upstream_of_pack(
+            inputs.extend(block_geometry::of_pack_block(
+                w,
                 pack,
-                None,
+                block,
                 geometry_input(pack, block),
-                &geometry::KIND,
-                geometry::block_output(block),
             ));
         }
     }

@@ -21,6 +21,7 @@ pub mod asset_copy;
 pub mod asset_derive;
 pub mod asset_emit;
 pub mod blend;
+pub mod block_geometry;
 pub mod catalog;
 pub mod checks;
 mod coded;
@@ -49,6 +50,7 @@ pub static REGISTRY: &[&StepKind] = &[
     &donors::KIND,
     &blend::KIND,
     &import::KIND,
+    &block_geometry::KIND,
     &mesh::KIND,
     &actor::KIND,
     &unreal_material::KIND,
