@@ -20,6 +20,7 @@ mod haf;
 mod housekeeping;
 mod launcher;
 mod maps;
+mod modelled;
 mod outside_writes;
 mod release;
 mod remote_cache;

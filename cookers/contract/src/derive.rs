@@ -19,19 +19,45 @@ pub struct Hull<'a> {
     pub points: &'a [[f64; 3]],
 }
 
-/// The entry for block `id` with its origin convention and the visual mesh's bounds.
-pub fn entry(id: &str, origin: &str, hulls: &[Hull], bounds: [[f64; 3]; 2]) -> Value {
+/// The entry for block `id` with its origin convention, from its hulls, the visual mesh's
+/// triangles (for the openings) and the visual mesh's bounds.
+pub fn entry(
+    id: &str,
+    origin: &str,
+    hulls: &[Hull],
+    triangles: &[[[f64; 3]; 3]],
+    bounds: [[f64; 3]; 2],
+) -> Value {
     let supports = supports(hulls);
     let joins = if origin == "bottom_centre" {
         joins(&supports, bounds)
     } else {
         Vec::new()
     };
+    let points: Vec<&[[f64; 3]]> = hulls.iter().map(|h| h.points).collect();
+    let apertures = crate::openings::apertures(&points, triangles, bounds);
     let hulls: Vec<Value> = hulls
         .iter()
         .map(|h| json!({"name": id_like(h.name, "hull"), "material": id_like(h.material, "default"), "points": h.points}))
         .collect();
-    json!({"id": id, "origin": origin, "hulls": hulls, "supports": supports, "joins": joins})
+    let mut entry =
+        json!({"id": id, "origin": origin, "hulls": hulls, "supports": supports, "joins": joins});
+    if !apertures.is_empty() {
+        entry["apertures"] = Value::Array(apertures);
+    }
+    entry
+}
+
+/// Why a derived entry lacks supports or joins, for the author to read.
+pub fn warnings(entry: &Value) -> Vec<String> {
+    let none = |field: &str| entry[field].as_array().is_none_or(Vec::is_empty);
+    let mut out = Vec::new();
+    if none("supports") {
+        out.push(format!("no support: no hull's top is flat or sloped under {MAX_GRADE_DEG} degrees and at least {MIN_SUPPORT_M} m wide each way, so nothing on this piece is walkable; if it should be, write \"supports\" by hand"));
+    } else if none("joins") && entry["origin"] == "bottom_centre" {
+        out.push(format!("no join: no walkable top reaches within {JOIN_REACH_M} m of the piece's edge at a level height, so it meets no neighbour; if it should, write \"joins\" by hand"));
+    }
+    out
 }
 
 /// A name the contract takes as an id: lower case, digits and `_`.
@@ -53,30 +79,115 @@ fn mm(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
-/// Each hull's flat top, inset off its rim, where it is wide enough to stand on.
+/// A top steeper than this is no place to stand (the checks' walkable limit).
+pub const MAX_GRADE_DEG: f64 = 45.0;
+
+/// Each hull's top, inset off its rim, where it is wide enough to stand on: flat, or
+/// graded when it is one sloped plane (a ramp).
 fn supports(hulls: &[Hull]) -> Vec<Value> {
-    let mut out = Vec::new();
-    for hull in hulls {
-        let top = hull.points.iter().map(|p| p[2]).fold(f64::MIN, f64::max);
-        let on_top: Vec<&[f64; 3]> = hull
-            .points
-            .iter()
-            .filter(|p| (p[2] - top).abs() < 0.001)
-            .collect();
-        if on_top.len() < 3 {
-            continue;
-        }
-        let lo = |k: usize| on_top.iter().map(|p| p[k]).fold(f64::MAX, f64::min) + SUPPORT_INSET_M;
-        let hi = |k: usize| on_top.iter().map(|p| p[k]).fold(f64::MIN, f64::max) - SUPPORT_INSET_M;
-        if hi(0) - lo(0) >= MIN_SUPPORT_M && hi(1) - lo(1) >= MIN_SUPPORT_M {
-            out.push(json!({"name": format!("{}_top", id_like(hull.name, "hull")), "min_m": [mm(lo(0)), mm(lo(1))],
-                "max_m": [mm(hi(0)), mm(hi(1))], "height_m": mm(top)}));
-        }
-    }
-    out
+    hulls.iter().filter_map(support).collect()
 }
 
-/// A join on each edge of the piece a support reaches, at the highest such support.
+fn support(hull: &Hull) -> Option<Value> {
+    let (upper, (base, grade)) = match upper_points(hull.points) {
+        upper if plane(&upper).is_some() => {
+            let fit = plane(&upper)?;
+            (upper, fit)
+        }
+        // Not one plane (a frustum's rim shows beside its top): its flat top, if any.
+        _ => {
+            let top = hull.points.iter().map(|p| p[2]).fold(f64::MIN, f64::max);
+            let flat: Vec<[f64; 3]> = hull
+                .points
+                .iter()
+                .copied()
+                .filter(|p| (p[2] - top).abs() < 0.001)
+                .collect();
+            if flat.len() < 3 {
+                return None;
+            }
+            (flat, (top, [0.0, 0.0]))
+        }
+    };
+    let lo = |k: usize| upper.iter().map(|p| p[k]).fold(f64::MAX, f64::min) + SUPPORT_INSET_M;
+    let hi = |k: usize| upper.iter().map(|p| p[k]).fold(f64::MIN, f64::max) - SUPPORT_INSET_M;
+    if hi(0) - lo(0) < MIN_SUPPORT_M || hi(1) - lo(1) < MIN_SUPPORT_M {
+        return None;
+    }
+    let height = base + grade[0] * lo(0) + grade[1] * lo(1);
+    let mut support = json!({"name": format!("{}_top", id_like(hull.name, "hull")), "min_m": [mm(lo(0)), mm(lo(1))],
+        "max_m": [mm(hi(0)), mm(hi(1))], "height_m": mm(height)});
+    if grade != [0.0, 0.0] {
+        support["grade"] = json!(grade);
+    }
+    Some(support)
+}
+
+/// The points on a hull's top: those with no point of the hull above them.
+fn upper_points(points: &[[f64; 3]]) -> Vec<[f64; 3]> {
+    // Points at the same (x, y) to the millimetre are one column; its highest is on top.
+    let key = |p: &[f64; 3]| {
+        (
+            (p[0] * 1000.0).round() as i64,
+            (p[1] * 1000.0).round() as i64,
+        )
+    };
+    let mut columns: std::collections::BTreeMap<(i64, i64), [f64; 3]> = Default::default();
+    for p in points {
+        let top = columns.entry(key(p)).or_insert(*p);
+        if p[2] > top[2] {
+            *top = *p;
+        }
+    }
+    columns.into_values().collect()
+}
+
+/// The plane `z = base + grade . (x, y)` through the top's points, when they lie on one
+/// (to 2 mm) no steeper than [`MAX_GRADE_DEG`]; the grade is rounded to 1e-4.
+fn plane(points: &[[f64; 3]]) -> Option<(f64, [f64; 2])> {
+    if points.len() < 3 {
+        return None;
+    }
+    let n = points.len() as f64;
+    let mean = |k: usize| points.iter().map(|p| p[k]).sum::<f64>() / n;
+    let (mx, my, mz) = (mean(0), mean(1), mean(2));
+    let (mut sxx, mut sxy, mut syy, mut sxz, mut syz) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    for p in points {
+        let (x, y, z) = (p[0] - mx, p[1] - my, p[2] - mz);
+        (sxx, sxy, syy, sxz, syz) = (
+            sxx + x * x,
+            sxy + x * y,
+            syy + y * y,
+            sxz + x * z,
+            syz + y * z,
+        );
+    }
+    let det = sxx * syy - sxy * sxy;
+    if det.abs() < 1e-12 {
+        return None;
+    }
+    let round = |g: f64| {
+        let r = (g * 10_000.0).round() / 10_000.0;
+        if r == 0.0 {
+            0.0
+        } else {
+            r
+        }
+    };
+    let grade = [
+        round((sxz * syy - syz * sxy) / det),
+        round((syz * sxx - sxz * sxy) / det),
+    ];
+    let base = mz - grade[0] * mx - grade[1] * my;
+    let fits = points
+        .iter()
+        .all(|p| (base + grade[0] * p[0] + grade[1] * p[1] - p[2]).abs() <= 0.002);
+    let steepness = grade[0].hypot(grade[1]).atan().to_degrees();
+    (fits && steepness <= MAX_GRADE_DEG).then_some((base, grade))
+}
+
+/// A join on each edge of the piece a support reaches, at the highest such support's
+/// height there; a support sloping along the edge meets no neighbour level, so gives none.
 fn joins(supports: &[Value], bounds: [[f64; 3]; 2]) -> Vec<Value> {
     let [lo, hi] = bounds;
     let edges = [
@@ -90,21 +201,27 @@ fn joins(supports: &[Value], bounds: [[f64; 3]; 2]) -> Vec<Value> {
         .filter_map(|&(name, edge, axis, at, high)| {
             let height = supports
                 .iter()
-                .filter(|s| {
-                    let reach = if high {
-                        s["max_m"][axis].as_f64()
-                    } else {
-                        s["min_m"][axis].as_f64()
-                    };
-                    reach.is_some_and(|r| (r - at).abs() <= SUPPORT_INSET_M + JOIN_REACH_M)
-                })
-                .filter_map(|s| s["height_m"].as_f64())
+                .filter_map(|s| height_at_edge(s, axis, at, high))
                 .fold(None, |best: Option<f64>, h| {
                     Some(best.map_or(h, |b| b.max(h)))
                 })?;
-            Some(json!({"name": name, "edge": edge, "height_m": height}))
+            Some(json!({"name": name, "edge": edge, "height_m": mm(height)}))
         })
         .collect()
+}
+
+/// The height of a support at the piece's edge `at` on `axis`, when it reaches that edge
+/// and is level along it.
+fn height_at_edge(support: &Value, axis: usize, at: f64, high: bool) -> Option<f64> {
+    let grade = |k: usize| support["grade"][k].as_f64().unwrap_or(0.0);
+    let min = support["min_m"][axis].as_f64()?;
+    let reach = support[if high { "max_m" } else { "min_m" }][axis].as_f64()?;
+    let level_along_edge = grade(1 - axis) == 0.0;
+    ((reach - at).abs() <= SUPPORT_INSET_M + JOIN_REACH_M && level_along_edge).then(|| {
+        support["height_m"]
+            .as_f64()
+            .map(|h| h + grade(axis) * (at - min))
+    })?
 }
 
 /// The fields of an entry the model can give, in the order an entry lists them.
@@ -129,7 +246,10 @@ pub enum FieldSource {
 /// A block's geometry, field by field: each field `entry` gives wins, each one it leaves
 /// out comes from `derived` (the model's). Also says where each field came from, for the
 /// fields either one has. Fields only an entry can give (`waivers`) pass through.
-pub fn merge_over(entry: &Value, derived: Option<&Value>) -> (Value, Vec<(&'static str, FieldSource)>) {
+pub fn merge_over(
+    entry: &Value,
+    derived: Option<&Value>,
+) -> (Value, Vec<(&'static str, FieldSource)>) {
     let mut merged = entry.clone();
     let mut sources = Vec::new();
     let Some(out) = merged.as_object_mut() else {

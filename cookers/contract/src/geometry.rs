@@ -403,21 +403,18 @@ fn read_block(f: &mut Findings, value: &Value, at: &str, lacking: bool) -> Optio
     } else {
         Some("bottom_centre")
     };
-    let origin = origin
-        .and_then(|o| match o {
-            "bottom_centre" => Some(Origin::BottomCentre),
-            "entry_floor" => Some(Origin::EntryFloor),
-            other => {
-                f.error(
-                    "bad_origin",
-                    &child(at, "origin"),
-                    format!(
-                        "origin {other:?} is unknown; use \"bottom_centre\" or \"entry_floor\""
-                    ),
-                );
-                None
-            }
-        });
+    let origin = origin.and_then(|o| match o {
+        "bottom_centre" => Some(Origin::BottomCentre),
+        "entry_floor" => Some(Origin::EntryFloor),
+        other => {
+            f.error(
+                "bad_origin",
+                &child(at, "origin"),
+                format!("origin {other:?} is unknown; use \"bottom_centre\" or \"entry_floor\""),
+            );
+            None
+        }
+    });
     let hulls = if given("hulls") {
         fields::required(f, map, at, "hulls")
             .and_then(|_| read_list(f, map, at, "hulls", read_hull, |h| &h.name))
@@ -441,7 +438,8 @@ fn read_block(f: &mut Findings, value: &Value, at: &str, lacking: bool) -> Optio
         None => Some(None),
         Some(v) => read_connectors(f, v, &child(at, "connectors")).map(Some),
     };
-    if let (Some(Origin::EntryFloor), Some(None), true) = (origin, &connectors, given("connectors")) {
+    if let (Some(Origin::EntryFloor), Some(None), true) = (origin, &connectors, given("connectors"))
+    {
         f.error(
             "missing_connectors",
             at,

@@ -30,6 +30,7 @@ pub mod geometry;
 pub mod ids;
 pub mod json_position;
 pub mod manifest;
+pub mod openings;
 pub mod version;
 
 pub use diagnostic::{child, syntax_error, Diagnostic, Findings, Severity};

@@ -39,10 +39,19 @@ pub fn suggest(pack: &Path, block: &str, write: Option<&[String]>) -> Result<i32
             FIELDS.join(", ")
         );
     }
-    let (hulls, bounds) = read_model(pack, block)?;
+    let (hulls, mesh, label) = read_model(pack, block)?;
     let origin = existing_origin(pack).unwrap_or_else(|| "bottom_centre".into());
-    let entry = entry_from_hulls(block, &origin, &hulls, bounds);
+    let entry = entry_from_model(block, &origin, &hulls, &mesh).ok_or_else(|| {
+        anyhow!("error[mesh_empty]: {label} has no visual mesh besides its UCX_ hulls")
+    })?;
+    let bounds = mesh
+        .bounds()
+        .map(|(lo, hi)| [lo, hi])
+        .expect("the entry has bounds");
     print!("{}", json_out::pretty_text(&entry));
+    for warning in forge_contract::derive::warnings(&entry) {
+        eprintln!("warning[suggest_incomplete]: {label}: {warning}");
+    }
     if let Some(replace) = write {
         let changes = write_geometry(pack, block, &entry, replace)?;
         for change in &changes {
@@ -104,15 +113,16 @@ pub fn merge(existing: &mut Value, suggested: &Value, replace: &[String]) -> Vec
     changes
 }
 
-/// The model's hulls and the visual mesh's bounds, pack space.
-/// A block's geometry entry from its model's `UCX_` hulls and the mesh's bounds: what
-/// `forge suggest` prints and what the `geometry` step derives for a block left out.
-pub fn entry_from_hulls(
+/// A block's geometry entry from its model: the `UCX_` hulls, and the visual mesh's
+/// triangles and bounds. What `forge suggest` prints and what `block_geometry` fills an
+/// entry in from; `None` when the model has no visual mesh.
+pub fn entry_from_model(
     block: &str,
     origin: &str,
     hulls: &[forge_gltf::ModelHull],
-    bounds: [[f64; 3]; 2],
-) -> Value {
+    mesh: &forge_gltf::ImportedMesh,
+) -> Option<Value> {
+    let (lo, hi) = mesh.bounds()?;
     let parts: Vec<forge_contract::derive::Hull> = hulls
         .iter()
         .map(|h| forge_contract::derive::Hull {
@@ -121,7 +131,19 @@ pub fn entry_from_hulls(
             points: &h.points,
         })
         .collect();
-    forge_contract::derive::entry(block, origin, &parts, bounds)
+    let at = |i: u32| mesh.positions.get(i as usize).copied();
+    let triangles: Vec<[[f64; 3]; 3]> = mesh
+        .triangles
+        .iter()
+        .filter_map(|t| Some([at(t[0])?, at(t[1])?, at(t[2])?]))
+        .collect();
+    Some(forge_contract::derive::entry(
+        block,
+        origin,
+        &parts,
+        &triangles,
+        [lo, hi],
+    ))
 }
 
 /// The largest model or pack document `suggest` reads.
@@ -151,15 +173,18 @@ fn model_bytes(pack: &Path, block: &str) -> Result<(std::path::PathBuf, Vec<u8>)
     let bytes = mjolnir_files::bounded::read(&file, MAX_READ_BYTES)
         .with_context(|| format!("cannot read {}", file.display()))?;
     if file.extension().is_some_and(|x| x == "blend") {
-        let glb = crate::blender::export(&bytes).map_err(|e| {
-            anyhow!("error[blender_export]: {}: {e}", file.display())
-        })?;
+        let glb = crate::blender::export(&bytes)
+            .map_err(|e| anyhow!("error[blender_export]: {}: {e}", file.display()))?;
         return Ok((file, glb));
     }
     Ok((file, bytes))
 }
 
-fn read_model(pack: &Path, block: &str) -> Result<(Vec<forge_gltf::ModelHull>, [[f64; 3]; 2])> {
+/// The model's hulls and visual mesh, pack space, and the model's path as a label.
+fn read_model(
+    pack: &Path,
+    block: &str,
+) -> Result<(Vec<forge_gltf::ModelHull>, forge_gltf::ImportedMesh, String)> {
     let models = pack.join("source/models");
     let (file, bytes) = model_bytes(pack, block)?;
     let label = file.display().to_string();
@@ -179,10 +204,7 @@ fn read_model(pack: &Path, block: &str) -> Result<(Vec<forge_gltf::ModelHull>, [
         bail!("error[no_model_hulls]: {label} has no collision hulls: in Blender, add a convex mesh per hull named UCX_<name> (UCX_slab, UCX_rail) beside the visual mesh, and export again");
     }
     let mesh = forge_gltf::import(&label, &bytes, &external).map_err(|e| anyhow!("{e}"))?;
-    let bounds = mesh.bounds().ok_or_else(|| {
-        anyhow!("error[mesh_empty]: {label} has no visual mesh besides its hulls")
-    })?;
-    Ok((hulls, [bounds.0, bounds.1]))
+    Ok((hulls, mesh, label))
 }
 
 /// The origin convention of the pack's blocks so far.

@@ -155,20 +155,16 @@ fn from_model(
         return Ok(None);
     }
     let mesh = forge_gltf::import(file, bytes, &external).map_err(|e| diagnostic(file, &e))?;
-    let (lo, hi) = mesh.bounds().ok_or_else(|| {
-        vec![finding(
-            "mesh_empty",
-            file,
-            "the model has no visual mesh besides its UCX_ hulls",
-        )]
-    })?;
     let origin = part["origin"].as_str().unwrap_or("bottom_centre");
-    Ok(Some(crate::suggest::entry_from_hulls(
-        block,
-        origin,
-        &hulls,
-        [lo, hi],
-    )))
+    crate::suggest::entry_from_model(block, origin, &hulls, &mesh)
+        .map(Some)
+        .ok_or_else(|| {
+            vec![finding(
+                "mesh_empty",
+                file,
+                "the model has no visual mesh besides its UCX_ hulls",
+            )]
+        })
 }
 
 fn no_hulls(block: &str, model: Option<&str>) -> Diagnostic {
@@ -225,8 +221,8 @@ fn door_has_its_aperture(
     geometry: &forge_contract::BlockGeometry,
     model_file: &str,
 ) -> Result<(), Vec<Diagnostic>> {
-    let entry: Value = serde_json::from_slice(input(inputs, "entry.json", model_file)?)
-        .unwrap_or_default();
+    let entry: Value =
+        serde_json::from_slice(input(inputs, "entry.json", model_file)?).unwrap_or_default();
     match entry["door"]["aperture"].as_str() {
         Some(door) if !geometry.apertures.iter().any(|a| a.name == door) => Err(vec![finding(
             "door_aperture_missing",
