@@ -76,7 +76,6 @@ fn run_steps(graph: &Graph, store: &Store, cache: &std::path::Path) -> Result<Ve
     let pool = rayon::ThreadPoolBuilder::new().build()?;
     let cancel = AtomicBool::new(false);
     let settings = Settings {
-        keep_going: true,
         ..Settings::local(store, &stat_cache, &pool, &cancel)
     };
     let results = execute::run(graph, Vec::new(), &settings, &Quiet, &engine::graph::cook);

@@ -286,8 +286,9 @@ struct CookArgs {
     /// Ignore the cache: run every step.
     #[arg(long)]
     no_cache: bool,
-    /// Keep running independent steps after a failure.
-    #[arg(long)]
+    /// Accepted for scripts written before every cook did this: a failure stops only
+    /// the steps that depend on it.
+    #[arg(long, hide = true)]
     keep_going: bool,
     /// For each step that ran, print which input changed.
     #[arg(long)]
@@ -519,7 +520,6 @@ fn cook_once(args: &CookArgs) -> Result<i32> {
         config,
         only: args.only.clone(),
         use_cache: !args.no_cache,
-        keep_going: args.keep_going,
         explain: args.explain,
         json: args.json,
         verbose: args.verbose,

@@ -32,7 +32,6 @@ pub struct Options {
     pub plan: PlanOptions,
     pub only: Vec<String>,
     pub use_cache: bool,
-    pub keep_going: bool,
     pub explain: bool,
     pub json: bool,
     /// A line per finished stage off a terminal.
@@ -504,7 +503,6 @@ pub fn cook(options: &Options) -> Result<Ending> {
         stat_cache: &stat_cache,
         use_cache: options.use_cache,
         jobs: config.jobs,
-        keep_going: options.keep_going,
         verify_hits: false,
         pool: &pool,
         cancel: &CANCELLED,

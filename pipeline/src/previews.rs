@@ -91,7 +91,6 @@ pub fn render(args: RenderArgs) -> Result<i32> {
             only: only.clone(),
             use_cache: true,
             // An artist wants every piece drawn, the broken ones too.
-            keep_going: true,
             explain: false,
             json: false,
             verbose: false,

@@ -432,3 +432,79 @@ fn previews_show_the_models_base_colours_and_textures_under_the_studio_light() {
     let centre = img.get_pixel(64, 64);
     assert!(centre[2] > centre[0], "the new texture shows: {centre:?}");
 }
+
+/// Every file under `dir`, by its path below it, with its bytes.
+fn tree(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let rel = path.strip_prefix(dir).unwrap().display().to_string();
+                files.insert(rel, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
+#[test]
+fn a_failing_cook_draws_every_preview_the_same_on_one_thread_and_two() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    let toml = std::fs::read_to_string(ws.path("pipeline.toml")).unwrap();
+    std::fs::write(
+        ws.path("pipeline.toml"),
+        toml + "\n[render]\nenabled = true\nsize = 64\n",
+    )
+    .unwrap();
+    // The doorway plugged in the model: wall_door's checks fail; wall_2's pass.
+    let models = ws.path("packs/foundry/source/models");
+    std::fs::copy(models.join("wall_2.gltf"), models.join("wall_door.gltf")).unwrap();
+    let mut first: Option<(std::collections::BTreeMap<String, Vec<u8>>, Vec<String>)> = None;
+    for run in 0..10 {
+        let jobs = if run % 2 == 0 { "1" } else { "2" };
+        let _ = std::fs::remove_dir_all(ws.path("build/render"));
+        let out = ws.mjolnir(&[
+            "forge",
+            "cook",
+            "--no-cache",
+            "--jobs",
+            jobs,
+            "--only",
+            "wall_door",
+            "--only",
+            "wall_2",
+        ]);
+        assert_eq!(out.status.code(), Some(1), "the cook still fails");
+        let report = ws.report();
+        let steps: Vec<String> = report["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| format!("{} {}", s["id"].as_str().unwrap(), s["status"]))
+            .collect();
+        let previews = tree(&ws.path("build/render"));
+        let pngs: Vec<&String> = previews.keys().filter(|k| k.ends_with(".png")).collect();
+        assert!(
+            pngs.iter().any(|k| k.ends_with("wall_door.png"))
+                && pngs.iter().any(|k| k.ends_with("wall_2.png")),
+            "run {run} (-j{jobs}): every preview is drawn: {pngs:?}"
+        );
+        match &first {
+            None => first = Some((previews, steps)),
+            Some((previews0, steps0)) => {
+                assert_eq!(
+                    &steps, steps0,
+                    "run {run} (-j{jobs}): the same steps and outcomes"
+                );
+                assert!(
+                    previews == *previews0,
+                    "run {run} (-j{jobs}): the same previews, byte for byte"
+                );
+            }
+        }
+    }
+}

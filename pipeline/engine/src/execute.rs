@@ -219,7 +219,6 @@ pub struct Settings<'a> {
     pub stat_cache: &'a StatCache,
     pub use_cache: bool,
     pub jobs: usize,
-    pub keep_going: bool,
     /// Read and verify every output of every hit. Used when a cook is retried after a
     /// corrupt output was found; normally outputs are verified only when read.
     pub verify_hits: bool,
@@ -236,7 +235,7 @@ pub struct Settings<'a> {
 
 impl<'a> Settings<'a> {
     /// A plain local run: the cache used and written, as many steps at once as the pool
-    /// has threads, stopping at the first failure, no remote, nothing verified twice.
+    /// has threads, no remote, nothing verified twice.
     pub fn local(
         store: &'a Store,
         stat_cache: &'a StatCache,
@@ -248,7 +247,6 @@ impl<'a> Settings<'a> {
             stat_cache,
             use_cache: true,
             jobs: pool.current_num_threads(),
-            keep_going: false,
             verify_hits: false,
             pool,
             cancel,
@@ -552,12 +550,10 @@ impl Scheduler<'_, '_> {
 
     fn finish(&mut self, id: StepId, result: Finished) {
         self.observer.finished(self.graph, id, &result);
-        let failed = matches!(result.outcome, Outcome::Failed(_));
+        // A failure stops only what depends on it: every other step still runs, so a
+        // failing cook reports every failure and draws every preview, on any thread count.
         self.run.results[id] = Some(result);
         self.run.transition(id, State::Done);
-        if failed && !self.settings.keep_going {
-            self.stopping = true;
-        }
     }
 }
 

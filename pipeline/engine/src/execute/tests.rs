@@ -46,15 +46,12 @@ impl Bench {
         }
     }
 
-    fn settings(&self, keep_going: bool) -> Settings<'_> {
-        Settings {
-            keep_going,
-            ..Settings::local(&self.store, &self.stat_cache, &self.pool, &self.cancel)
-        }
+    fn settings(&self) -> Settings<'_> {
+        Settings::local(&self.store, &self.stat_cache, &self.pool, &self.cancel)
     }
 
-    fn run(&self, graph: &Graph, keep_going: bool, cook: &CookFn<'_>) -> Vec<Finished> {
-        run(graph, Vec::new(), &self.settings(keep_going), &Quiet, cook)
+    fn run(&self, graph: &Graph, cook: &CookFn<'_>) -> Vec<Finished> {
+        run(graph, Vec::new(), &self.settings(), &Quiet, cook)
     }
 
     fn source(&self, name: &str, text: &str) -> Input {
@@ -160,14 +157,14 @@ fn a_diamond_runs_each_step_once_after_its_dependencies_then_hits() {
     let bench = Bench::new();
     let graph = diamond(&bench, "x");
     let cooker = Recorder::new();
-    let results = bench.run(&graph, false, &|s, i| cooker.cook(s, i));
+    let results = bench.run(&graph, &|s, i| cooker.cook(s, i));
     assert_eq!(outcome_names(&results), ["ran"; 4]);
     assert_eq!(cooker.ran(), ["a", "b", "c", "d"]);
     // d saw both branches, each of which saw a: the inputs arrived by name, in key order.
     assert_eq!(output_text(&bench, &results[3]), "d(b(a(x))c(a(x)))");
 
     let again = Recorder::new();
-    let results = bench.run(&graph, false, &|s, i| again.cook(s, i));
+    let results = bench.run(&graph, &|s, i| again.cook(s, i));
     assert_eq!(outcome_names(&results), ["hit"; 4]);
     assert!(again.ran().is_empty());
 }
@@ -178,7 +175,7 @@ fn a_failure_stops_the_cook_and_skips_its_dependents() {
     let graph = diamond(&bench, "x");
     let mut cooker = Recorder::new();
     cooker.failing = vec!["a"];
-    let results = bench.run(&graph, false, &|s, i| cooker.cook(s, i));
+    let results = bench.run(&graph, &|s, i| cooker.cook(s, i));
     assert_eq!(
         outcome_names(&results),
         ["failed", "skipped", "skipped", "skipped"]
@@ -187,22 +184,21 @@ fn a_failure_stops_the_cook_and_skips_its_dependents() {
 }
 
 #[test]
-fn keep_going_runs_every_step_that_does_not_depend_on_the_failure() {
-    let bench = Bench::new();
-    let graph = diamond(&bench, "x");
-    let mut cooker = Recorder::new();
-    cooker.failing = vec!["b"];
-    let results = bench.run(&graph, true, &|s, i| cooker.cook(s, i));
-    assert_eq!(outcome_names(&results), ["ran", "failed", "ran", "skipped"]);
-    assert_eq!(cooker.ran(), ["a", "b", "c"]);
-
-    // Without --keep-going the first failure stops the cook: c may have started
-    // alongside b, but d never does.
-    let bench = Bench::new();
-    let graph = diamond(&bench, "x");
-    let results = bench.run(&graph, false, &|s, i| cooker.cook(s, i));
-    assert_eq!(outcome_names(&results)[..2], ["ran", "failed"]);
-    assert_eq!(outcome_names(&results)[3], "skipped");
+fn a_failure_skips_only_its_dependents_and_every_other_step_runs() {
+    // On one thread and on two, c (which does not read b) runs after b fails; d does not.
+    for threads in [1, 2] {
+        let mut bench = Bench::new();
+        bench.pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let graph = diamond(&bench, "x");
+        let mut cooker = Recorder::new();
+        cooker.failing = vec!["b"];
+        let results = bench.run(&graph, &|s, i| cooker.cook(s, i));
+        assert_eq!(outcome_names(&results), ["ran", "failed", "ran", "skipped"]);
+        assert_eq!(cooker.ran(), ["a", "b", "c"]);
+    }
 }
 
 #[test]
@@ -215,7 +211,7 @@ fn a_cancelled_cook_starts_nothing_more_and_records_what_finished() {
         bench.cancel.store(true, Ordering::Relaxed);
         cooker.cook(s, i)
     };
-    let results = bench.run(&graph, true, &cancel_after_a);
+    let results = bench.run(&graph, &cancel_after_a);
     assert_eq!(
         outcome_names(&results),
         ["ran", "skipped", "skipped", "skipped"]
@@ -224,7 +220,7 @@ fn a_cancelled_cook_starts_nothing_more_and_records_what_finished() {
 
     bench.cancel.store(false, Ordering::Relaxed);
     let resumed = Recorder::new();
-    let results = bench.run(&graph, true, &|s, i| resumed.cook(s, i));
+    let results = bench.run(&graph, &|s, i| resumed.cook(s, i));
     assert_eq!(outcome_names(&results), ["hit", "ran", "ran", "ran"]);
     assert_eq!(resumed.ran(), ["b", "c", "d"]);
 }
@@ -235,7 +231,7 @@ fn an_unchanged_output_stops_the_rebuild_early() {
     let mut cooker = Recorder::new();
     cooker.lengths_only = vec!["a"];
     let graph = diamond(&bench, "x");
-    bench.run(&graph, false, &|s, i| cooker.cook(s, i));
+    bench.run(&graph, &|s, i| cooker.cook(s, i));
 
     // A new source of the same length: a runs again, makes the same bytes, and nothing
     // downstream of it runs.
@@ -244,7 +240,7 @@ fn an_unchanged_output_stops_the_rebuild_early() {
         lengths_only: vec!["a"],
         ..Recorder::new()
     };
-    let results = bench.run(&graph, false, &|s, i| again.cook(s, i));
+    let results = bench.run(&graph, &|s, i| again.cook(s, i));
     assert_eq!(outcome_names(&results), ["ran", "hit", "hit", "hit"]);
     assert_eq!(again.ran(), ["a"]);
 }
@@ -259,7 +255,7 @@ fn a_panicking_cooker_fails_its_step_and_the_cook_ends() {
         }
         Recorder::new().cook(s, i)
     };
-    let results = bench.run(&graph, true, &panics_on_b);
+    let results = bench.run(&graph, &panics_on_b);
     assert_eq!(outcome_names(&results), ["ran", "failed", "ran", "skipped"]);
     let Outcome::Failed(findings) = &results[1].outcome else {
         unreachable!()
