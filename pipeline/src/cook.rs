@@ -277,12 +277,13 @@ fn corrupt_detail(results: &[Finished]) -> Option<String> {
     })
 }
 
-/// The largest `geometry.json` read to place a finding in it.
-const MAX_GEOMETRY_BYTES: u64 = 64 << 20;
+/// The largest pack document read to place a finding in it.
+const MAX_DOCUMENT_BYTES: u64 = 64 << 20;
 
 /// A finding about a block's declaration points at it by the block's id
-/// (`/blocks/wall_door/apertures/0`): the step sees only its block. Here, with the source
-/// at hand, it becomes the declaration's RFC 6901 pointer and line in `geometry.json`.
+/// (`/blocks/wall_door/apertures/0`, `/forge_pack/blocks/wall_door/dimensions_m`): the step
+/// sees only its block. Here, with the document at hand, it becomes the declaration's
+/// RFC 6901 pointer and line in `geometry.json` or `mjolnir.json`.
 fn locate_declarations(results: &mut [Finished]) {
     let mut sources: BTreeMap<String, Option<(String, Value)>> = BTreeMap::new();
     for r in results.iter_mut() {
@@ -290,17 +291,13 @@ fn locate_declarations(results: &mut [Finished]) {
             continue;
         };
         for d in diagnostics.iter_mut() {
-            let Some(rest) = d.pointer.strip_prefix("/blocks/") else {
-                continue;
-            };
-            let (id, tail) = rest.split_once('/').unwrap_or((rest, ""));
-            if id.parse::<usize>().is_ok() {
+            if !d.pointer.contains("blocks/") {
                 continue;
             }
             let source = sources.entry(d.file.clone()).or_insert_with(|| {
                 let text = mjolnir_files::bounded::read_text(
                     std::path::Path::new(&d.file),
-                    MAX_GEOMETRY_BYTES,
+                    MAX_DOCUMENT_BYTES,
                 )
                 .ok()?;
                 let value = serde_json::from_str(&text).ok()?;
@@ -309,10 +306,11 @@ fn locate_declarations(results: &mut [Finished]) {
             let Some((text, value)) = source else {
                 continue;
             };
-            let Some((index, _)) = forge_contract::document::geometry_block(value, id) else {
+            let Some(pointer) = forge_contract::document::pointer_by_index(value, &d.pointer)
+            else {
                 continue;
             };
-            d.pointer = forge_contract::document::geometry_pointer(index, tail);
+            d.pointer = pointer;
             if let Some((line, column)) = forge_contract::json_position::locate(text, &d.pointer) {
                 (d.line, d.column) = (Some(line), Some(column));
             }
@@ -320,12 +318,24 @@ fn locate_declarations(results: &mut [Finished]) {
     }
 }
 
+/// Each failed step and its findings; a finding two steps share (a hull both collision
+/// kinds refuse) is printed once, under the first.
 fn print_failures(graph: &Graph, results: &[Finished]) {
+    let mut printed = std::collections::BTreeSet::new();
     for (step, r) in graph.steps.iter().zip(results) {
         if let Outcome::Failed(diagnostics) = &r.outcome {
+            let new: Vec<String> = diagnostics
+                .iter()
+                .map(ToString::to_string)
+                .filter(|line| printed.insert(line.clone()))
+                .collect();
+            if new.is_empty() && !diagnostics.is_empty() {
+                eprintln!("{} failed, as above", step.id);
+                continue;
+            }
             eprintln!("{} failed:", step.id);
-            for d in diagnostics {
-                eprintln!("  {d}");
+            for line in new {
+                eprintln!("  {line}");
             }
         }
     }

@@ -14,6 +14,7 @@ mod checks;
 mod collision;
 mod commands;
 mod cook;
+mod diagnostics;
 mod error_codes;
 mod geometry;
 mod haf;

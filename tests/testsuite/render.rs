@@ -433,8 +433,11 @@ fn previews_show_the_models_base_colours_and_textures_under_the_studio_light() {
     assert!(centre[2] > centre[0], "the new texture shows: {centre:?}");
 }
 
-/// Every file under `dir`, by its path below it, with its bytes.
-fn tree(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+/// Files by their path below a folder, with their bytes.
+type Tree = std::collections::BTreeMap<String, Vec<u8>>;
+
+/// Every file under `dir`.
+fn tree(dir: &std::path::Path) -> Tree {
     let mut files = std::collections::BTreeMap::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -463,7 +466,7 @@ fn a_failing_cook_draws_every_preview_the_same_on_one_thread_and_two() {
     // The doorway plugged in the model: wall_door's checks fail; wall_2's pass.
     let models = ws.path("packs/foundry/source/models");
     std::fs::copy(models.join("wall_2.gltf"), models.join("wall_door.gltf")).unwrap();
-    let mut first: Option<(std::collections::BTreeMap<String, Vec<u8>>, Vec<String>)> = None;
+    let mut first: Option<(Tree, Vec<String>)> = None;
     for run in 0..10 {
         let jobs = if run % 2 == 0 { "1" } else { "2" };
         let _ = std::fs::remove_dir_all(ws.path("build/render"));

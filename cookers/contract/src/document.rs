@@ -29,6 +29,32 @@ pub fn catalog_entries_mut(manifest: &mut Value) -> Option<&mut Vec<Value>> {
         .as_array_mut()
 }
 
+/// Where a pointer by block id (`/blocks/wall_door/apertures/0` in `geometry.json`,
+/// `/forge_pack/blocks/wall_door/dimensions_m` in `mjolnir.json`) really is: the same
+/// place by the block's index. `None` when the pointer names no block of `document`.
+pub fn pointer_by_index(document: &Value, pointer: &str) -> Option<String> {
+    for (prefix, blocks) in [
+        ("/forge_pack/blocks/", catalog_entries(document)),
+        ("/blocks/", geometry_blocks(document)),
+    ] {
+        let Some(rest) = pointer.strip_prefix(prefix) else {
+            continue;
+        };
+        let (id, tail) = rest.split_once('/').unwrap_or((rest, ""));
+        if id.parse::<usize>().is_ok() {
+            return None;
+        }
+        let index = blocks.iter().position(|b| b["id"] == id)?;
+        let at = format!("{prefix}{index}");
+        return Some(if tail.is_empty() {
+            at
+        } else {
+            format!("{at}/{tail}")
+        });
+    }
+    None
+}
+
 /// `geometry.json`'s blocks, in order.
 pub fn geometry_blocks(geometry: &Value) -> &[Value] {
     geometry["blocks"].as_array().map_or(&[], Vec::as_slice)

@@ -831,11 +831,22 @@ fn unreadable_source(step: &Step, name: &str, e: std::io::Error) -> Diagnostic {
         let message = format!("sources must be regular files inside the pack folder ({e})");
         return finding("symlinked_source", &file, message);
     }
-    // A buffer is read because a .gltf names it: say which, and how to fix the export.
-    let named_by = step.inputs.iter().find_map(|i| match i {
-        Input::Source { name: n, .. } if n.ends_with(".gltf") && n != name => Some(n),
-        _ => None,
-    });
+    // A buffer is read because a .gltf names it: say which, and how to fix the export. A
+    // step may read several models; the one named like the buffer is the one that names
+    // it, else the step's only one. With neither, no model is blamed.
+    let models: Vec<&String> = step
+        .inputs
+        .iter()
+        .filter_map(|i| match i {
+            Input::Source { name: n, .. } if n.ends_with(".gltf") && n != name => Some(n),
+            _ => None,
+        })
+        .collect();
+    let stem = |n: &str| n.rsplit_once('.').map_or(n, |(stem, _)| stem).to_string();
+    let named_by = models
+        .iter()
+        .find(|m| stem(m) == stem(name))
+        .or(models.first().filter(|_| models.len() == 1));
     let message = match named_by {
         Some(gltf) => format!(
             "cannot read it ({e}); {} names it as a buffer: export the .bin beside it, or export a .glb",

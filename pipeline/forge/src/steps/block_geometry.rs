@@ -41,6 +41,20 @@ pub fn of_block(w: &Wiring) -> Input {
     w.upstream(geometry::SHIPPED_AS, &KIND, OUTPUT)
 }
 
+/// Where this block's geometry fields came from, as input `fields.json`: read by the kinds
+/// whose findings must name the file that holds what they found wrong.
+pub fn fields_of_block(w: &Wiring) -> Input {
+    w.upstream(FIELDS, &KIND, FIELDS)
+}
+
+/// The model a field of this block's geometry came from, when its entry left the field
+/// to the model; `None` when `geometry.json` gives it (or there is no such input).
+pub fn model_of(inputs: &Inputs, field: &str) -> Option<String> {
+    let fields: Value = serde_json::from_slice(inputs.get(FIELDS)?).ok()?;
+    let file = fields[field].as_str()?;
+    (file != geometry::SOURCE).then(|| file.to_string())
+}
+
 /// A block's geometry, as the map kinds read another pack's: `None` when not cooked.
 pub fn of_pack_block(w: &Wiring, pack: &str, block: &str, name: String) -> Option<Input> {
     w.upstream_of_pack(pack, Some(block), name, &KIND, OUTPUT)
@@ -61,13 +75,12 @@ fn wire(w: &Wiring) -> Option<Wired> {
         catalog::entry(w),
     ];
     let mut params = Params::default();
-    let blend = super::blend::source(w);
     let (model, model_inputs) = super::import::model(w);
     // A `.blend` is only read through its export, so whether it has hulls is asked of
     // that; a glTF's answer is a fact of its bytes the stat cache keeps.
-    if blend.is_some() || has_hulls(w, &model) {
+    if super::blend::source(w).is_some() || has_hulls(w, &model) {
         inputs.extend(model_inputs);
-        params.label = Some(blend.unwrap_or_else(|| model.clone()));
+        params.label = Some(super::import::authored(w));
         params.model = Some(model);
     }
     Some(Wired {
@@ -98,7 +111,7 @@ fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     let entry_file = source_file(geometry::SOURCE);
     let part: Value = serde_json::from_str(text(inputs, PART, &entry_file)?)
         .map_err(|_| vec![finding("bad_intermediate", &entry_file, "unreadable part")])?;
-    let at = part["at"].as_str().unwrap_or_default().to_string();
+    let has_entry = part["at"].is_string();
     let part = part["entry"].clone();
     let model_file = params.label.as_deref().map(source_file);
     let derived = match (&params.model, &model_file) {
@@ -118,8 +131,15 @@ fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
             .map_or(FieldSource::Entry, |(_, s)| *s)
     };
     let text = std::str::from_utf8(&bytes).expect("JSON is UTF-8");
-    let geometry = forge_contract::geometry::parse_block(model_label, text)
-        .map_err(|errors| placed(errors, &merged, (&entry_file, &at), model_label, &from))?;
+    let geometry = forge_contract::geometry::parse_block(model_label, text).map_err(|errors| {
+        placed(
+            errors,
+            &merged,
+            (&entry_file, has_entry),
+            model_label,
+            &from,
+        )
+    })?;
     if from("apertures") == FieldSource::Model {
         door_has_its_aperture(inputs, &geometry, model_label)?;
     }
@@ -182,12 +202,12 @@ fn no_hulls(block: &str, model: Option<&str>) -> Diagnostic {
 }
 
 /// A finding about the merged geometry, placed where its field came from: a field of the
-/// entry at the entry's JSON pointer, one from the model at the model (and a hull at its
-/// node's name, `UCX_<name>`).
+/// entry at the entry (by block id, which the cook turns into its pointer and line), one
+/// from the model at the model (and a hull at its node's name, `UCX_<name>`).
 fn placed(
     errors: Vec<Diagnostic>,
     merged: &Value,
-    (entry_file, at): (&str, &str),
+    (entry_file, has_entry): (&str, bool),
     model_file: &str,
     from: &dyn Fn(&str) -> FieldSource,
 ) -> Vec<Diagnostic> {
@@ -206,7 +226,12 @@ fn placed(
                 d.pointer = String::new();
             } else {
                 d.file = entry_file.to_string();
-                d.pointer = format!("{at}{}", d.pointer);
+                let id = merged["id"].as_str().unwrap_or_default();
+                d.pointer = if has_entry {
+                    format!("/blocks/{id}{}", d.pointer)
+                } else {
+                    String::new()
+                };
             }
             d.line = None;
             d.column = None;

@@ -27,14 +27,19 @@ pub static KIND: StepKind = StepKind {
 
 pub const OUTPUT: &str = "checks.json";
 
+/// The parameter is the block's model as its author knows it, for findings about it.
 fn wire(w: &Wiring) -> Option<Wired> {
-    Wired::inputs(inputs(w))
+    Some(Wired {
+        params: super::import::authored(w),
+        inputs: inputs(w),
+    })
 }
 
 /// What the checks read: the block's declarations, its cooked collision and mesh.
 pub fn inputs(w: &Wiring) -> Vec<crate::graph::Input> {
     vec![
         geometry::of_block(w),
+        super::block_geometry::fields_of_block(w),
         catalog::entry(w),
         collision::of_block(w),
         mopp::of_block(w),
@@ -45,7 +50,7 @@ pub fn inputs(w: &Wiring) -> Vec<crate::graph::Input> {
 fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     let file = source_file(geometry::SOURCE);
     let (block, report) = run(step, inputs, &file)?;
-    let blocking = findings(step, &file, &block, &report);
+    let blocking = findings(step, inputs, (&file, step.params), &block, &report);
     if !blocking.is_empty() {
         return Err(blocking);
     }
@@ -97,16 +102,34 @@ pub fn run(
 }
 
 /// One finding per unwaived failed check.
+/// `files` are `geometry.json` and the block's model, as the findings name them.
 pub fn findings(
     step: &CookCtx,
-    file: &str,
+    inputs: &Inputs,
+    files: (&str, &str),
     block: &forge_contract::BlockGeometry,
     report: &forge_checks::BlockReport,
 ) -> Vec<Diagnostic> {
     report
         .blocking()
-        .map(|c| blocking_finding(step, file, block, c))
+        .map(|c| {
+            let found = blocking_finding(step, files, block, c);
+            from_the_model(found, super::block_geometry::model_of(inputs, c.check))
+        })
         .collect()
+}
+
+/// A finding about a declaration the model suggested (no entry field gives it) is placed
+/// at the model, and says how to take it over by hand.
+fn from_the_model(mut found: Diagnostic, model: Option<String>) -> Diagnostic {
+    if let Some(model) = model.filter(|_| !found.pointer.is_empty()) {
+        found.file = model;
+        found.pointer = String::new();
+        found.message.push_str(
+            "; this declaration comes from the model: fix the model, or write the field in the block's entry in source/geometry.json to override it",
+        );
+    }
+    found
 }
 
 /// A hull the reference engine cannot build: an input problem, named by hull and point.
@@ -139,7 +162,7 @@ fn millimetres(p: [f64; 3]) -> String {
 /// A failed check as a finding: which check, why, and the first ray that showed it.
 fn blocking_finding(
     step: &CookCtx,
-    file: &str,
+    (file, model): (&str, &str),
     geometry: &forge_contract::BlockGeometry,
     c: &forge_checks::CheckResult,
 ) -> Diagnostic {
@@ -166,18 +189,14 @@ fn blocking_finding(
         })
         .unwrap_or_default();
     // An opening the model closes is both files' business: name the model too.
+    let model = source_file(model);
     let also = if failure.code == "aperture_blocked_visual" {
-        format!(
-            " (the model: {})",
-            source_file(&format!("source/models/{}", block(step)))
-        )
+        format!(" (the model: {model})")
     } else {
         String::new()
     };
     // A model's export mistake is the model's, not the declaration's.
-    let model;
     let file = if failure.code.starts_with("model_") {
-        model = source_file(&format!("source/models/{}", block(step)));
         &model
     } else {
         file
@@ -194,7 +213,11 @@ fn blocking_finding(
             failure.message
         ),
     );
-    if !failure.code.starts_with("model_") {
+    if failure.code == "size_mismatch" {
+        // The size is the catalog's: that is where it is declared and changed.
+        found.file = source_file(catalog::MANIFEST);
+        found.pointer = format!("/forge_pack/blocks/{}/dimensions_m", geometry.id);
+    } else if !failure.code.starts_with("model_") {
         found.pointer = declaration(geometry, c);
     }
     found

@@ -47,22 +47,42 @@ pub fn source_block(inputs: &Inputs) -> Result<forge_contract::BlockGeometry, Ve
     forge_contract::geometry::parse_block(&file, text(inputs, geometry::SHIPPED_AS, &file)?)
 }
 
-/// A collision cooker's error, placed at the block and hull it is about.
-pub fn located(step: &CookCtx, e: CollisionError) -> Vec<Diagnostic> {
-    let hull = e.hull.map(|h| format!(", hull {h:?}")).unwrap_or_default();
+/// A collision cooker's error, placed at the block and hull it is about: in
+/// `geometry.json`, or at the model's `UCX_` node when the hulls came from the model.
+pub fn located(step: &CookCtx, inputs: &Inputs, e: CollisionError) -> Vec<Diagnostic> {
+    let (file, hull) = match super::block_geometry::model_of(inputs, "hulls") {
+        Some(model) => (model, e.hull.map(|h| format!(", node UCX_{h}"))),
+        None => (
+            source_file(geometry::SOURCE),
+            e.hull.map(|h| format!(", hull {h:?}")),
+        ),
+    };
     vec![finding(
         e.code,
-        &source_file(geometry::SOURCE),
-        format!("block {:?}{hull}: {}", block(step), e.message),
+        &file,
+        format!(
+            "block {:?}{}: {}",
+            block(step),
+            hull.unwrap_or_default(),
+            e.message
+        ),
     )]
 }
 
+/// What the collision kinds read: the block's geometry and where its fields came from.
+pub fn inputs(w: &Wiring) -> Vec<crate::graph::Input> {
+    vec![
+        geometry::of_block(w),
+        super::block_geometry::fields_of_block(w),
+    ]
+}
+
 fn wire(w: &Wiring) -> Option<Wired> {
-    Wired::inputs(vec![geometry::of_block(w)])
+    Wired::inputs(inputs(w))
 }
 
 fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     let geometry = source_block(inputs)?;
-    let model = forge_collision::cook_bsp(&geometry).map_err(|e| located(step, e))?;
+    let model = forge_collision::cook_bsp(&geometry).map_err(|e| located(step, inputs, e))?;
     Ok(vec![(OUTPUT.to_string(), model.to_bytes())])
 }

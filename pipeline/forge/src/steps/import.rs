@@ -61,6 +61,12 @@ pub fn model(w: &Wiring) -> (String, Vec<Input>) {
     (model, inputs)
 }
 
+/// A block's model as its author knows it: the `.blend` it is exported from, else its
+/// glTF or GLB (relative to the pack).
+pub fn authored(w: &Wiring) -> String {
+    super::blend::source(w).unwrap_or_else(|| model(w).0)
+}
+
 /// The external buffers a `.gltf` names, relative to the pack. The list is a fact of the
 /// file's content, remembered by the stat cache under this importer's version.
 pub fn buffers(w: &Wiring, model: &str) -> Vec<String> {

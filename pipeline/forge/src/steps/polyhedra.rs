@@ -1,7 +1,7 @@
 //! `polyhedra`: a block's source hulls become Havok convex polyhedra (`FPOL`).
 
+use super::collision;
 use super::kind::{Lands, Scope};
-use super::{collision, geometry};
 use crate::wiring::Wiring;
 use crate::wiring::{StepKind, Wired};
 use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
@@ -22,13 +22,13 @@ pub static KIND: StepKind = StepKind {
 pub const OUTPUT: &str = "polyhedra.fpol";
 
 fn wire(w: &Wiring) -> Option<Wired> {
-    Wired::inputs(vec![geometry::of_block(w)])
+    Wired::inputs(collision::inputs(w))
 }
 
 fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     let geometry = collision::source_block(inputs)?;
-    let polyhedra =
-        forge_collision::cook_polyhedra(&geometry).map_err(|e| collision::located(step, e))?;
+    let polyhedra = forge_collision::cook_polyhedra(&geometry)
+        .map_err(|e| collision::located(step, inputs, e))?;
     Ok(vec![(
         OUTPUT.to_string(),
         forge_collision::polyhedron::to_bytes(&polyhedra),

@@ -93,7 +93,7 @@ fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
         ..Scene::default()
     };
     let (geometry, report) = checks::run(step, inputs, &file)?;
-    let failing = checks::findings(step, &file, &geometry, &report);
+    let failing = checks::findings(step, inputs, (&file, &params.model), &geometry, &report);
     let piece: Vec<[f64; 3]> = plain.triangles.iter().flat_map(|t| t.points).collect();
     let (lo, hi) = triangle_bounds(&plain.triangles);
     let options = Options {
