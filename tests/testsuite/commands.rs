@@ -473,7 +473,7 @@ fn export_mistakes_are_named_at_the_model_with_the_setting_to_change() {
     assert_eq!(out.status.code(), Some(1));
     let text = stderr(&out);
     assert!(
-        text.contains("error[model_in_centimetres]: packs/foundry/source/models/floor_2x2: ")
+        text.contains("error[model_in_centimetres]: packs/foundry/source/models/floor_2x2.gltf: ")
             && text.contains(
                 "400.000 x 400.000 x 50.000 m, 100 times the declared 4.000 x 4.000 x 0.500 m"
             )
@@ -491,7 +491,7 @@ fn export_mistakes_are_named_at_the_model_with_the_setting_to_change() {
     });
     let text = stderr(&ws.mjolnir(&["forge", "cook"]));
     assert!(
-        text.contains("error[model_z_up]: packs/foundry/source/models/floor_2x2: ")
+        text.contains("error[model_z_up]: packs/foundry/source/models/floor_2x2.gltf: ")
             && text.contains("+Y Up"),
         "{text}"
     );
@@ -511,7 +511,7 @@ fn a_doorway_the_model_closes_fails_naming_both_files() {
             "error[aperture_blocked_visual]: packs/foundry/source/geometry.json:658:9 at /blocks/7/apertures/0: foundry/wall_door"
         ) && text.contains("is open in the collision but not in the visual mesh")
             // A path inside a message is the pack's own: cooked outputs carry no folder.
-            && text.contains("(the model: source/models/wall_door)")
+            && text.contains("(the model: source/models/wall_door.gltf)")
             && text.contains("first failing ray from (-0.950, -1.250, 0.050) along (0.000, 1.000, 0.000)"),
         "{text}"
     );

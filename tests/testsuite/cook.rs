@@ -15,11 +15,11 @@ fn cold_then_noop_cook() {
     assert_eq!(summary["cached"], 0);
     let steps = summary["steps"].as_u64().unwrap();
     assert_eq!(summary["run"].as_u64().unwrap(), steps);
-    // Two validation steps, the donors and one assembly per pack; per block an import, a
-    // mesh, an actor, their two Unreal packages, a collision model, MOPP code, polyhedra,
-    // the ray checks and the tags; and the material instances of Foundry Wide's glass
-    // panel and portal frame.
-    assert_eq!(steps, 3 * 4 + 10 * (23 + 20 + 12) + 2);
+    // Two validation steps, the donors and one assembly per pack; per block its geometry,
+    // an import, a mesh, an actor, their two Unreal packages, a collision model, MOPP
+    // code, polyhedra, the ray checks and the tags; and the material instances of Foundry
+    // Wide's glass panel and portal frame.
+    assert_eq!(steps, 3 * 4 + 11 * (23 + 20 + 12) + 2);
     assert!(ws
         .path("build/game/foundry/all/content/foundry_P.utoc")
         .is_file());
