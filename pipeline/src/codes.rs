@@ -106,6 +106,7 @@ const COMMANDS: &[Row] = &[
     ("bad_pack_id", Error, Input, "a pack id is not lower-case letters, digits and `-`"),
     ("pack_exists", Error, Run, "`mjolnir forge new` would write over a folder that exists"),
     ("missing_model", Error, Input, "a block has no .gltf, .glb or .blend model in source/models/"),
+    ("missing_change_row", Error, Input, "changes.json has no bloc row for a new block's crate"),
     ("two_models", Error, Input, "a block has more than one model (.gltf, .glb, .blend) in source/models/"),
     ("suggest_incomplete", Warning, Input, "forge suggest found no walkable top or no join on a piece, and says why"),
     ("no_model_hulls", Error, Input, "a model has no UCX_ collision hulls to suggest a geometry entry from"),

@@ -364,6 +364,39 @@ fn print_explain(graph: &Graph, results: &[Finished]) {
     }
 }
 
+/// With every step fresh, `--check` still asks whether the set folders hold what the cook
+/// would write there: a file edited, reverted or deleted by hand is stale too.
+fn check_folders(folders: &[Folder], config: &Config, stat_cache: &StatCache) -> Ending {
+    let mut stale = 0;
+    for (dir, files) in folders {
+        match materialize::differences(&config.out, dir, files, stat_cache) {
+            Ok((writes, removals)) => {
+                for path in &writes {
+                    println!(
+                        "would write {}: it differs from what the cook makes, or is missing",
+                        path.display()
+                    );
+                }
+                for path in &removals {
+                    println!("would remove {}: it is not part of the set", path.display());
+                }
+                stale += writes.len() + removals.len();
+            }
+            Err(e) => {
+                println!("would rewrite {}: {e:?}", dir.display());
+                stale += 1;
+            }
+        }
+    }
+    if stale == 0 {
+        println!("fresh: nothing would run, and every set folder holds what the cook makes");
+        Ending::Cooked
+    } else {
+        println!("{stale} file(s) in the set folders would change");
+        Ending::Stale
+    }
+}
+
 /// `--check`'s answer: each step a cook would run, and why (as `--explain` says it).
 fn print_check(graph: &Graph, results: &[Finished]) -> Ending {
     let mut stale = 0;
@@ -391,7 +424,6 @@ fn print_check(graph: &Graph, results: &[Finished]) -> Ending {
         stale += 1;
     }
     if stale == 0 {
-        println!("fresh: nothing would run");
         Ending::Cooked
     } else {
         println!("{stale} of {} steps would run", graph.steps.len());
@@ -529,7 +561,15 @@ pub fn cook(options: &Options) -> Result<Ending> {
     store.close()?;
     stat_cache.save()?;
     if options.check {
-        return Ok(print_check(&run.graph, &run.results));
+        let ending = print_check(&run.graph, &run.results);
+        if !matches!(ending, Ending::Cooked) {
+            return Ok(ending);
+        }
+        return Ok(check_folders(
+            &run.folders(config, steps::REGISTRY),
+            config,
+            &stat_cache,
+        ));
     }
     // Only a cook that could have taken the shortcut seals; `--json` and `--explain`
     // always run in full, and sealing costs a stat of everything.

@@ -212,10 +212,53 @@ pub fn pack(args: &PackArgs) -> Result<i32> {
             return Ok(code);
         }
     }
+    if let Some(changes) = &changes {
+        announced(&manifest, changes, args)?;
+    }
     let prepared =
         forge_release::prepare(&manifest, &content, readme.as_deref(), changes.as_deref());
     let key = signing_key(args.sign_seed.as_deref(), args.sign)?;
     write_release(prepared, key.as_ref(), &args.out, args.json)
+}
+
+/// Every block new in this release (all of them without `--previous`) has its `bloc` row
+/// in `changes.json`.
+fn announced(manifest: &[u8], changes: &[u8], args: &PackArgs) -> Result<()> {
+    let file = args.changes.as_deref().unwrap_or(Path::new("changes.json"));
+    let (Ok(manifest), Ok(changes)) = (
+        serde_json::from_slice::<serde_json::Value>(manifest),
+        serde_json::from_slice::<serde_json::Value>(changes),
+    ) else {
+        return Ok(()); // The release's own checks name a document that is not JSON.
+    };
+    let before = match &args.previous {
+        Some(previous) => crate::loaded_pack::load_release(previous)?
+            .manifest
+            .and_then(|m| {
+                m.catalog()
+                    .map(|c| c.blocks.iter().map(|b| b.id.clone()).collect())
+            })
+            .unwrap_or_default(),
+        None => Vec::new(),
+    };
+    let missing: Vec<String> =
+        forge_contract::document::blocks_without_change_row(&manifest, &changes)
+            .into_iter()
+            .filter(|(id, _)| !before.iter().any(|b| b == id))
+            .map(|(id, tag)| forge_contract::document::change_row_message(id, tag))
+            .collect();
+    if let Some(first) = missing.first() {
+        bail!(
+            "error[missing_change_row]: {} at /tags: {first}{}",
+            file.display(),
+            if missing.len() > 1 {
+                format!(" (and {} more blocks)", missing.len() - 1)
+            } else {
+                String::new()
+            }
+        );
+    }
+    Ok(())
 }
 
 /// The update rules from `previous` to this manifest; `Some(1)` when they refuse it (a

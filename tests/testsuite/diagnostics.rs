@@ -242,3 +242,35 @@ fn a_block_with_two_models_is_refused_naming_both() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("error[two_models]"));
     assert!(Path::new(&models).is_dir());
 }
+
+#[test]
+fn a_block_without_its_change_row_is_refused_by_cook_and_pack() {
+    let kit = Kit::new();
+    assert!(kit.run(&["forge", "cook"]).status.success());
+    kit.edit_json("kit/changes.json", |c| c["tags"] = json!([]));
+    let said = kit.failing_cook();
+    let found = lines_with(&said, "missing_change_row");
+    assert_eq!(found.len(), 1, "{said}");
+    assert!(
+        found[0].contains("kit/changes.json at /tags") && found[0].contains("floor_2x2"),
+        "{said}"
+    );
+    let out = kit.run(&[
+        "forge",
+        "pack",
+        "kit/mjolnir.json",
+        "--content",
+        "build/game/kit/all/content",
+        "--changes",
+        "kit/changes.json",
+        "--out",
+        "kit.mjolnir",
+    ]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("error[missing_change_row]: kit/changes.json at /tags"),
+        "{said}"
+    );
+    assert!(!kit.path("kit.mjolnir").exists());
+}

@@ -56,6 +56,54 @@ fn check_lists_what_would_run_and_cooks_nothing() {
 }
 
 #[test]
+fn check_compares_the_set_folders_with_what_the_cook_would_write() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    ws.cook(&[]);
+    let original = std::fs::read_to_string(model(&ws)).unwrap();
+    std::fs::write(
+        model(&ws),
+        original.replacen("\"concrete\"", "\"concrete_2\"", 1),
+    )
+    .unwrap();
+    ws.cook(&[]);
+    // Reverted: every step's outputs are cached, but the set folder holds the edit.
+    std::fs::write(model(&ws), &original).unwrap();
+    let out = ws.mjolnir(&["forge", "cook", "--check"]);
+    let listed = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{listed}");
+    assert!(
+        listed.contains("would write ") && listed.contains("column_1"),
+        "{listed}"
+    );
+    ws.cook(&[]);
+    let out = ws.mjolnir(&["forge", "cook", "--check"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    // A file deleted by hand, and one put there by hand.
+    let set = ws.path("build/game/foundry/all");
+    std::fs::remove_file(set.join("cooked/column_1/geometry.json")).unwrap();
+    std::fs::write(set.join("cooked/stray.txt"), b"by hand").unwrap();
+    let out = ws.mjolnir(&["forge", "cook", "--check"]);
+    let listed = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{listed}");
+    assert!(
+        listed.contains("cooked/column_1/geometry.json: it differs"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("would remove ") && listed.contains("stray.txt"),
+        "{listed}"
+    );
+    assert!(
+        !set.join("cooked/column_1/geometry.json").exists(),
+        "--check changes nothing"
+    );
+    assert!(
+        set.join("cooked/stray.txt").exists(),
+        "--check changes nothing"
+    );
+}
+
+#[test]
 fn gc_evicts_the_least_recently_used_and_keeps_the_last_cooks_outputs() {
     let ws = Workspace::with_packs(&["foundry"]);
     ws.cook(&[]);

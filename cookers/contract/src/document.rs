@@ -55,6 +55,33 @@ pub fn pointer_by_index(document: &Value, pointer: &str) -> Option<String> {
     None
 }
 
+/// The catalog's blocks (id and tag) that `changes.json` has no `bloc` row for, in
+/// catalog order: the Hub shows the change list, and a new block missing from it would
+/// arrive unannounced.
+pub fn blocks_without_change_row<'a>(
+    manifest: &'a Value,
+    changes: &Value,
+) -> Vec<(&'a str, &'a str)> {
+    let rows: Vec<&str> = changes["tags"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice)
+        .iter()
+        .filter(|row| row["group"] == "bloc")
+        .filter_map(|row| row["tag"].as_str())
+        .collect();
+    catalog_entries(manifest)
+        .iter()
+        .filter_map(|b| Some((b["id"].as_str()?, b["tag"].as_str()?)))
+        .filter(|(_, tag)| !rows.contains(tag))
+        .collect()
+}
+
+/// The finding's text for a block `changes.json` lacks a row for, with the row to add.
+pub fn change_row_message(id: &str, tag: &str) -> String {
+    let row = json!({"group": "bloc", "tag": tag, "fields": []});
+    format!("block {id:?} is new and changes.json has no row for its crate: add {row} to \"tags\" (`mjolnir forge suggest --write` adds it for a block it adds)")
+}
+
 /// `geometry.json`'s blocks, in order.
 pub fn geometry_blocks(geometry: &Value) -> &[Value] {
     geometry["blocks"].as_array().map_or(&[], Vec::as_slice)

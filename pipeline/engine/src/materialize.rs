@@ -51,22 +51,10 @@ pub fn set_folder(
     stat_cache: &StatCache,
 ) -> Result<Changes, Error> {
     refuse_links(out, dir)?;
-    if let Some(rel) = files
-        .keys()
-        .find(|rel| !crate::cooker::is_plain_relative(rel))
-    {
-        return Err(Error::Io(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!("{rel:?} would land outside {}", dir.display()),
-        )));
-    }
     let mut changes = Changes::default();
     // What is left in `stale` after the sweep must be written.
-    let mut stale: HashMap<PathBuf, &Arc<Output>> = files
-        .iter()
-        .map(|(rel, output)| (dir.join(rel), output))
-        .collect();
-    sweep(dir, &mut stale, stat_cache, &mut changes)?;
+    let mut stale = targets(dir, files)?;
+    sweep(dir, &mut stale, stat_cache, &mut changes, None)?;
     crate::execute::prefetch(stale.values().copied(), store);
     // A cold cook writes thousands of files here; they go to the pool's threads (most sit
     // in different block folders, so they do not queue on one directory).
@@ -85,6 +73,51 @@ pub fn set_folder(
     Ok(changes)
 }
 
+/// How a set folder differs from what it should hold: the files a cook would write
+/// (missing, or holding other bytes) and those it would remove, sorted. Reads, and
+/// changes nothing: `--check` asks it.
+pub fn differences(
+    out: &Path,
+    dir: &Path,
+    files: &BTreeMap<String, Arc<Output>>,
+    stat_cache: &StatCache,
+) -> Result<(Vec<PathBuf>, Vec<PathBuf>), Error> {
+    refuse_links(out, dir)?;
+    let mut stale = targets(dir, files)?;
+    let mut removals = Vec::new();
+    sweep(
+        dir,
+        &mut stale,
+        stat_cache,
+        &mut Changes::default(),
+        Some(&mut removals),
+    )?;
+    let mut writes: Vec<PathBuf> = stale.into_keys().collect();
+    writes.sort();
+    removals.sort();
+    Ok((writes, removals))
+}
+
+/// Each file's path in `dir`, refusing a name that would land outside it.
+fn targets<'f>(
+    dir: &Path,
+    files: &'f BTreeMap<String, Arc<Output>>,
+) -> Result<HashMap<PathBuf, &'f Arc<Output>>, Error> {
+    if let Some(rel) = files
+        .keys()
+        .find(|rel| !crate::cooker::is_plain_relative(rel))
+    {
+        return Err(Error::Io(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{rel:?} would land outside {}", dir.display()),
+        )));
+    }
+    Ok(files
+        .iter()
+        .map(|(rel, output)| (dir.join(rel), output))
+        .collect())
+}
+
 /// Refuses `dir` if it, or a folder between it and `out`, is a symbolic link.
 fn refuse_links(out: &Path, dir: &Path) -> Result<(), Error> {
     for folder in dir.ancestors().take_while(|a| *a != out) {
@@ -95,13 +128,15 @@ fn refuse_links(out: &Path, dir: &Path) -> Result<(), Error> {
     Ok(())
 }
 
-/// Deletes everything under `dir` that is not a file of the set, and takes out of `stale`
-/// the files that already hold their output; returns whether `dir` is left empty.
+/// Deletes everything under `dir` that is not a file of the set (or, given `removals`,
+/// lists it there and deletes nothing), and takes out of `stale` the files that already
+/// hold their output; returns whether `dir` is left empty.
 fn sweep(
     dir: &Path,
     stale: &mut HashMap<PathBuf, &Arc<Output>>,
     stat_cache: &StatCache,
     changes: &mut Changes,
+    mut removals: Option<&mut Vec<PathBuf>>,
 ) -> std::io::Result<bool> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Ok(true);
@@ -112,7 +147,9 @@ fn sweep(
         let path = entry.path();
         let kind = entry.file_type()?;
         if kind.is_dir() {
-            if sweep(&path, stale, stat_cache, changes)? {
+            if sweep(&path, stale, stat_cache, changes, removals.as_deref_mut())?
+                && removals.is_none()
+            {
                 std::fs::remove_dir(&path)?;
             } else {
                 empty = false;
@@ -126,6 +163,8 @@ fn sweep(
             if holds {
                 stale.remove(&path);
             }
+        } else if let Some(list) = removals.as_deref_mut() {
+            list.push(path);
         } else {
             std::fs::remove_file(&path)?;
             stat_cache.forget(&path);

@@ -124,6 +124,7 @@ fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
         ),
     ]);
     if let Some(changes) = inputs.get(CHANGES) {
+        every_block_announced(&manifest, changes)?;
         let changes = if params.diagnostic {
             pretty(&reduced_changes(changes, &manifest, &source_file(CHANGES))?)
         } else {
@@ -149,6 +150,31 @@ fn manifest(params: &Params, inputs: &Inputs, file: &str) -> Result<Value, Vec<D
         forge_contract::document::mark_diagnostic(&mut manifest, &params.blocks);
     }
     Ok(manifest)
+}
+
+/// Every block of the set has its `bloc` row in `changes.json`.
+fn every_block_announced(manifest: &Value, changes: &[u8]) -> Result<(), Vec<Diagnostic>> {
+    let file = source_file(CHANGES);
+    let changes: Value = serde_json::from_slice(changes)
+        .map_err(|e| vec![finding("not_json", &file, e.to_string())])?;
+    let missing: Vec<Diagnostic> =
+        forge_contract::document::blocks_without_change_row(manifest, &changes)
+            .into_iter()
+            .map(|(id, tag)| {
+                let mut found = finding(
+                    "missing_change_row",
+                    &file,
+                    forge_contract::document::change_row_message(id, tag),
+                );
+                found.pointer = "/tags".into();
+                found
+            })
+            .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(missing)
+    }
 }
 
 /// An `--only` set's change list declares only the tags of the blocks it holds.
