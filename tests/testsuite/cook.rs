@@ -257,6 +257,7 @@ fn removed_and_renamed_blocks_leave_the_set() {
     for rel in [
         "packs/foundry/mjolnir.json",
         "packs/foundry/source/geometry.json",
+        "packs/foundry/changes.json",
     ] {
         ws.edit(rel, |t| t.replace("column_1", "pillar_1"));
     }
