@@ -345,6 +345,9 @@ fn print_explain(graph: &Graph, results: &[Finished]) {
     for (step, r) in graph.steps.iter().zip(results) {
         if let Outcome::Ran(dirty) = &r.outcome {
             eprintln!("ran {}: {}", step.id, dirty.describe());
+            if let Some(line) = geometry_fields_line(r) {
+                eprintln!("  {line}");
+            }
         }
     }
     for (step, r) in graph.steps.iter().zip(results) {
@@ -395,6 +398,30 @@ fn check_folders(folders: &[Folder], config: &Config, stat_cache: &StatCache) ->
         println!("{stale} file(s) in the set folders would change");
         Ending::Stale
     }
+}
+
+/// For a block's geometry that ran, which fields came from the model, when any did:
+/// `origin from source/geometry.json; hulls, supports, joins from source/models/ramp.blend`.
+fn geometry_fields_line(r: &Finished) -> Option<String> {
+    let fields = r
+        .outputs
+        .iter()
+        .find(|o| o.name == steps::block_geometry::FIELDS)?;
+    let fields: Value = serde_json::from_slice(fields.loaded_bytes()?).ok()?;
+    let mut by_file: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (field, file) in fields.as_object()? {
+        by_file.entry(file.as_str()?).or_default().push(field);
+    }
+    let from_model = by_file
+        .keys()
+        .any(|f| !f.ends_with(steps::geometry::SOURCE));
+    from_model.then(|| {
+        let parts: Vec<String> = by_file
+            .iter()
+            .map(|(file, fields)| format!("{} from {file}", fields.join(", ")))
+            .collect();
+        format!("geometry: {}", parts.join("; "))
+    })
 }
 
 /// `--check`'s answer: each step a cook would run, and why (as `--explain` says it).

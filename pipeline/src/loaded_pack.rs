@@ -5,7 +5,9 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use forge_contract::{parse_geometry, parse_manifest, Diagnostic, GeometrySource, Manifest};
+use forge_contract::{
+    parse_geometry_lacking, parse_manifest, Catalog, Diagnostic, GeometrySource, Manifest,
+};
 
 /// Reads a pack for checking: its manifest, and its geometry when present.
 pub struct LoadedPack {
@@ -36,7 +38,10 @@ pub fn load_pack_dir(dir: &Path) -> Result<LoadedPack> {
     ) {
         let file = geometry_path.display().to_string();
         let text = read_document(&geometry_path)?;
-        match parse_geometry(&file, &text, catalog) {
+        // As the cook reads it: a block with a model may leave fields (or its whole entry)
+        // to the model's UCX_ hulls.
+        let with_models = blocks_with_models(dir, catalog);
+        match parse_geometry_lacking(&file, &text, catalog, &with_models) {
             Ok((g, warnings)) => {
                 pack.geometry = Some(g);
                 pack.findings.extend(warnings);
@@ -45,6 +50,21 @@ pub fn load_pack_dir(dir: &Path) -> Result<LoadedPack> {
         }
     }
     Ok(pack)
+}
+
+/// The catalog's blocks that have a model file (`.gltf`, `.glb` or `.blend`).
+pub fn blocks_with_models(dir: &Path, catalog: &Catalog) -> Vec<String> {
+    let models = dir.join("source/models");
+    catalog
+        .blocks
+        .iter()
+        .filter(|b| {
+            forge::steps::geometry::MODEL_EXTENSIONS
+                .iter()
+                .any(|x| models.join(format!("{}.{x}", b.id)).is_file())
+        })
+        .map(|b| b.id.clone())
+        .collect()
 }
 
 fn load_manifest_text(label: &str, text: &str) -> LoadedPack {

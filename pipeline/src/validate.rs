@@ -30,6 +30,9 @@ pub fn validate(dirs: &[PathBuf], slug: Option<&str>, as_json: bool) -> Result<i
         }
         if let Some(catalog) = pack.manifest.as_ref().and_then(Manifest::catalog) {
             findings.extend(model_findings(dir, catalog));
+            if let Some(geometry) = &pack.geometry {
+                findings.extend(hulls_left_to_models(dir, catalog, geometry));
+            }
         }
         if pack
             .manifest
@@ -60,15 +63,39 @@ pub fn validate(dirs: &[PathBuf], slug: Option<&str>, as_json: bool) -> Result<i
 /// The largest model `forge validate` reads: a Forge piece's is far smaller.
 const MAX_MODEL_BYTES: u64 = 1 << 30;
 
-/// Every block has a model (`source/models/<block>.gltf` or `.glb`), and every buffer a
-/// `.gltf` names is there.
+/// Every block has one model (`source/models/<block>.gltf`, `.glb` or `.blend`), and
+/// every buffer a `.gltf` names is there.
 fn model_findings(dir: &Path, catalog: &forge_contract::Catalog) -> Vec<Diagnostic> {
     let models = dir.join("source/models");
     let mut findings = Vec::new();
     for block in &catalog.blocks {
         let gltf = models.join(format!("{}.gltf", block.id));
         let glb = models.join(format!("{}.glb", block.id));
+        let blend = models.join(format!("{}.blend", block.id));
         let read = |path: &Path| mjolnir_files::bounded::read(path, MAX_MODEL_BYTES).ok();
+        let sources: Vec<&Path> = [&gltf, &glb, &blend]
+            .into_iter()
+            .filter(|p| p.is_file())
+            .map(|p| p.as_path())
+            .collect();
+        if sources.len() > 1 {
+            let names: Vec<String> = sources.iter().map(|p| p.display().to_string()).collect();
+            findings.push(crate::steps::finding(
+                "two_models",
+                &names[0],
+                format!(
+                    "block {:?} has {} models: {}; keep the one you edit and delete the others",
+                    block.id,
+                    names.len(),
+                    names.join(" and ")
+                ),
+            ));
+            continue;
+        }
+        // A .blend is exported by the cook's Blender; validate checks that it is there.
+        if sources == [blend.as_path()] {
+            continue;
+        }
         if glb.is_file() && !gltf.is_file() {
             findings.extend(read(&glb).and_then(|b| dropped_textures(&glb, &b)));
             continue;
@@ -77,7 +104,7 @@ fn model_findings(dir: &Path, catalog: &forge_contract::Catalog) -> Vec<Diagnost
             findings.push(crate::steps::finding(
                 "missing_model",
                 &gltf.display().to_string(),
-                format!("block {:?} has no model: export source/models/{0}.gltf (with its .bin) or {0}.glb", block.id),
+                format!("block {:?} has no model: export source/models/{0}.gltf (with its .bin) or {0}.glb, or save source/models/{0}.blend", block.id),
             ));
             continue;
         };
@@ -98,6 +125,38 @@ fn model_findings(dir: &Path, catalog: &forge_contract::Catalog) -> Vec<Diagnost
         }
     }
     findings
+}
+
+/// A block whose entry gives no hulls takes them from its model, which must have `UCX_`
+/// nodes. A `.blend` saved compressed cannot be read without Blender, so is not judged.
+fn hulls_left_to_models(
+    dir: &Path,
+    catalog: &forge_contract::Catalog,
+    geometry: &forge_contract::GeometrySource,
+) -> Vec<Diagnostic> {
+    let models = dir.join("source/models");
+    let zstd = [0x28, 0xb5, 0x2f, 0xfd];
+    catalog
+        .blocks
+        .iter()
+        .filter(|b| geometry.block(&b.id).is_none_or(|g| g.hulls.is_empty()))
+        .filter_map(|b| {
+            let model = forge::steps::geometry::MODEL_EXTENSIONS
+                .iter()
+                .map(|x| models.join(format!("{}.{x}", b.id)))
+                .find(|p| p.is_file())?;
+            let bytes = mjolnir_files::bounded::read(&model, MAX_MODEL_BYTES).ok()?;
+            let prefix = forge_gltf::HULL_PREFIX.as_bytes();
+            let has_hulls = bytes.starts_with(&zstd) || bytes.windows(prefix.len()).any(|w| w == prefix);
+            (!has_hulls).then(|| {
+                crate::steps::finding(
+                    "missing_geometry",
+                    &model.display().to_string(),
+                    format!("block {:?} has no collision hulls: source/geometry.json gives none, and this model has no UCX_ node; give the model UCX_ hulls (then `mjolnir forge suggest`) or write \"hulls\" in its entry", b.id),
+                )
+            })
+        })
+        .collect()
 }
 
 /// A warning for a model's textures: the cook keeps geometry, normals, UVs and material

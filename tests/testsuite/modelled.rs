@@ -122,8 +122,39 @@ fn pieces_modelled_in_blender_are_suggested_cooked_and_their_doorway_checked() {
     )
     .unwrap();
 
-    let out = cook();
-    assert!(out.status.success(), "{}", text(&out));
+    let out = mjolnir(&["forge", "validate", "kit"]);
+    assert!(
+        out.status.success(),
+        "validate agrees with the cook: {}",
+        text(&out)
+    );
+    let out = mjolnir(&["forge", "suggest", "kit", "plate"]);
+    assert!(
+        text(&out).contains("the cook takes id, origin from source/geometry.json")
+            || text(&out).contains(
+                "the cook takes origin from source/geometry.json and hulls, supports, joins from"
+            ),
+        "{}",
+        text(&out)
+    );
+    let out = mjolnir(&[
+        "forge",
+        "cook",
+        "--explain",
+        "--paks",
+        paks.to_str().unwrap(),
+        "--donor-mesh",
+        DONOR_MESH,
+        "--donor-actor",
+        DONOR_ACTOR,
+    ]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("geometry: origin from source/geometry.json; hulls, supports, joins from source/models/plate.blend")
+            && said.contains("geometry: origin, hulls, supports, joins from source/models/ramp.blend"),
+        "--explain says where each field came from: {said}"
+    );
     let shipped = |block: &str| {
         read_json(
             &dir.path()

@@ -97,6 +97,11 @@ impl Output {
         })
     }
 
+    /// The bytes when they are already in memory (a step that ran), reading nothing.
+    pub fn loaded_bytes(&self) -> Option<&[u8]> {
+        self.loaded.get().map(|b| b.as_slice())
+    }
+
     /// The bytes, read from the store (downloaded into it first, for a remote hit's output
     /// it lacks) and verified on first use.
     pub fn bytes(&self, store: &Store) -> Result<Arc<Vec<u8>>, CorruptOutput> {

@@ -40,7 +40,7 @@ pub fn suggest(pack: &Path, block: &str, write: Option<&[String]>) -> Result<i32
         );
     }
     let (hulls, mesh, label) = read_model(pack, block)?;
-    let origin = existing_origin(pack).unwrap_or_else(|| "bottom_centre".into());
+    let (existing, origin) = existing_entry(pack, block);
     let entry = entry_from_model(block, &origin, &hulls, &mesh).ok_or_else(|| {
         anyhow!("error[mesh_empty]: {label} has no visual mesh besides its UCX_ hulls")
     })?;
@@ -51,6 +51,9 @@ pub fn suggest(pack: &Path, block: &str, write: Option<&[String]>) -> Result<i32
     print!("{}", json_out::pretty_text(&entry));
     for warning in forge_contract::derive::warnings(&entry) {
         eprintln!("warning[suggest_incomplete]: {label}: {warning}");
+    }
+    if let (Some(existing), None) = (&existing, write) {
+        print_sources(existing, &entry, &label);
     }
     if let Some(replace) = write {
         let changes = write_geometry(pack, block, &entry, replace)?;
@@ -207,15 +210,46 @@ fn read_model(
     Ok((hulls, mesh, label))
 }
 
-/// The origin convention of the pack's blocks so far.
-fn existing_origin(pack: &Path) -> Option<String> {
-    let text =
+/// The block's entry in `geometry.json`, when it has one, and the origin it is derived
+/// at: the entry's own, else the convention of the pack's first block.
+fn existing_entry(pack: &Path, block: &str) -> (Option<Value>, String) {
+    let value: Option<Value> =
         mjolnir_files::bounded::read_text(&pack.join("source/geometry.json"), MAX_READ_BYTES)
-            .ok()?;
-    let value: Value = serde_json::from_str(&text).ok()?;
-    forge_contract::document::geometry_blocks(&value).first()?["origin"]
-        .as_str()
-        .map(str::to_string)
+            .ok()
+            .and_then(|text| serde_json::from_str(&text).ok());
+    let blocks = value
+        .as_ref()
+        .map_or(&[][..], forge_contract::document::geometry_blocks);
+    let entry = blocks.iter().find(|b| b["id"] == block).cloned();
+    let origin = entry
+        .iter()
+        .chain(blocks.first())
+        .find_map(|b| b["origin"].as_str())
+        .unwrap_or("bottom_centre")
+        .to_string();
+    (entry, origin)
+}
+
+/// Which fields the cook takes from the entry and which from the model.
+fn print_sources(entry: &Value, suggested: &Value, model: &str) {
+    let (_, sources) = forge_contract::derive::merge_over(entry, Some(suggested));
+    let from = |wanted: forge_contract::derive::FieldSource| {
+        let fields: Vec<&str> = sources
+            .iter()
+            .filter(|(_, s)| *s == wanted)
+            .map(|(f, _)| *f)
+            .collect();
+        if fields.is_empty() {
+            "nothing".to_string()
+        } else {
+            fields.join(", ")
+        }
+    };
+    eprintln!(
+        "the cook takes {} from source/geometry.json and {} from {model}",
+        from(forge_contract::derive::FieldSource::Entry),
+        from(forge_contract::derive::FieldSource::Model)
+    );
 }
 
 fn mm(x: f64) -> f64 {
