@@ -603,10 +603,33 @@ pub fn cook(options: &Options) -> Result<Ending> {
     let could_use_seal = options.use_cache && !options.json && !options.explain;
     let unchanged = could_use_seal.then(|| sealable(options, &run)).flatten();
     let ending = finish(options, run, &settings, &pool, started)?;
+    if let Some(note) = plan.donors.as_ref().and_then(donor_slots_note) {
+        if !options.json {
+            eprintln!("{note}");
+        }
+    }
     if let Some((sealed, paths)) = unchanged {
         seal::write(&config.cache, &seal_key, &sealed, paths)?;
     }
     Ok(ending)
+}
+
+/// The largest donor package read for its slot names.
+const MAX_DONOR_BYTES: u64 = 256 << 20;
+
+/// What the game will show: the previews wear each model's own colours, the game the
+/// donor mesh's material slots.
+fn donor_slots_note(donors: &forge::donors::DonorFiles) -> Option<String> {
+    let mesh = donors
+        .files
+        .iter()
+        .find(|d| d.role == forge::donors::STATIC_MESH)?;
+    let bytes = mjolnir_files::bounded::read(&mesh.file, MAX_DONOR_BYTES).ok()?;
+    let slots = forge_mesh::unreal::donor_slot_names(&bytes).ok()?;
+    Some(format!(
+        "note: the previews wear each model's own colours; in the game every piece wears the donor mesh's material slots ({}), whatever its materials are called (docs/donors.md)",
+        slots.join(", ")
+    ))
 }
 
 /// Files the cook's bundle on a machine that writes to the remote (`docs/ci.md`): its

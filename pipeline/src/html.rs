@@ -277,6 +277,9 @@ fn write_preview(h: &mut String, out: &Path, render_dir: &str, id: &str) {
         escape(render_dir),
         escape(&main)
     );
+    if let Some(caption) = caption(&out.join(render_dir).join(format!("{id}.json"))) {
+        let _ = write!(h, "<small>{}</small><br>", escape(&caption));
+    }
     let turntable = render::turntable_output(id);
     if out.join(render_dir).join(&turntable).is_file() {
         let _ = write!(
@@ -287,6 +290,13 @@ fn write_preview(h: &mut String, out: &Path, render_dir: &str, id: &str) {
             escape(&turntable)
         );
     }
+}
+
+/// A preview's caption, from its sidecar (the render step's, at most 1 MiB).
+fn caption(sidecar: &Path) -> Option<String> {
+    let text = mjolnir_files::bounded::read_text(sidecar, 1 << 20).ok()?;
+    let value: Value = serde_json::from_str(&text).ok()?;
+    value["caption"].as_str().map(str::to_string)
 }
 
 /// One check's line: passed, failed, or waived with its reason and reviewer.

@@ -511,3 +511,31 @@ fn a_failing_cook_draws_every_preview_the_same_on_one_thread_and_two() {
         }
     }
 }
+
+#[test]
+fn the_previews_say_the_game_wears_the_donors_slots() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    let out = ws.mjolnir(&["forge", "cook", "--only", "wall_2"]);
+    let said = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert_eq!(
+        said.matches(
+            "in the game every piece wears the donor mesh's material slots (Primary, Secondary)"
+        )
+        .count(),
+        1,
+        "the cook notes it once: {said}"
+    );
+    let render = [
+        "forge", "render", "foundry", "--only", "wall_2", "--size", "64",
+    ];
+    assert_eq!(ws.mjolnir(&render).status.code(), Some(0));
+    let sidecar: Value = serde_json::from_slice(
+        &std::fs::read(ws.path("build/render/foundry/wall_2/wall_2.json")).unwrap(),
+    )
+    .unwrap();
+    let caption = "colours from the model; the game wears the donor's Primary, Secondary";
+    assert_eq!(sidecar["caption"], caption);
+    let html = std::fs::read_to_string(ws.path("build/report.html")).unwrap();
+    assert!(html.contains(caption), "{html}");
+}

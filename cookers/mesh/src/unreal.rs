@@ -61,6 +61,29 @@ pub fn package(
     Ok(package.to_bytes())
 }
 
+/// The donor mesh's material slot names, in slot order: what the game's slots are called.
+pub fn donor_slot_names(donor: &[u8]) -> Result<Vec<String>, MeshError> {
+    let package = Package::read(donor).map_err(donor_error)?;
+    let index = package
+        .export_of_class(STATIC_MESH_CLASS)
+        .ok_or_else(|| MeshError {
+            code: "donor_not_static_mesh",
+            message: "the donor package has no StaticMesh export".into(),
+        })?;
+    let none = package.none_slot().map_err(donor_error)?;
+    let export = MeshExport::read(&package.exports[index], none).map_err(donor_error)?;
+    Ok(export
+        .slot_names()
+        .into_iter()
+        .map(|name| {
+            package
+                .header
+                .name_of(name)
+                .unwrap_or_else(|| "?".to_string())
+        })
+        .collect())
+}
+
 fn geometry(mesh: &StaticMesh) -> Geometry {
     Geometry {
         positions: mesh.positions.clone(),

@@ -149,3 +149,9 @@ fn a_styled_slot_that_would_share_the_donors_last_slot_is_refused() {
     let err = forge_mesh::unreal::package(&donor("SM_Fixture.uasset"), &mesh, &[slot]).unwrap_err();
     assert_eq!(err.code, "surface_slot_shared", "{err}");
 }
+
+#[test]
+fn the_donors_slot_names_are_read_in_slot_order() {
+    let names = forge_mesh::unreal::donor_slot_names(&donor("SM_Fixture.uasset")).unwrap();
+    assert_eq!(names, ["Primary", "Secondary"]);
+}

@@ -580,6 +580,20 @@ pub struct SlotNames {
 }
 
 impl MeshExport {
+    /// Each material slot's name (its `MaterialSlotName`), as the package's name map holds
+    /// it: what the game's slots are called, whichever materials the model named.
+    pub fn slot_names(&self) -> Vec<MappedName> {
+        (0..self.material_count as usize)
+            .filter_map(|slot| {
+                // bHasSpeedTreeWind and the array count, then 40 bytes a slot whose
+                // MaterialSlotName follows the 4-byte MaterialInterface.
+                let at = 8 + 40 * slot + 4;
+                let mut r = Reader::new(self.materials.get(at..at + 8)?);
+                MappedName::read(&mut r).ok()
+            })
+            .collect()
+    }
+
     /// Points material slot `slot` at `material` (an FPackageIndex), in both places a
     /// cooked mesh keeps it: the `StaticMaterials` property and the native static
     /// materials. Returns the index it pointed at before.

@@ -43,6 +43,24 @@ struct StepParams {
     model: String,
 }
 
+/// The donor static mesh, when the cook has donors: its slots are what the game wears.
+const DONOR_MESH: &str = "donor_mesh.uasset";
+
+/// What a preview's caption says about its colours: the model's, and what the game wears
+/// instead when the cook has a donor mesh.
+fn colours_caption(inputs: &Inputs) -> String {
+    let slots = inputs
+        .get(DONOR_MESH)
+        .and_then(|donor| forge_mesh::unreal::donor_slot_names(donor).ok());
+    match slots {
+        Some(slots) => format!(
+            "colours from the model; the game wears the donor's {}",
+            slots.join(", ")
+        ),
+        None => "colours from the model".to_string(),
+    }
+}
+
 /// A block's main render, which the contact sheet tiles.
 pub fn main_output(block: &str) -> String {
     format!("{block}.png")
@@ -62,6 +80,11 @@ fn wire(w: &Wiring) -> Option<Wired> {
         inputs.extend(import::images(w, &model).iter().map(|rel| w.source(rel)));
     }
     inputs.extend(checks::inputs(w));
+    inputs.extend(super::donors::of_pack(
+        w,
+        DONOR_MESH,
+        super::donors::STATIC_MESH,
+    ));
     let params = StepParams {
         size: render.size,
         overlays: render.overlays.clone(),
@@ -145,6 +168,7 @@ fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
         "units": "pack-space metres, Z up",
         "failing": failing,
         "notes": notes,
+        "caption": colours_caption(inputs),
     });
     out.push((format!("{block}.json"), pretty(&sidecar)));
     Ok(out)
