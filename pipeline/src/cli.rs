@@ -155,6 +155,13 @@ enum Launcher {
         #[arg(long, hide = true, default_value_t = mjolnir_launcher::MAX_BLOCKS)]
         max_blocks: usize,
     },
+    /// Verify a map release and put it into a profile's maps/ (in place of an earlier
+    /// release of the same map); the next sync installs what it needs.
+    AddMap {
+        map: PathBuf,
+        #[arg(long)]
+        profile: PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -437,14 +444,19 @@ fn hub_command(hub: Hub) -> Result<i32> {
 }
 
 fn launcher_command(launcher: Launcher) -> Result<i32> {
-    let Launcher::Sync {
-        hub,
-        profile,
-        json,
-        update,
-        deadline,
-        max_blocks,
-    } = launcher;
+    let (hub, profile, json, update, deadline, max_blocks) = match launcher {
+        Launcher::AddMap { map, profile } => {
+            return mjolnir_launcher::add_map(&map, &profile).map_err(|f| anyhow::anyhow!("{f}"))
+        }
+        Launcher::Sync {
+            hub,
+            profile,
+            json,
+            update,
+            deadline,
+            max_blocks,
+        } => (hub, profile, json, update, deadline, max_blocks),
+    };
     let args = mjolnir_launcher::SyncArgs {
         hub,
         profile,

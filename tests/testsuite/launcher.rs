@@ -1345,3 +1345,40 @@ fn the_block_bound_counts_the_verified_archives_and_paks_follow_what_is_enabled(
     assert!(catalog_releases(&p).is_empty());
     assert!(text.contains("NOT ENABLED"), "{text}");
 }
+
+#[test]
+fn add_map_puts_a_verified_map_into_a_profile_and_an_empty_profile_says_what_to_add() {
+    let ws = Workspace::without_donors(&["foundry"]);
+    std::fs::create_dir_all(ws.path("hub-empty")).unwrap();
+    let Some(hub) = serve_static(&ws.path("hub-empty")) else {
+        return;
+    };
+    let p = profile(&ws, "player", &[KEY], &[]);
+    let (code, text) = sync(&ws, hub.url(), &p);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("NOTE: nothing to sync") && text.contains("mjolnir launcher add-map"),
+        "{text}"
+    );
+
+    std::fs::write(ws.path("needy.mjolnir"), signed_map("needy", &[])).unwrap();
+    let add =
+        |map: &str| ws.mjolnir(&["launcher", "add-map", map, "--profile", p.to_str().unwrap()]);
+    let out = add("needy.mjolnir");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(p.join("maps/needy-1.0.0.mjolnir").is_file());
+    let (_, text) = sync(&ws, hub.url(), &p);
+    assert!(!text.contains("nothing to sync"), "{text}");
+
+    // A map signed by a key the profile does not trust is refused, and nothing is added.
+    std::fs::write(p.join("trusted-keys.txt"), "").unwrap();
+    std::fs::remove_file(p.join("maps/needy-1.0.0.mjolnir")).unwrap();
+    let out = add("needy.mjolnir");
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        stderr(&out).contains("untrusted_signer"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!p.join("maps/needy-1.0.0.mjolnir").exists());
+}

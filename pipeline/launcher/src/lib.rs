@@ -5,6 +5,7 @@
 //! archive is installed only once its SHA-256, its signature and its own manifest agree
 //! with what resolution chose. `docs/launcher.md` states the trust model.
 
+mod add_map;
 pub mod api;
 mod catalogs;
 mod client;
@@ -18,6 +19,7 @@ pub mod publish;
 pub mod report;
 pub mod sync;
 
+pub use add_map::add_map;
 pub use finding::Finding;
 pub use layout_check::check_layout;
 pub use publish::{index, IndexArgs};

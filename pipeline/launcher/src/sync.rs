@@ -87,8 +87,15 @@ fn run(args: &SyncArgs, profile: &Profile) -> Summary {
     if let Err(f) = catalogs::write(profile, &enabled) {
         findings.push(f);
     }
-    let (notes, f) = paks::lay_out(profile, &enabled);
+    let (mut notes, f) = paks::lay_out(profile, &enabled);
     findings.extend(f);
+    if needs.is_empty() && profile::archives(&profile.maps()).is_empty() {
+        notes.push(format!(
+            "nothing to sync: the profile has no map in {} and no saved layout that needs a pack; add a map with `mjolnir launcher add-map MAP.mjolnir --profile {}`",
+            profile.maps().display(),
+            profile.root.display()
+        ));
+    }
     let unused = installed
         .values()
         .filter(|v| !resolution.packs.contains_key(&v.slug))
