@@ -35,6 +35,8 @@ pub fn inspect(path: &Path, as_json: bool, global: Option<&Path>) -> Result<i32>
         static_mesh(&StaticMesh::from_bytes(&bytes).map_err(fail(path))?)
     } else if bytes.starts_with(forge_iostore::toc::MAGIC) {
         return container(path, &bytes, as_json);
+    } else if bytes.starts_with(b"PK\x03\x04") {
+        archive(&bytes).map_err(fail(path))?
     } else if let Some(tag) = tag_group(&bytes) {
         let parsed = forge_tags::Tag::from_bytes(&bytes).map_err(fail(path))?;
         let (mut summary, mut text) = tag_summary(&tag, &parsed);
@@ -85,6 +87,62 @@ pub fn inspect(path: &Path, as_json: bool, global: Option<&Path>) -> Result<i32>
         print!("{text}");
     }
     Ok(0)
+}
+
+/// The most an archive's members may hold in all, as the Hub's scan allows.
+const MAX_ARCHIVE_MEMBERS_BYTES: u64 = 256 << 20;
+
+/// A `.mjolnir` release: its members, its manifest and its signature, as the Hub's scan
+/// reads them (signed or not).
+fn archive(bytes: &[u8]) -> Result<(Value, String)> {
+    let members = forge_release::archive::read_members(bytes, |_| true, MAX_ARCHIVE_MEMBERS_BYTES)?;
+    let report = forge_release::scan::scan(
+        bytes,
+        &forge_release::scan::ScanOptions {
+            allow_unsigned: true,
+            ..Default::default()
+        },
+    );
+    let manifest: Value = members
+        .get("mjolnir.json")
+        .and_then(|m| serde_json::from_slice(m).ok())
+        .unwrap_or(Value::Null);
+    let blocks = forge_contract::document::catalog_entries(&manifest).len();
+    let mut text = format!(
+        "release {} {}
+  name      {}
+  blocks    {blocks}
+  signer    {}
+",
+        manifest["slug"]
+            .as_str()
+            .or(forge_contract::document::catalog_id(&manifest))
+            .unwrap_or("?"),
+        manifest["version"].as_str().unwrap_or("?"),
+        manifest["name"].as_str().unwrap_or("?"),
+        report.signer.as_deref().unwrap_or("none (unsigned)"),
+    );
+    for (name, data) in &members {
+        text.push_str(&format!(
+            "  member    {name} ({} bytes)
+",
+            data.len()
+        ));
+    }
+    for f in &report.findings {
+        text.push_str(&format!(
+            "  finding   {:?} {}: {}
+",
+            f.severity, f.code, f.message
+        ));
+    }
+    let listed: Vec<Value> = members
+        .iter()
+        .map(|(name, data)| json!({"name": name, "bytes": data.len()}))
+        .collect();
+    let summary = json!({"format": "mjolnir-release", "manifest": manifest, "members": listed,
+        "signer": report.signer, "signer_key": report.signer_key, "findings": report.findings});
+    Ok((summary, text))
 }
 
 fn sections(list: impl Iterator<Item = (String, u32, u32)>) -> (Vec<Value>, String) {

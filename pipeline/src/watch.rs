@@ -21,10 +21,12 @@ pub fn watch(
     files: &[PathBuf],
     mut build: impl FnMut() -> Result<i32>,
 ) -> Result<i32> {
-    let (tx, rx) = mpsc::channel();
+    let (tx, rx) = mpsc::channel::<Vec<PathBuf>>();
     let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-        if event.is_ok_and(|e| !e.kind.is_access()) {
-            let _ = tx.send(());
+        if let Ok(e) = event {
+            if !e.kind.is_access() {
+                let _ = tx.send(e.paths);
+            }
         }
     })
     .context("cannot watch the sources")?;
@@ -45,14 +47,37 @@ pub fn watch(
             return Ok(code);
         }
         match rx.recv_timeout(Duration::from_millis(200)) {
-            Ok(()) => {
-                while rx.recv_timeout(SETTLE).is_ok() {}
+            Ok(paths) => {
+                let mut changed = std::collections::BTreeSet::new();
+                changed.extend(paths);
+                while let Ok(more) = rx.recv_timeout(SETTLE) {
+                    changed.extend(more);
+                }
+                eprintln!("{}", changed_line(&changed));
                 code = build()?;
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(code),
         }
     }
+}
+
+/// The files a settled change touched, as the rebuild names them: the first few, and how
+/// many more.
+fn changed_line(changed: &std::collections::BTreeSet<PathBuf>) -> String {
+    const SHOWN: usize = 3;
+    let names: Vec<String> = changed
+        .iter()
+        .take(SHOWN)
+        .map(|p| p.display().to_string())
+        .collect();
+    let more = changed.len().saturating_sub(SHOWN);
+    let tail = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    format!("changed: {}{tail}; cooking again", names.join(", "))
 }
 
 /// What `--watch` watches: every configured pack's and map's folder, and the file itself.

@@ -714,7 +714,7 @@ fn watch_rebuilds_once_for_a_burst_of_saves() {
         .args(["forge", "cook", "--watch"])
         .current_dir(ws.dir.path())
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
@@ -725,6 +725,16 @@ fn watch_rebuilds_once_for_a_burst_of_saves() {
             .map_while(Result::ok)
         {
             let _ = tx.send(line);
+        }
+    });
+    let (said_tx, said) = std::sync::mpsc::channel();
+    let stderr_pipe = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr_pipe)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = said_tx.send(line);
         }
     });
     let next = |rx: &std::sync::mpsc::Receiver<String>, secs| {
@@ -745,6 +755,15 @@ fn watch_rebuilds_once_for_a_burst_of_saves() {
         "{second}"
     );
     assert_eq!(next(&rx, 2), None, "a burst of saves is one rebuild");
+    let changed: Vec<String> = said
+        .try_iter()
+        .filter(|l| l.starts_with("changed: "))
+        .collect();
+    assert_eq!(changed.len(), 1, "{changed:?}");
+    assert!(
+        changed[0].contains("source/geometry.json"),
+        "the rebuild names the file: {changed:?}"
+    );
     let _ = child.kill();
     let _ = child.wait();
 }
