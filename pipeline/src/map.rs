@@ -74,16 +74,22 @@ pub fn bake(args: &BakeArgs) -> Result<i32> {
         Ok(p) => p,
         Err(findings) => return refuse(&findings, args.json),
     };
-    if let Some(layout) = &level.layout {
-        let path = args.level.parent().unwrap_or(Path::new(".")).join(layout);
-        let layout_file = path.display().to_string();
-        let layout_text =
-            std::fs::read_to_string(&path).with_context(|| format!("cannot read {layout_file}"))?;
-        if let Err(findings) = forge_map::check_layout(&layout_file, &layout_text, &level, &palette)
-        {
-            return refuse(&findings, args.json);
+    let layout = match &level.layout {
+        Some(layout) => {
+            let path = args.level.parent().unwrap_or(Path::new(".")).join(layout);
+            let layout_file = path.display().to_string();
+            let layout_text = mjolnir_files::bounded::read_text(&path, MAX_LAYOUT_BYTES)
+                .with_context(|| format!("cannot read {layout_file}"))?;
+            match forge_map::check_layout(&layout_file, &layout_text, &level, &palette) {
+                Ok(layout) => layout,
+                Err(findings) => return refuse(&findings, args.json),
+            }
         }
-    }
+        None => forge_map::layout::Layout {
+            format: forge_map::layout::FORMAT.to_string(),
+            objects: Vec::new(),
+        },
+    };
     let out = args.out.clone().unwrap_or_else(|| {
         PathBuf::from("build/maps")
             .join(&level.slug)
@@ -92,8 +98,59 @@ pub fn bake(args: &BakeArgs) -> Result<i32> {
     let bytes = json_out::pretty(&palette);
     crate::atomic::write(&out, &bytes)
         .with_context(|| format!("cannot write {}", out.display()))?;
+    let footprints = footprints(&level, &args.packs, &loaded);
+    let overview = out.with_file_name(OVERVIEW);
+    let png = forge_map::overview::render(&level, &layout, &footprints, OVERVIEW_SIZE);
+    crate::atomic::write(&overview, &png)
+        .with_context(|| format!("cannot write {}", overview.display()))?;
     report(&palette, &out, args.json);
+    if !args.json {
+        println!("wrote the overview, {}", overview.display());
+    }
     Ok(0)
+}
+
+/// The overview beside the palette, as the cook's map step draws it.
+const OVERVIEW: &str = "overview.png";
+const OVERVIEW_SIZE: u32 = 512;
+
+/// The largest shipped block geometry read for the overview.
+const MAX_GEOMETRY_BYTES: u64 = 16 << 20;
+
+/// Each listed block's footprint, by palette name, from the `--pack` releases that carry
+/// geometry: a cooked set (`cooked/<block>/geometry.json`) or a pack folder. A release
+/// that carries none (a `.mjolnir`) leaves its pieces out of the picture.
+fn footprints(
+    level: &Level,
+    paths: &[PathBuf],
+    loaded: &[crate::loaded_pack::LoadedPack],
+) -> std::collections::BTreeMap<String, forge_map::overview::Footprint> {
+    let mut out = std::collections::BTreeMap::new();
+    for pack in &level.blam.forge_packs {
+        let Some((path, release)) = paths.iter().zip(loaded).find(|(_, l)| {
+            l.manifest
+                .as_ref()
+                .and_then(|m| m.catalog())
+                .is_some_and(|c| c.id == pack.slug)
+        }) else {
+            continue;
+        };
+        for block in &pack.blocks {
+            let shipped = path.join("cooked").join(&block.id).join("geometry.json");
+            let geometry = mjolnir_files::bounded::read_text(&shipped, MAX_GEOMETRY_BYTES)
+                .ok()
+                .and_then(|text| {
+                    forge_contract::geometry::parse_block(&shipped.display().to_string(), &text)
+                        .ok()
+                })
+                .or_else(|| release.geometry.as_ref()?.block(&block.id).cloned());
+            if let Some(g) = geometry {
+                let name = format!("{}/{}", pack.slug, block.id);
+                out.insert(name, forge_map::overview::footprint(&g));
+            }
+        }
+    }
+    out
 }
 
 fn refuse(findings: &[forge_contract::Diagnostic], as_json: bool) -> Result<i32> {
@@ -168,6 +225,30 @@ const MAX_LEVEL_BYTES: u64 = 64 << 20;
 /// The largest layout `map pack` ships.
 const MAX_LAYOUT_BYTES: u64 = 64 << 20;
 
+/// The level as it ships: as written, except that a block given by its id alone gets its
+/// tag, since the game reads `blam.forge_packs` as it is.
+fn with_tags(text: &str, level: &Level) -> Vec<u8> {
+    let Ok(mut value) = serde_json::from_str::<serde_json::Value>(text) else {
+        return text.as_bytes().to_vec();
+    };
+    let mut filled = false;
+    let packs = value["blam"]["forge_packs"].as_array_mut();
+    for (raw, pack) in packs.into_iter().flatten().zip(&level.blam.forge_packs) {
+        let blocks = raw["blocks"].as_array_mut();
+        for (raw, block) in blocks.into_iter().flatten().zip(&pack.blocks) {
+            if raw.get("tag").is_none() {
+                *raw = json!({"id": block.id, "tag": block.tag});
+                filled = true;
+            }
+        }
+    }
+    if filled {
+        json_out::pretty(&value)
+    } else {
+        text.as_bytes().to_vec()
+    }
+}
+
 pub fn pack(args: &PackArgs) -> Result<i32> {
     let (file, text, level) = read_level(&args.level)?;
     let level = match level {
@@ -198,8 +279,8 @@ pub fn pack(args: &PackArgs) -> Result<i32> {
         None => None,
     };
     let content = crate::release::read_content(&args.content)?;
-    let prepared =
-        forge_release::prepare_map(&manifest, text.as_bytes(), layout.as_deref(), &content);
+    let level_bytes = with_tags(&text, &level);
+    let prepared = forge_release::prepare_map(&manifest, &level_bytes, layout.as_deref(), &content);
     let key = crate::release::signing_key(args.sign_seed.as_deref(), args.sign)?;
     crate::release::write_release(prepared, key.as_ref(), &args.out, false)
 }

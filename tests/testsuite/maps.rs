@@ -350,3 +350,73 @@ fn map_pack_refuses_a_level_the_bake_would_refuse() {
     assert!(stderr(&out).contains("canvas_override"), "{}", stderr(&out));
     assert!(!ws.path("m.mjolnir").exists());
 }
+
+#[test]
+fn a_level_may_give_block_ids_alone_and_the_bake_draws_its_overview() {
+    let ws = Workspace::without_donors(&["foundry"]);
+    ws.cook(&[]);
+    let level = canvas(&ws);
+    let out = bake(&ws, level, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let full = std::fs::read(ws.path("build/maps/forge-canvas/palette.json")).unwrap();
+    let overview = image::open(ws.path("build/maps/forge-canvas/overview.png"))
+        .unwrap()
+        .to_rgba8();
+    // The overview's background is (24, 26, 30); the canvas's floor covers most of it.
+    let background = image::Rgba([24, 26, 30, 255]);
+    let drawn = overview.pixels().filter(|p| **p != background).count();
+    assert!(
+        drawn > 100_000,
+        "the layout's pieces are drawn: {drawn} pixels"
+    );
+
+    ws.edit_json(level, |l| {
+        for pack in l["blam"]["forge_packs"].as_array_mut().unwrap() {
+            for block in pack["blocks"].as_array_mut().unwrap() {
+                *block = block["id"].clone();
+            }
+        }
+    });
+    let out = bake(&ws, level, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read(ws.path("build/maps/forge-canvas/palette.json")).unwrap(),
+        full,
+        "ids alone mean the pack's canonical tags"
+    );
+
+    // The released level carries the tags the game reads.
+    let chunk = forge_iostore::NewChunk {
+        id: forge_iostore::ids::ChunkId::new(
+            forge_iostore::ids::name_hash("/Game/Maps/ForgeCanvas/Scenario"),
+            0,
+            2,
+        ),
+        data: b"scenario".to_vec(),
+        path: Some("Maps/ForgeCanvas/Scenario.ubulk".into()),
+    };
+    let (utoc, ucas) =
+        forge_iostore::write("forge-canvas_P", &[chunk], forge_iostore::Compression::None).unwrap();
+    std::fs::create_dir_all(ws.path("baked")).unwrap();
+    std::fs::write(ws.path("baked/forge-canvas_P.utoc"), utoc).unwrap();
+    std::fs::write(ws.path("baked/forge-canvas_P.ucas"), ucas).unwrap();
+    let out = ws.mjolnir(&[
+        "map",
+        "pack",
+        level,
+        "--content",
+        "baked",
+        "--out",
+        "c.mjolnir",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let bytes = std::fs::read(ws.path("c.mjolnir")).unwrap();
+    let shipped = forge_release::archive::read_member(&bytes, "level.json", 1 << 20)
+        .unwrap()
+        .unwrap();
+    let shipped: serde_json::Value = serde_json::from_slice(&shipped).unwrap();
+    assert_eq!(
+        shipped["blam"]["forge_packs"][0]["blocks"][0]["tag"],
+        "objects\\mjolnir\\forge\\foundry\\floor_1x1"
+    );
+}

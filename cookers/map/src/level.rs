@@ -50,16 +50,57 @@ pub struct LevelPack {
     pub blocks: Vec<LevelBlock>,
 }
 
+/// A block the level offers: `{"id", "tag"}`, or its id alone, whose tag is then the
+/// pack's canonical `objects\mjolnir\forge\<pack>\<id>` (filled in by [`parse_level`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(from = "BlockForm")]
 pub struct LevelBlock {
     pub id: String,
     pub tag: String,
 }
 
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum BlockForm {
+    Id(String),
+    Full(FullBlock),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FullBlock {
+    id: String,
+    #[serde(default)]
+    tag: String,
+}
+
+impl From<BlockForm> for LevelBlock {
+    fn from(form: BlockForm) -> Self {
+        match form {
+            BlockForm::Id(id) => LevelBlock {
+                id,
+                tag: String::new(),
+            },
+            BlockForm::Full(b) => LevelBlock {
+                id: b.id,
+                tag: b.tag,
+            },
+        }
+    }
+}
+
+/// Fills in the canonical tag of each block given by its id alone.
+fn fill_tags(level: &mut Level) {
+    for pack in &mut level.blam.forge_packs {
+        for block in pack.blocks.iter_mut().filter(|b| b.tag.is_empty()) {
+            block.tag = forge_contract::ids::entry_tag(&pack.slug, &block.id);
+        }
+    }
+}
+
 /// Reads a level document; a finding for each thing wrong with its shape.
 pub fn parse_level(file: &str, text: &str) -> Result<Level, Vec<Diagnostic>> {
-    let level: Level = serde_json::from_str(text).map_err(|e| {
+    let mut level: Level = serde_json::from_str(text).map_err(|e| {
         let mut d = forge_contract::syntax_error(file, &e);
         d.code = if e.is_syntax() || e.is_eof() {
             "not_json"
@@ -68,6 +109,7 @@ pub fn parse_level(file: &str, text: &str) -> Result<Level, Vec<Diagnostic>> {
         };
         vec![d]
     })?;
+    fill_tags(&mut level);
     let mut f = Findings::new(file, text);
     if level.format != FORMAT {
         f.error(

@@ -12,6 +12,18 @@ use crate::level::Level;
 /// A piece from above: each hull's points in the piece's frame and its top, metres.
 pub type Footprint = Vec<(Vec<[f64; 2]>, f64)>;
 
+/// A block's footprint from its geometry: each hull seen from above, with its top.
+pub fn footprint(geometry: &forge_contract::BlockGeometry) -> Footprint {
+    geometry
+        .hulls
+        .iter()
+        .map(|h| {
+            let top = h.points.iter().map(|p| p[2]).fold(f64::MIN, f64::max);
+            (h.points.iter().map(|p| [p[0], p[1]]).collect(), top)
+        })
+        .collect()
+}
+
 /// Heights at or above this draw at full brightness.
 const BRIGHT_AT_M: f64 = 9.0;
 

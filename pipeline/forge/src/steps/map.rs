@@ -169,13 +169,7 @@ fn cook(_step: &CookCtx, inputs: &Inputs) -> Cooked {
     };
     let footprints: BTreeMap<String, Footprint> = blocks
         .iter()
-        .map(|(name, g)| {
-            let hulls = g.hulls.iter().map(|h| {
-                let top = h.points.iter().map(|p| p[2]).fold(f64::MIN, f64::max);
-                (h.points.iter().map(|p| [p[0], p[1]]).collect(), top)
-            });
-            (name.clone(), hulls.collect())
-        })
+        .map(|(name, g)| (name.clone(), forge_map::overview::footprint(g)))
         .collect();
     let checks = json!({
         "format": "mjolnir-map-checks",
