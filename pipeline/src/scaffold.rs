@@ -220,26 +220,37 @@ fn readme(title: &str, id: &str, block: &str) -> String {
     format!(
         "# {title}\n\nA Forge pack made by `mjolnir forge new`. It cooks as it is: `mjolnir forge cook --pack {id}`.\n\n\
          ## Adding a block\n\n\
-         1. Model it in Blender in metres, Z up in Blender (the exporter turns it Y up), with its origin where\n   \
-            the catalog's origin convention puts it. Export it with `tools/export_gltf.py` (fixed settings) to\n   \
-            `source/models/<block>.gltf`.\n\
-         2. Add its entry to `mjolnir.json` (`forge_pack.blocks`: id, name, tag `objects\\\\mjolnir\\\\forge\\\\{id}\\\\<block>`,\n   \
-            category, `dimensions_m`) and a `bloc` row for its tag to `changes.json`.\n\
-         3. Add its collision to `source/geometry.json`: convex hulls as points, walkable supports, and joins or\n   \
-            connectors; `source/models/{block}.gltf` and its entry are a worked example.\n\
+         1. Model it in Blender in metres, with its origin where the catalog's origin convention puts it. Model\n   \
+            each collision hull as a convex mesh named `UCX_<name>` beside the visual mesh.\n\
+         2. Save it as `source/models/<block>.blend`, or export it (fixed settings, Blender or `pip install bpy`):\n   \
+            `python3 tools/export_gltf.py MODEL.blend source/models/<block>.gltf`.\n\
+         3. `mjolnir forge suggest . <block> --write` (from this folder): its geometry entry, catalog entry and\n   \
+            `bloc` row in `changes.json`, from the model. Each field the entry in `source/geometry.json` gives\n   \
+            overrides the model's; leave out what the model should decide. `source/models/{block}.gltf`\n   \
+            (with its `UCX_body` hull) and its entry are a worked example.\n\
          4. `mjolnir forge cook --pack {id}`; every problem is reported with the file and what to change.\n\n\
-         `docs/authoring.md` in the pipeline's repository walks from Blender to a signed archive.\n"
+         `docs/authoring.md` in the pipeline's repository walks from Blender to a signed archive, a map and a\n\
+         player.\n"
     )
 }
 
-/// Blender's glTF export with the settings the pipeline expects: metres, +Y up, the
-/// selection only, no animation, textures kept beside the file.
-const EXPORT_SCRIPT: &str = r#"# Run inside Blender: blender --background MODEL.blend --python tools/export_gltf.py -- OUT.gltf
-# The pipeline expects metres (Scene > Units > Unit Scale 1.0), +Y up, and one mesh per block.
+/// Blender's glTF export with the settings the pipeline expects: metres, +Y up, no
+/// animation, textures kept beside the file. Runs inside Blender or with `bpy` alone.
+const EXPORT_SCRIPT: &str = r#"# Export a .blend to glTF with the settings the pipeline expects.
+#   python3 tools/export_gltf.py MODEL.blend OUT.gltf          (with `pip install bpy`)
+#   blender --background MODEL.blend --python tools/export_gltf.py -- OUT.gltf
+# The pipeline expects metres (Scene > Units > Unit Scale 1.0), +Y up, and one mesh per
+# block, with its collision hulls as UCX_<name> meshes beside it.
+import os
 import sys
+
 import bpy
 
-out = sys.argv[sys.argv.index("--") + 1]
+if "--" in sys.argv:
+    out = sys.argv[sys.argv.index("--") + 1]
+else:
+    source, out = sys.argv[1], sys.argv[2]
+    bpy.ops.wm.open_mainfile(filepath=source)
 bpy.ops.export_scene.gltf(
     filepath=out,
     export_format="GLTF_SEPARATE",
@@ -249,4 +260,7 @@ bpy.ops.export_scene.gltf(
     export_cameras=False,
     export_lights=False,
 )
+sys.stdout.flush()
+# bpy as a module can crash while tearing down after opening a file; the export is done.
+os._exit(0)
 "#;

@@ -96,6 +96,15 @@ fn pieces_modelled_in_blender_are_suggested_cooked_and_their_doorway_checked() {
         let out = mjolnir(&["forge", "suggest", "kit", piece, "--write"]);
         assert!(out.status.success(), "{piece}: {}", text(&out));
     }
+    // The pack's export script runs with bpy alone, as the guide says.
+    let exported = dir.path().join("plate_export.gltf");
+    let out = Command::new(&python)
+        .arg(dir.path().join("kit/tools/export_gltf.py"))
+        .arg(models.join("plate.blend"))
+        .arg(&exported)
+        .output()
+        .unwrap();
+    assert!(out.status.success() && exported.is_file(), "{}", text(&out));
     let geometry_path = dir.path().join("kit/source/geometry.json");
     let mut geometry = read_json(&geometry_path);
     for wall in ["wall_door", "wall_door_gltf"] {

@@ -83,7 +83,7 @@ pub enum ExportError {
 impl std::fmt::Display for ExportError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ExportError::NoBlender => write!(f, "no Blender: set BLENDER to a Blender binary, put `blender` on PATH, or install the bpy module for python3 (pip install bpy)"),
+            ExportError::NoBlender => write!(f, "no Blender: set BLENDER to a Blender binary, put `blender` on PATH, install the bpy module for python3 (pip install bpy), or set BLENDER_PYTHON to a Python that has it"),
             ExportError::Io { what, error } => write!(f, "cannot {what}: {error}"),
             ExportError::Failed(tail) => write!(f, "Blender could not export it: {tail}"),
         }
