@@ -263,6 +263,93 @@ pub fn merge_over(
             sources.push((field, FieldSource::Model));
         }
     }
-    // The entry's key order first, then the model's fields in the contract's order.
     (merged, sources)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cuboid(lo: [f64; 3], hi: [f64; 3]) -> Vec<[f64; 3]> {
+        (0..8)
+            .map(|k| [0, 1, 2].map(|a| if k >> a & 1 == 0 { lo[a] } else { hi[a] }))
+            .collect()
+    }
+
+    fn derived(points: &[[f64; 3]], bounds: [[f64; 3]; 2]) -> Value {
+        let hull = Hull {
+            name: "body",
+            material: "steel",
+            points,
+        };
+        entry("piece", "bottom_centre", &[hull], &[], bounds)
+    }
+
+    #[test]
+    fn a_ramp_gets_a_graded_support_and_joins_at_its_two_heights() {
+        // A 4 m wedge rising 1 m along +X.
+        let wedge = [
+            [-2.0, -1.0, 0.0],
+            [2.0, -1.0, 0.0],
+            [2.0, 1.0, 0.0],
+            [-2.0, 1.0, 0.0],
+            [2.0, -1.0, 1.0],
+            [2.0, 1.0, 1.0],
+        ];
+        let e = derived(&wedge, [[-2.0, -1.0, 0.0], [2.0, 1.0, 1.0]]);
+        assert_eq!(e["supports"][0]["grade"], json!([0.25, 0.0]));
+        assert_eq!(e["supports"][0]["height_m"], 0.025);
+        let joins: Vec<(&str, f64)> = e["joins"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| (j["edge"].as_str().unwrap(), j["height_m"].as_f64().unwrap()))
+            .collect();
+        assert_eq!(
+            joins,
+            [("+x", 1.0), ("-x", 0.0)],
+            "none along the slope's sides"
+        );
+        assert!(warnings(&e).is_empty());
+    }
+
+    #[test]
+    fn a_piece_with_nothing_to_stand_on_is_warned_about() {
+        let post = cuboid([-0.1, -0.1, 0.0], [0.1, 0.1, 3.0]);
+        let e = derived(&post, [[-0.1, -0.1, 0.0], [0.1, 0.1, 3.0]]);
+        let said = warnings(&e);
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(said[0].starts_with("no support"), "{said:?}");
+    }
+
+    #[test]
+    fn a_support_that_reaches_no_edge_is_warned_about_as_no_join() {
+        // A plinth in the middle of a wider piece's bounds.
+        let plinth = cuboid([-1.0, -1.0, 0.0], [1.0, 1.0, 0.5]);
+        let e = derived(&plinth, [[-4.0, -4.0, 0.0], [4.0, 4.0, 0.5]]);
+        let said = warnings(&e);
+        assert!(
+            said.len() == 1 && said[0].starts_with("no join"),
+            "{said:?}"
+        );
+    }
+
+    #[test]
+    fn merge_over_takes_each_field_the_entry_gives_and_the_rest_from_the_model() {
+        let model = json!({"id": "w", "origin": "bottom_centre", "hulls": [1], "supports": [2], "joins": [3]});
+        let entry = json!({"id": "w", "origin": "entry_floor", "waivers": [4]});
+        let (merged, sources) = merge_over(&entry, Some(&model));
+        assert_eq!(merged["origin"], "entry_floor");
+        assert_eq!(merged["hulls"], json!([1]));
+        assert_eq!(merged["waivers"], json!([4]));
+        assert_eq!(
+            sources,
+            [
+                ("origin", FieldSource::Entry),
+                ("hulls", FieldSource::Model),
+                ("supports", FieldSource::Model),
+                ("joins", FieldSource::Model)
+            ]
+        );
+    }
 }
