@@ -424,6 +424,7 @@ const LAUNCHER: &[Row] = &[
     ("catalog_write", Error, Run, "the launcher could not write the catalogs"),
     ("paks_layout", Error, Run, "the launcher could not lay a pack out in the game's Paks folder"),
     ("report_write", Error, Run, "the launcher could not write its report"),
+    ("profile_write", Error, Run, "launcher add-map could not write the map into the profile"),
     ("not_a_folder", Error, Run, "there is no folder of releases to index"),
     ("unreadable", Error, Input, "`hub index` cannot read a release in its folder"),
     ("layout_unreadable", Error, Input, "a saved layout cannot be read"),
