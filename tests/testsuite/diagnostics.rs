@@ -274,3 +274,23 @@ fn a_block_without_its_change_row_is_refused_by_cook_and_pack() {
     );
     assert!(!kit.path("kit.mjolnir").exists());
 }
+
+#[test]
+fn suggest_refuses_a_buffer_uri_that_climbs_out_of_the_models_folder() {
+    let kit = Kit::new();
+    let (model, bytes) = gltf(
+        &[slab("slab"), slab("UCX_slab")],
+        Some("../../../outside.bin"),
+    );
+    // The file it names is there: suggest must refuse the name, not fail to find it.
+    std::fs::write(kit.path("outside.bin"), bytes).unwrap();
+    let path = kit.path("kit/source/models/slab.gltf");
+    std::fs::write(&path, serde_json::to_vec(&model).unwrap()).unwrap();
+    let out = kit.run(&["forge", "suggest", "kit", "slab"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("error[missing_buffer]") && said.contains("outside.bin"),
+        "{said}"
+    );
+}

@@ -193,7 +193,13 @@ fn read_model(
     let label = file.display().to_string();
     let mut external = BTreeMap::new();
     for uri in forge_gltf::external_uris(&label, &bytes).map_err(|e| anyhow!("{e}"))? {
-        let path = models.join(&uri);
+        // As the cook does: a buffer is a file beside the model or below it, so a URI
+        // that climbs out (or is absolute) is refused before any path is built from it.
+        let rel = forge_gltf::uri_to_relative_path(&uri);
+        if !crate::steps::is_plain_relative(&rel) {
+            bail!("error[missing_buffer]: {label} names buffer {uri:?}, which is not a file beside the model or below it");
+        }
+        let path = models.join(&rel);
         external.insert(
             uri,
             mjolnir_files::bounded::read(&path, MAX_READ_BYTES).with_context(|| {
