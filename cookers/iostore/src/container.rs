@@ -30,7 +30,7 @@ pub fn hash160(data: &[u8]) -> [u8; 20] {
 #[derive(Debug, PartialEq, Eq)]
 pub enum ChunkData {
     Bytes(Vec<u8>),
-    /// A block uses a method this reader cannot decompress (Oodle); reported, not failed.
+    /// A block uses a method this reader cannot decompress; reported, not failed.
     Unsupported(String),
 }
 
@@ -93,6 +93,7 @@ pub fn read_chunk_in(toc: &Toc, bytes: &[u8], base: u64, entry: usize) -> Result
     let bs = u64::from(toc.compression_block_size);
     // Declared sizes are checked against the bytes before they size an allocation.
     let mut data = Vec::with_capacity(length.min(1 << 20) as usize);
+    let mut oodle = false;
     for b in first..=last {
         let block = toc.blocks[b as usize];
         let start = block.offset.checked_sub(base).unwrap_or(u64::MAX) as usize;
@@ -140,6 +141,9 @@ pub fn read_chunk_in(toc: &Toc, bytes: &[u8], base: u64, entry: usize) -> Result
                         ));
                     }
                     data.extend_from_slice(&out);
+                } else if name.eq_ignore_ascii_case("oodle") {
+                    data.extend(crate::oodle::decode(raw, block.uncompressed_size, b)?);
+                    oodle = true;
                 } else {
                     return Ok(ChunkData::Unsupported(name.to_string()));
                 }
@@ -154,7 +158,15 @@ pub fn read_chunk_in(toc: &Toc, bytes: &[u8], base: u64, entry: usize) -> Result
             format!("entry {entry} ends past its blocks"),
         ));
     }
-    Ok(ChunkData::Bytes(data[skip..end].to_vec()))
+    let chunk = data[skip..end].to_vec();
+    // An Oodle stream carries no checksum: the TOC's hash is what proves the decode.
+    if oodle && toc.metas.get(entry).is_none_or(|m| m.hash != hash160(&chunk)) {
+        return Err(IoStoreError::new(
+            "ucas_oodle_hash",
+            format!("entry {entry} decodes to bytes whose hash is not the one its TOC records: the container is corrupt"),
+        ));
+    }
+    Ok(ChunkData::Bytes(chunk))
 }
 
 /// The package name of a file path in the directory index: the path under

@@ -2,8 +2,8 @@
 //!
 //! [`Toc::parse`] and [`Toc::to_bytes`] read and write the table of contents field for
 //! field: reading and writing again gives the same bytes, for the UE 5.8 fixtures too.
-//! [`read_chunk`] fetches a chunk through its compression blocks (none or zlib; Oodle is
-//! reported as unsupported). [`verify`] checks every chunk the way the game finds it:
+//! [`read_chunk`] fetches a chunk through its compression blocks (none, zlib or Oodle; an
+//! Oodle chunk is checked against its TOC hash, since its stream has no checksum). [`verify`] checks every chunk the way the game finds it:
 //! through the perfect hash alone, against its BLAKE3-160, and its package id against the
 //! CityHash64 of its name. [`write`] builds a container with a solved perfect hash that
 //! never spills into the overflow list, since the game does not read it.
@@ -23,6 +23,7 @@ mod container;
 pub mod directory;
 mod error;
 pub mod ids;
+mod oodle;
 pub mod toc;
 
 pub use container::{

@@ -94,20 +94,159 @@ fn ue58_containers_parse_verify_and_round_trip() {
     assert!(toc.blocks.iter().any(|b| b.method == 1));
 }
 
+/// A chunk's name across builds: its id, but for the container header, whose id is the
+/// container's own.
+fn key(id: &ChunkId) -> String {
+    if id.kind() == ids::CONTAINER_HEADER {
+        "container_header".to_string()
+    } else {
+        format!("{id:?}")
+    }
+}
+
+/// Every chunk of a container, by [`key`], read through its blocks.
+fn all_chunks(toc: &Toc, ucas: &[u8]) -> std::collections::BTreeMap<String, Vec<u8>> {
+    toc.chunks
+        .iter()
+        .enumerate()
+        .map(|(entry, id)| match read_chunk(toc, ucas, entry).unwrap() {
+            ChunkData::Bytes(b) => (key(id), b),
+            ChunkData::Unsupported(m) => panic!("entry {entry}: {m}"),
+        })
+        .collect()
+}
+
+/// The Oodle build's chunks are the uncompressed build's, byte for byte, but for the
+/// container header, which differs only in the container id its TOC names.
+fn assert_same_as_uncompressed(
+    oodle: &Toc,
+    chunks: &std::collections::BTreeMap<String, Vec<u8>>,
+    expected: &std::collections::BTreeMap<String, Vec<u8>>,
+) {
+    assert_eq!(chunks.len(), 112);
+    assert!(chunks.keys().eq(expected.keys()), "the same chunks");
+    let mut differing = 0;
+    for (name, bytes) in chunks {
+        let want = &expected[name];
+        if bytes == want {
+            continue;
+        }
+        differing += 1;
+        assert_eq!(name, "container_header", "{name} differs");
+        assert_eq!(bytes.len(), want.len());
+        let positions: Vec<usize> = (0..bytes.len()).filter(|&i| bytes[i] != want[i]).collect();
+        let start = (0..bytes.len().saturating_sub(7))
+            .find(|&i| bytes[i..i + 8] == oodle.container_id.to_le_bytes())
+            .expect("the header names its container");
+        assert!(
+            positions.iter().all(|&i| (start..start + 8).contains(&i)),
+            "only the container id differs: {positions:?}"
+        );
+    }
+    assert_eq!(differing, 1, "only the container header differs");
+}
+
 #[test]
-fn oodle_blocks_are_reported_not_failed() {
+fn the_oodle_build_reads_byte_for_byte_as_the_uncompressed_build() {
     let Some(dir) = fixtures() else { return };
     let (toc, utoc, ucas) = read(&dir, "oodle/CUE4ParseFixtures-Minimal-Oodle-Windows");
     assert_eq!(toc.to_bytes(), utoc);
-    let checks = verify(&toc, ucas.as_deref()).unwrap();
-    assert!(checks.iter().all(|c| c.resolves));
-    assert!(
-        checks
-            .iter()
-            .any(|c| c.unsupported.as_deref() == Some("Oodle")),
-        "{:?}",
-        toc.methods
-    );
+    assert_eq!(toc.methods, ["Oodle"]);
+    let ucas = ucas.unwrap();
+    let (plain, _, plain_ucas) = read(&dir, "CUE4ParseFixtures-Minimal-Uncompressed-Windows");
+    let expected = all_chunks(&plain, &plain_ucas.unwrap());
+    assert_same_as_uncompressed(&toc, &all_chunks(&toc, &ucas), &expected);
+    let checks = verify(&toc, Some(&ucas)).unwrap();
+    assert!(checks.iter().all(|c| c.resolves && c.hash_ok == Some(true)));
+}
+
+/// The repository's copy of the Oodle build (`tests/data/oodle`), and the BLAKE3 of each
+/// of the uncompressed build's chunks, so the comparison runs without `../shared`.
+fn repo_oodle() -> (Toc, Vec<u8>) {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/oodle");
+    let name = "CUE4ParseFixtures-Minimal-Oodle-Windows";
+    let utoc = std::fs::read(dir.join(format!("{name}.utoc"))).unwrap();
+    let ucas = std::fs::read(dir.join(format!("{name}.ucas"))).unwrap();
+    (Toc::parse(&utoc).unwrap(), ucas)
+}
+
+fn expected_hashes() -> std::collections::BTreeMap<String, String> {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/oodle/uncompressed.json");
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+fn hashes(
+    chunks: &std::collections::BTreeMap<String, Vec<u8>>,
+) -> std::collections::BTreeMap<String, String> {
+    chunks
+        .iter()
+        .map(|(name, b)| (name.clone(), blake3::hash(b).to_hex().to_string()))
+        .collect()
+}
+
+#[test]
+fn every_oodle_chunk_decodes_to_the_uncompressed_builds_bytes() {
+    let (toc, ucas) = repo_oodle();
+    let chunks = all_chunks(&toc, &ucas);
+    let got = hashes(&chunks);
+    let want = expected_hashes();
+    assert_eq!(got.len(), 112);
+    let differing: Vec<&String> = got.keys().filter(|k| got[*k] != want[*k]).collect();
+    // The container header names its own container; the rest are the same bytes.
+    assert_eq!(differing, ["container_header"]);
+    assert!(chunks.keys().eq(want.keys()), "the same chunks");
+}
+
+#[test]
+fn the_repositorys_expected_hashes_are_the_uncompressed_builds() {
+    let Some(dir) = fixtures() else { return };
+    let (plain, _, plain_ucas) = read(&dir, "CUE4ParseFixtures-Minimal-Uncompressed-Windows");
+    let got = hashes(&all_chunks(&plain, &plain_ucas.unwrap()));
+    if std::env::var_os("MJOLNIR_WRITE_FIXTURES").is_some() {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/data/oodle/uncompressed.json");
+        std::fs::write(path, serde_json::to_vec_pretty(&got).unwrap()).unwrap();
+    }
+    assert_eq!(got, expected_hashes(), "regenerate with MJOLNIR_WRITE_FIXTURES=1");
+}
+
+#[test]
+fn a_corrupt_oodle_block_is_a_coded_error_never_a_panic_or_wrong_bytes() {
+    let (toc, ucas) = repo_oodle();
+    let oodle_entries: Vec<usize> = (0..toc.chunks.len())
+        .filter(|&e| {
+            let span = forge_iostore::chunk_span(&toc, e).unwrap();
+            toc.blocks
+                .iter()
+                .any(|b| b.method == 1 && b.offset >= span.start && b.offset < span.end)
+        })
+        .take(40)
+        .collect();
+    assert!(oodle_entries.len() >= 20, "{}", oodle_entries.len());
+    let mut refused = 0;
+    for (k, &entry) in oodle_entries.iter().enumerate() {
+        let span = forge_iostore::chunk_span(&toc, entry).unwrap();
+        // Flip one bit inside the entry's first block, and cut another entry's block short.
+        let mut bad = ucas.clone();
+        let at = span.start as usize + (k * 37) % (span.end - span.start) as usize;
+        bad[at] ^= 1 << (k % 8);
+        match read_chunk(&toc, &bad, entry) {
+            Err(e) => {
+                assert!(e.code.starts_with("ucas_oodle"), "{}: {}", e.code, e.message);
+                refused += 1;
+            }
+            Ok(ChunkData::Bytes(b)) => {
+                let meta = &toc.metas[entry];
+                assert_eq!(meta.hash, forge_iostore::hash160(&b), "wrong bytes never pass");
+            }
+            Ok(ChunkData::Unsupported(m)) => panic!("{m}"),
+        }
+        let cut = &ucas[..span.start as usize + 3];
+        let e = read_chunk(&toc, cut, entry).unwrap_err();
+        assert_eq!(e.code, "ucas_out_of_range");
+    }
+    assert!(refused > 0);
 }
 
 #[test]
