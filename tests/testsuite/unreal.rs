@@ -286,3 +286,57 @@ fn a_surface_without_a_donor_material_fails_with_a_code() {
         "{err}"
     );
 }
+
+/// Every file of a set folder, by its path below it.
+fn set_files(dir: &std::path::Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let rel = path.strip_prefix(dir).unwrap().display().to_string();
+                files.insert(rel, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
+#[test]
+fn donors_from_an_oodle_container_give_the_same_packages_as_uncompressed_ones() {
+    let cook_with = |paks: &str| {
+        let ws = Workspace::with_packs(&["foundry"]);
+        let toml = std::fs::read_to_string(ws.path("pipeline.toml")).unwrap();
+        let oodle = support::repo().join(paks);
+        let toml = toml.replace(
+            &format!("paks = {:?}", support::donor_paks().display().to_string()),
+            &format!("paks = {:?}", oodle.display().to_string()),
+        );
+        assert!(toml.contains(&oodle.display().to_string()), "{toml}");
+        std::fs::write(ws.path("pipeline.toml"), toml).unwrap();
+        let out = ws.mjolnir(&["forge", "cook"]);
+        assert_eq!(out.status.code(), Some(0), "{paks}: {}", stderr(&out));
+        let donor = ws.path("build/donors/static_mesh.uasset");
+        assert!(
+            donor.is_file(),
+            "{paks}: the donor was read out of the Paks"
+        );
+        let set = set_files(&ws.path("build/game/foundry/all"));
+        let inventory: serde_json::Value = serde_json::from_slice(&set["inventory.json"]).unwrap();
+        assert_eq!(inventory["unreal"]["installable"], true, "{paks}");
+        set
+    };
+    // The Oodle build of the UE 5.8 fixtures holds the same donors, Kraken-compressed.
+    let oodle = cook_with("tests/data/oodle");
+    let plain = cook_with("tests/data/donor-paks");
+    assert_eq!(
+        oodle.keys().collect::<Vec<_>>(),
+        plain.keys().collect::<Vec<_>>()
+    );
+    for (name, bytes) in &oodle {
+        assert!(bytes == &plain[name], "{name} differs");
+    }
+}

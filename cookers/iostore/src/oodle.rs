@@ -34,9 +34,7 @@ pub fn decode(raw: &[u8], size: u32, index: u64) -> Result<Vec<u8>> {
     let decoded = DECODER.with(|cell| {
         let mut slot = cell.borrow_mut();
         let decoder = slot.get_or_insert_with(|| Box::new(Extractor::new()));
-        let result = catch_unwind(AssertUnwindSafe(|| {
-            decoder.read_from_slice(raw, &mut out)
-        }));
+        let result = catch_unwind(AssertUnwindSafe(|| decoder.read_from_slice(raw, &mut out)));
         if result.is_err() {
             // Its state is whatever the panic left: start afresh next time.
             *slot = None;

@@ -208,7 +208,11 @@ fn the_repositorys_expected_hashes_are_the_uncompressed_builds() {
             .join("../../tests/data/oodle/uncompressed.json");
         std::fs::write(path, serde_json::to_vec_pretty(&got).unwrap()).unwrap();
     }
-    assert_eq!(got, expected_hashes(), "regenerate with MJOLNIR_WRITE_FIXTURES=1");
+    assert_eq!(
+        got,
+        expected_hashes(),
+        "regenerate with MJOLNIR_WRITE_FIXTURES=1"
+    );
 }
 
 #[test]
@@ -233,12 +237,21 @@ fn a_corrupt_oodle_block_is_a_coded_error_never_a_panic_or_wrong_bytes() {
         bad[at] ^= 1 << (k % 8);
         match read_chunk(&toc, &bad, entry) {
             Err(e) => {
-                assert!(e.code.starts_with("ucas_oodle"), "{}: {}", e.code, e.message);
+                assert!(
+                    e.code.starts_with("ucas_oodle"),
+                    "{}: {}",
+                    e.code,
+                    e.message
+                );
                 refused += 1;
             }
             Ok(ChunkData::Bytes(b)) => {
                 let meta = &toc.metas[entry];
-                assert_eq!(meta.hash, forge_iostore::hash160(&b), "wrong bytes never pass");
+                assert_eq!(
+                    meta.hash,
+                    forge_iostore::hash160(&b),
+                    "wrong bytes never pass"
+                );
             }
             Ok(ChunkData::Unsupported(m)) => panic!("{m}"),
         }
@@ -358,4 +371,60 @@ fn hostile_tocs_give_coded_errors() {
             .code,
         "utoc_directory_string"
     );
+}
+
+#[test]
+fn twenty_thousand_mutated_and_truncated_oodle_blocks_never_panic_or_pass_wrong_bytes() {
+    let (toc, mut ucas) = repo_oodle();
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let (mut refused, mut passed) = (0, 0);
+    for _ in 0..20_000 {
+        let entry = (next() % toc.chunks.len() as u64) as usize;
+        let span = forge_iostore::chunk_span(&toc, entry).unwrap();
+        let width = span.end - span.start;
+        if width == 0 {
+            continue;
+        }
+        // Up to four bytes overwritten inside the entry's blocks, then put back.
+        let flips: Vec<(usize, u8)> = (0..1 + next() % 4)
+            .map(|_| ((span.start + next() % width) as usize, next() as u8))
+            .collect();
+        let saved: Vec<u8> = flips.iter().map(|&(at, _)| ucas[at]).collect();
+        flips.iter().for_each(|&(at, b)| ucas[at] = b);
+        let cut = (span.start + next() % (width + 1)) as usize;
+        let bytes = if next() % 4 == 0 {
+            &ucas[..cut]
+        } else {
+            &ucas[..]
+        };
+        match read_chunk(&toc, bytes, entry) {
+            Err(e) => {
+                assert!(
+                    e.code.starts_with("ucas_"),
+                    "entry {entry}: {}: {}",
+                    e.code,
+                    e.message
+                );
+                refused += 1;
+            }
+            Ok(ChunkData::Bytes(b)) => {
+                assert_eq!(toc.metas[entry].hash, forge_iostore::hash160(&b));
+                passed += 1;
+            }
+            Ok(ChunkData::Unsupported(m)) => panic!("{m}"),
+        }
+        flips
+            .iter()
+            .zip(&saved)
+            .rev()
+            .for_each(|(&(at, _), &b)| ucas[at] = b);
+    }
+    // A flip may land on bytes no block uses (or write the byte already there).
+    assert!(refused > 10_000, "{refused} refused, {passed} passed");
 }
