@@ -10,8 +10,7 @@ run() {
     >"logs/$1.log" 2>&1 || echo "$1: FAILED (see fuzz/logs/$1.log)"
   echo "$1: $(grep -E '^#[0-9]+' "logs/$1.log" | tail -1)"
 }
-for pair in "manifest geometry" "gltf utoc" "tag archive" "package level" "haf asset_manifest" "zip remote_entry"; do
+for pair in "manifest geometry" "gltf utoc" "tag archive" "package level" "haf asset_manifest" "zip remote_entry" "oodle collision"; do
   set -- $pair
   run "$1" & run "$2" & wait
 done
-run collision

@@ -161,7 +161,11 @@ pub fn read_chunk_in(toc: &Toc, bytes: &[u8], base: u64, entry: usize) -> Result
     let chunk = data[skip..end].to_vec();
     // The TOC's hash is what proves the bytes: an Oodle stream carries no checksum, and a
     // stored block none at all.
-    if toc.metas.get(entry).is_none_or(|m| m.hash != hash160(&chunk)) {
+    if toc
+        .metas
+        .get(entry)
+        .is_none_or(|m| m.hash != hash160(&chunk))
+    {
         let (code, how) = if oodle {
             ("ucas_oodle_hash", "decodes to")
         } else {
