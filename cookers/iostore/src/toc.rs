@@ -320,6 +320,18 @@ impl Toc {
         self.flags & FLAG_COMPRESSED != 0
     }
 
+    /// Only the chunk ids of a TOC, read from its header and first table: what a search
+    /// of a Paks folder for a few packages needs, without the rest of each TOC.
+    pub fn chunk_ids(bytes: &[u8]) -> Result<Vec<ChunkId>> {
+        let h = checked_header(bytes)?;
+        let mut c = Cursor::at(bytes, HEADER_SIZE as usize);
+        let n = c.fits(u64::from(u32_at(h, 0x18)), 12, "chunk ids")?;
+        Ok(c.take(n * 12, "chunk ids")?
+            .chunks_exact(12)
+            .map(|b| ChunkId(b.try_into().expect("twelve bytes")))
+            .collect())
+    }
+
     pub fn parse(bytes: &[u8]) -> Result<Toc> {
         let h = checked_header(bytes)?;
         let (version, flags) = (h[16], h[0x50]);

@@ -4,6 +4,7 @@
 //! its bytes change, and the cook takes it from there as a source like any other: its
 //! bytes and the TOC it came from enter the keys of every step that uses it.
 
+use std::collections::BTreeMap;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
@@ -64,7 +65,6 @@ impl DonorFiles {
 }
 
 pub fn extract(donors: &Donors, out: &Path) -> Result<DonorFiles> {
-    let tocs = crate::paks::read_tocs(&donors.paks)?;
     let mut used = Vec::new();
     let mut files = Vec::new();
     let roles = [
@@ -73,9 +73,23 @@ pub fn extract(donors: &Donors, out: &Path) -> Result<DonorFiles> {
         (GLASS_MATERIAL, donors.glass_material.as_ref()),
         (PORTAL_MATERIAL, donors.portal_material.as_ref()),
     ];
+    let wanted: Vec<ChunkId> = roles
+        .iter()
+        .filter_map(|(_, p)| Some(package_chunk(p.as_ref()?)))
+        .collect();
+    let holders = crate::paks::find_chunks(&donors.paks, &wanted, out)?;
+    // Only the TOCs that hold a donor are parsed in full, each once.
+    let mut parsed: BTreeMap<PathBuf, Toc> = BTreeMap::new();
+    for path in holders.values() {
+        if !parsed.contains_key(path) {
+            let bytes = crate::paks::read_toc_bytes(path)?;
+            let toc = Toc::parse(&bytes).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+            parsed.insert(path.clone(), toc);
+        }
+    }
     for (role, package) in roles {
         let Some(package) = package else { continue };
-        let (utoc, toc, entry) = find(&tocs, package).ok_or_else(|| {
+        let (utoc, toc, entry) = find(&holders, &parsed, package).ok_or_else(|| {
             anyhow!(
                 "error[donor_not_found]: no container in {} holds the donor {} {package}",
                 donors.paks.display(),
@@ -109,14 +123,22 @@ pub fn extract(donors: &Donors, out: &Path) -> Result<DonorFiles> {
     })
 }
 
-fn find<'a>(tocs: &'a [(PathBuf, Toc)], package: &str) -> Option<(&'a PathBuf, &'a Toc, usize)> {
-    let id = ChunkId::new(ids::name_hash(package), 0, ids::EXPORT_BUNDLE_DATA);
-    tocs.iter().find_map(|(path, toc)| {
-        toc.chunks
-            .iter()
-            .position(|c| *c == id)
-            .map(|e| (path, toc, e))
-    })
+/// A package's chunk: its export bundle, by the CityHash64 of its name.
+fn package_chunk(package: &str) -> ChunkId {
+    ChunkId::new(ids::name_hash(package), 0, ids::EXPORT_BUNDLE_DATA)
+}
+
+/// The TOC that holds `package` (the first in name order), and its entry there.
+fn find<'a>(
+    holders: &'a BTreeMap<ChunkId, PathBuf>,
+    parsed: &'a BTreeMap<PathBuf, Toc>,
+    package: &str,
+) -> Option<(&'a PathBuf, &'a Toc, usize)> {
+    let id = package_chunk(package);
+    let path = holders.get(&id)?;
+    let toc = parsed.get(path)?;
+    let entry = toc.chunks.iter().position(|c| *c == id)?;
+    Some((path, toc, entry))
 }
 
 /// Reads just the entry's blocks from the `.ucas` beside `utoc`.
