@@ -12,6 +12,11 @@ use forge_package::{ContainerHeader, Package};
 pub const CONTAINER: &str = "Donors";
 
 pub fn write(donors: &Path, out: &Path) -> Result<()> {
+    write_named(donors, out, CONTAINER)
+}
+
+/// As [`write`], with the container called `container`.
+pub fn write_named(donors: &Path, out: &Path, container: &str) -> Result<()> {
     let mut files: Vec<_> = std::fs::read_dir(donors)
         .with_context(|| format!("cannot read {}", donors.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -44,15 +49,15 @@ pub fn write(donors: &Path, out: &Path) -> Result<()> {
             path: Some(format!("{}.uasset", name.trim_start_matches("/Game/"))),
         });
     }
-    let container_id = ids::name_hash(CONTAINER);
+    let container_id = ids::name_hash(container);
     chunks.push(NewChunk {
         id: ChunkId::new(container_id, 0, ids::CONTAINER_HEADER),
         data: ContainerHeader::new(container_id, store).to_bytes(),
         path: None,
     });
-    let (utoc, ucas) = forge_iostore::write(CONTAINER, &chunks, Compression::None)?;
+    let (utoc, ucas) = forge_iostore::write(container, &chunks, Compression::None)?;
     std::fs::create_dir_all(out)?;
-    std::fs::write(out.join(format!("{CONTAINER}.utoc")), utoc)?;
-    std::fs::write(out.join(format!("{CONTAINER}.ucas")), ucas)?;
+    std::fs::write(out.join(format!("{container}.utoc")), utoc)?;
+    std::fs::write(out.join(format!("{container}.ucas")), ucas)?;
     Ok(())
 }

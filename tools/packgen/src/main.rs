@@ -4,6 +4,7 @@
 //! checked-in `forge-packs/` can be compared against a fresh run (a test does).
 
 mod donor_paks;
+mod game_paks;
 mod fixture_packages;
 mod gltf_out;
 mod historical;
@@ -26,6 +27,7 @@ use solid::Role;
 const USAGE: &str = "usage: forge-packgen [OUT_DIR]   (the stock packs; default forge-packs)
        forge-packgen synth OUT [--blocks N] [--triangles T] [--hulls H] [--seed S] [--id ID]
        forge-packgen donor-paks DONORS OUT   (a Paks folder holding the donor packages)
+       forge-packgen game-paks DONORS OUT [--containers N] [--chunks C]   (a game-sized Paks folder)
        forge-packgen fixture-packages SOURCE.utoc OUT.utoc   (a container's packages only)
        forge-packgen maps [OUT_DIR]   (the stock maps; default forge-maps)";
 
@@ -47,6 +49,19 @@ fn main() -> Result<()> {
             anyhow::bail!("donor-paks needs the donor folder and the output folder\n{USAGE}");
         };
         return donor_paks::write(Path::new(donors), Path::new(out));
+    }
+    if args.first().map(String::as_str) == Some("game-paks") {
+        let (Some(donors), Some(out)) = (args.get(1), args.get(2)) else {
+            anyhow::bail!("game-paks needs the donor folder and the output folder\n{USAGE}");
+        };
+        let number = |name: &str, default: usize| -> Result<usize> {
+            match args.iter().position(|a| a == name) {
+                Some(i) => Ok(args.get(i + 1).context("a flag needs a value")?.parse()?),
+                None => Ok(default),
+            }
+        };
+        let (containers, chunks) = (number("--containers", 300)?, number("--chunks", 4096)?);
+        return game_paks::write(Path::new(donors), Path::new(out), containers, chunks);
     }
     if args.first().map(String::as_str) == Some("maps") {
         let out = args.get(1).map_or("forge-maps", String::as_str);
