@@ -9,8 +9,9 @@ use forge_contract::manifest::{Surface, SurfaceProfile};
 use forge_package::material_instance::{self, Parameter};
 use forge_package::{Package, PackageError};
 
-/// Version of this cooker; part of every material step's key.
-pub const VERSION: u32 = 1;
+/// Version of this cooker; part of every material step's key. 2: the header's bulk data
+/// map padding is the package's own.
+pub const VERSION: u32 = 2;
 
 /// `/Game/MJOLNIR/Forge/<pack>/Materials/MI_<block>_<slot>`: one instance per block and
 /// slot, since two blocks may style a slot of the same name differently.

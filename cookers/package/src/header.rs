@@ -77,7 +77,8 @@ pub struct ZenHeader {
     pub cooked_header_size: u32,
     pub versioning: Option<Versioning>,
     pub names: Vec<String>,
-    /// The bytes that align the bulk data map.
+    /// The bytes that aligned the bulk data map, as read; the writer recomputes them
+    /// for the package it writes ([`bulk_padding`]).
     pub bulk_pad: Vec<u8>,
     pub bulk_data: Vec<BulkDataEntry>,
     pub imported_public_export_hashes: Vec<u64>,
@@ -237,8 +238,11 @@ impl ZenHeader {
         let cells_at = body.bytes.len();
         body.raw(&[0; 8]);
         names::write_batch(&mut body, &self.names);
-        body.raw(&(self.bulk_pad.len() as u64).to_le_bytes());
-        body.raw(&self.bulk_pad);
+        // The bulk data map, and everything after it, starts 8-byte aligned, as in every
+        // package Unreal writes: the padding is the package's own, not the donor's.
+        let pad = bulk_padding(SUMMARY_SIZE + body.bytes.len());
+        body.raw(&(pad as u64).to_le_bytes());
+        body.raw(&vec![0; pad]);
         body.raw(&((self.bulk_data.len() * BULK_ENTRY_SIZE) as u64).to_le_bytes());
         self.bulk_data
             .iter()
@@ -309,6 +313,20 @@ impl ZenHeader {
         }
         w.bytes
     }
+}
+
+/// Where a package's header tables start (public export hashes, imports, exports), from
+/// its summary: each is 8-byte aligned in a package Unreal writes, since the bulk data map
+/// before them is.
+pub fn table_offsets(bytes: &[u8]) -> Option<[u32; 3]> {
+    let at = |k: usize| Some(u32::from_le_bytes(bytes.get(k..k + 4)?.try_into().ok()?));
+    Some([at(24)?, at(28)?, at(32)?])
+}
+
+/// The zero bytes between the padding's own length (a u64 at `at`) and the bulk data
+/// map's size, so that the size, the entries and all after them are 8-byte aligned.
+pub fn bulk_padding(at: usize) -> usize {
+    (8 - (at + 8) % 8) % 8
 }
 
 fn expect_at(r: &Reader, offset: i32, part: &str) -> Result<()> {

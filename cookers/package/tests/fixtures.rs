@@ -270,3 +270,16 @@ fn the_fixture_static_meshes_read_to_their_end_and_write_back() {
     }
     assert_eq!(meshes, 2);
 }
+
+#[test]
+fn every_fixture_package_has_its_header_tables_8_byte_aligned() {
+    let mut count = 0;
+    for copy in copies() {
+        for (path, bytes) in chunks_of(&copy, 1) {
+            let offsets = forge_package::header::table_offsets(&bytes).unwrap();
+            assert!(offsets.iter().all(|o| o % 8 == 0), "{path}: {offsets:?}");
+            count += 1;
+        }
+    }
+    assert_eq!(count, 194);
+}

@@ -4,8 +4,8 @@
 //! checked-in `forge-packs/` can be compared against a fresh run (a test does).
 
 mod donor_paks;
-mod game_paks;
 mod fixture_packages;
+mod game_paks;
 mod gltf_out;
 mod historical;
 mod kit;

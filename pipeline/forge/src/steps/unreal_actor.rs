@@ -12,7 +12,8 @@ use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {
         name: "unreal_actor",
-        version: 1,
+        // 2: the header's bulk data map padding is the package's own.
+        version: 2,
         outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
         runs_under_check: false,
         cook,

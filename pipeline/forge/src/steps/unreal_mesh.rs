@@ -14,7 +14,8 @@ use forge_mesh::unreal::SlotMaterial;
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {
         name: "unreal_mesh",
-        version: 2,
+        // 3: the header's bulk data map padding is the package's own.
+        version: 3,
         outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
         runs_under_check: false,
         cook,
