@@ -360,7 +360,18 @@ fn every_package_the_cook_writes_is_laid_out_as_unreal_lays_out_its_own() {
             // every table after it start 8-byte aligned, whatever the donor's padding was.
             let offsets = forge_package::header::table_offsets(&bytes).unwrap();
             assert!(offsets.iter().all(|o| o % 8 == 0), "{name}: {offsets:?}");
-            assert!(Package::read(&bytes).unwrap().to_bytes() == bytes, "{name}");
+            let package = Package::read(&bytes).unwrap();
+            assert!(package.to_bytes() == bytes, "{name}");
+            // A rewritten mesh's Nanite bulk entry follows the block to where it now is.
+            if let Some(index) = package.export_of_class(forge_mesh::unreal::STATIC_MESH_CLASS) {
+                let none = package.none_slot().unwrap();
+                let mesh = MeshExport::read(&package.exports[index], none).unwrap();
+                let (entry, offset) = mesh.nanite_bulk().unwrap();
+                assert_eq!(
+                    package.header.bulk_data[entry].serial_offset, offset,
+                    "{name}"
+                );
+            }
             count += 1;
         }
     }

@@ -47,6 +47,7 @@ pub fn package(
     for material in materials {
         point_slot(&mut package, &mut rewritten, mesh, material, none)?;
     }
+    place_nanite_bulk(&mut package, &rewritten);
     package.replace_export(index, rewritten.to_bytes());
     let old_name = package.export_path(index);
     let short = mesh
@@ -59,6 +60,23 @@ pub fn package(
         .rename(&mesh.asset_path, &[(old_name, short)])
         .map_err(donor_error)?;
     Ok(package.to_bytes())
+}
+
+/// The bulk data map entry of the Nanite block's (empty) streamable pages records where in
+/// the mesh export its data sits; the rewritten LOD moves the block, so the entry moves
+/// with it, as Unreal would have written it. Entries with a payload elsewhere (a `.ubulk`)
+/// are not inline and stay.
+fn place_nanite_bulk(package: &mut Package, rewritten: &MeshExport) {
+    if let Some((index, offset)) = rewritten.nanite_bulk() {
+        if let Some(entry) = package
+            .header
+            .bulk_data
+            .get_mut(index)
+            .filter(|e| e.serial_size == 0)
+        {
+            entry.serial_offset = offset;
+        }
+    }
 }
 
 /// The donor mesh's material slot names, in slot order: what the game's slots are called.

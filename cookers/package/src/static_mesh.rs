@@ -234,6 +234,22 @@ impl MeshExport {
         })
     }
 
+    /// The Nanite block's StreamablePages: its bulk data map index, and where in this
+    /// export's bytes its (inline) data starts, right after the index, as Unreal records
+    /// it in the map. SM_Fixture's empty entry 2 is at 2317, which this gives.
+    pub fn nanite_bulk(&self) -> Option<(usize, i64)> {
+        let index = i32::from_le_bytes(self.nanite.get(6..10)?.try_into().ok()?);
+        let mut w = Writer::default();
+        self.properties.write(&mut w);
+        let before = w.bytes.len()
+            + self.object_guid.len()
+            + self.head.len()
+            + 4
+            + self.lods.iter().map(|l| l.bytes.len()).sum::<usize>()
+            + 1;
+        Some((usize::try_from(index).ok()?, (before + 10) as i64))
+    }
+
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = Writer::default();
         self.properties.write(&mut w);

@@ -283,3 +283,21 @@ fn every_fixture_package_has_its_header_tables_8_byte_aligned() {
     }
     assert_eq!(count, 194);
 }
+
+#[test]
+fn the_nanite_blocks_bulk_entry_is_where_unreal_records_it() {
+    // SM_Fixture's map entry 2 (empty, flags 0) is the Nanite block's streamable pages,
+    // recorded right after its index in the mesh export: the rule a rewrite follows.
+    let bytes = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/donors/SM_Fixture.uasset"),
+    )
+    .unwrap();
+    let package = Package::read(&bytes).unwrap();
+    let none = package.none_slot().unwrap();
+    let mesh = forge_package::static_mesh::MeshExport::read(&package.exports[2], none).unwrap();
+    let (index, offset) = mesh.nanite_bulk().unwrap();
+    assert_eq!(index, 2);
+    let entry = &package.header.bulk_data[index];
+    assert_eq!((entry.serial_offset, entry.serial_size), (offset, 0));
+    assert_eq!(offset, 2317);
+}
