@@ -15,11 +15,12 @@ fn cold_then_noop_cook() {
     assert_eq!(summary["cached"], 0);
     let steps = summary["steps"].as_u64().unwrap();
     assert_eq!(summary["run"].as_u64().unwrap(), steps);
-    // Two validation steps, the donors and one assembly per pack; per block its geometry,
+    // Two validation steps, the donors, one assembly and its chunk index per pack; per
+    // block its geometry,
     // an import, a mesh, an actor, their two Unreal packages, a collision model, MOPP
     // code, polyhedra, the ray checks and the tags; and the material instances of Foundry
     // Wide's glass panel and portal frame.
-    assert_eq!(steps, 3 * 4 + 11 * (23 + 20 + 12) + 2);
+    assert_eq!(steps, 3 * 5 + 11 * (23 + 20 + 12) + 2);
     assert!(ws
         .path("build/game/foundry/all/content/foundry_P.utoc")
         .is_file());
@@ -427,8 +428,8 @@ fn a_broken_model_fails_its_block_and_the_rest_still_cook() {
     );
     assert_eq!(
         report["summary"]["skipped"].as_u64().unwrap(),
-        6,
-        "wall_2's mesh, actor, Unreal packages and checks, and the assembly"
+        7,
+        "wall_2's mesh, actor, Unreal packages and checks, the assembly and its chunk index"
     );
     assert!(
         !ws.path("build/game").exists(),

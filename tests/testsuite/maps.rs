@@ -420,3 +420,44 @@ fn a_level_may_give_block_ids_alone_and_the_bake_draws_its_overview() {
         "objects\\mjolnir\\forge\\foundry\\floor_1x1"
     );
 }
+
+#[test]
+fn a_block_edit_that_keeps_the_crates_does_not_bake_the_maps_again() {
+    let ws = Workspace::with_packs(&["foundry", "foundry-wide", "roadworks"]);
+    let mut toml = std::fs::read_to_string(ws.path("pipeline.toml")).unwrap();
+    for map in ["forge-canvas", "crossline", "roadworks-circuit"] {
+        support::copy_dir(
+            &repo().join("forge-maps").join(map),
+            &ws.path(&format!("maps/{map}")),
+        );
+        toml.push_str(&format!("\n[[map]]\npath = \"maps/{map}\"\n"));
+    }
+    std::fs::write(ws.path("pipeline.toml"), toml).unwrap();
+    ws.cook(&[]);
+    // One texture coordinate moved in one model: its Unreal mesh, and so the container,
+    // change; its geometry and the crates the container holds do not.
+    let model = ws.path("packs/foundry/source/models/column_1.gltf");
+    let gltf: serde_json::Value = serde_json::from_slice(&std::fs::read(&model).unwrap()).unwrap();
+    let uv = &gltf["accessors"][gltf["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_0"]
+        .as_u64()
+        .unwrap() as usize];
+    let view = &gltf["bufferViews"][uv["bufferView"].as_u64().unwrap() as usize];
+    let at =
+        (view["byteOffset"].as_u64().unwrap() + uv["byteOffset"].as_u64().unwrap_or(0)) as usize;
+    let bin = ws.path("packs/foundry/source/models/column_1.bin");
+    let mut bytes = std::fs::read(&bin).unwrap();
+    let u = f32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) + 0.25;
+    bytes[at..at + 4].copy_from_slice(&u.to_le_bytes());
+    std::fs::write(&bin, bytes).unwrap();
+    ws.cook(&[]);
+    let ran = ws.ran();
+    assert!(ran.iter().any(|s| s == "foundry/assemble/all"), "{ran:?}");
+    assert!(
+        ran.iter().any(|s| s == "foundry/crate_index/all"),
+        "{ran:?}"
+    );
+    assert!(
+        !ran.iter().any(|s| s.contains("/map")),
+        "no map is baked again: {ran:?}"
+    );
+}

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 
 use super::common::{pretty, source_file, text};
 use super::kind::{Lands, Scope};
-use super::{assemble, block_geometry, catalog, geometry};
+use super::{block_geometry, catalog, crate_index, geometry};
 use crate::graph::Input;
 use crate::wiring::Wiring;
 use crate::wiring::{StepKind, Wired};
@@ -52,7 +52,7 @@ fn catalog_input(pack: &str) -> String {
 }
 
 fn container_input(pack: &str) -> String {
-    format!("{pack}/container.utoc")
+    format!("{pack}/{}", crate_index::OUTPUT)
 }
 
 fn geometry_input(pack: &str, block: &str) -> String {
@@ -65,16 +65,17 @@ type Listed = (String, Vec<String>);
 /// The level's packs and blocks, and its layout file, read for wiring only: the step
 /// validates the level.
 fn listed(w: &Wiring) -> Option<(Vec<Listed>, Option<String>)> {
-    let text = std::fs::read_to_string(w.sources.pack.dir.join(LEVEL)).ok()?;
+    let text = mjolnir_files::bounded::read_text(&w.sources.pack.dir.join(LEVEL), 64 << 20).ok()?;
     let value: Value = serde_json::from_str(&text).ok()?;
     let packs = value["blam"]["forge_packs"]
         .as_array()?
         .iter()
         .filter_map(|p| {
+            // A block is `{"id", "tag"}`, or its id alone.
             let blocks = p["blocks"]
                 .as_array()?
                 .iter()
-                .filter_map(|b| b["id"].as_str().map(str::to_string))
+                .filter_map(|b| b.as_str().or(b["id"].as_str()).map(str::to_string))
                 .collect();
             Some((p["slug"].as_str()?.to_string(), blocks))
         });
@@ -102,13 +103,14 @@ fn wire(w: &Wiring) -> Option<Wired> {
             &catalog::KIND,
             catalog::MANIFEST,
         )?);
-        let utoc = forge_release::container::container_files(pack)[0].clone();
+        // The container's chunk ids, not the container: a block's edit changes the
+        // container, but not which crates it holds, so the map is not baked again.
         inputs.push(w.upstream_of_pack(
             pack,
             None,
             container_input(pack),
-            &assemble::KIND,
-            utoc,
+            &crate_index::KIND,
+            crate_index::OUTPUT,
         )?);
         for block in blocks {
             // A block the catalog lacks has no geometry; the bake names it.
@@ -212,17 +214,15 @@ fn manifests(
 fn crates(level: &Level, inputs: &Inputs, file: &str) -> Result<BTreeSet<String>, Vec<Diagnostic>> {
     let mut held = BTreeSet::new();
     for pack in &level.blam.forge_packs {
-        let Some(utoc) = inputs.get(&container_input(&pack.slug)) else {
+        let Some(list) = inputs.get(&container_input(&pack.slug)) else {
             continue;
         };
-        let toc =
-            forge_iostore::Toc::parse(utoc).map_err(|e| vec![finding(e.code, file, e.message)])?;
+        let chunks: BTreeSet<String> = serde_json::from_slice(list)
+            .map_err(|e| vec![finding("bad_intermediate", file, e.to_string())])?;
         for block in &pack.blocks {
             let package = forge_map::crate_package(&pack.slug, &block.id);
-            if toc
-                .chunks
-                .contains(&ChunkId::new(ids::name_hash(&package), 0, ids::BULK_DATA))
-            {
+            let id = ChunkId::new(ids::name_hash(&package), 0, ids::BULK_DATA);
+            if chunks.contains(&crate_index::hex(&id)) {
                 held.insert(package);
             }
         }

@@ -27,6 +27,7 @@ pub mod checks;
 mod coded;
 pub mod collision;
 pub mod common;
+pub mod crate_index;
 pub mod donors;
 pub mod geometry;
 pub mod import;
@@ -63,6 +64,7 @@ pub static REGISTRY: &[&StepKind] = &[
     &tags::KIND,
     &render::KIND,
     &assemble::KIND,
+    &crate_index::KIND,
     &archive::KIND,
     &sheet::KIND,
     &map::KIND,
