@@ -35,6 +35,8 @@ pub fn inspect(path: &Path, as_json: bool, global: Option<&Path>) -> Result<i32>
         static_mesh(&StaticMesh::from_bytes(&bytes).map_err(fail(path))?)
     } else if bytes.starts_with(forge_iostore::toc::MAGIC) {
         return container(path, &bytes, as_json);
+    } else if bytes.starts_with(b"FPCK") {
+        packed_chunks(&forge_iostore::packed::from_bytes(&bytes).map_err(fail(path))?)
     } else if bytes.starts_with(b"PK\x03\x04") {
         archive(&bytes).map_err(fail(path))?
     } else if let Some(tag) = tag_group(&bytes) {
@@ -87,6 +89,27 @@ pub fn inspect(path: &Path, as_json: bool, global: Option<&Path>) -> Result<i32>
         print!("{text}");
     }
     Ok(0)
+}
+
+/// A block's packed container chunks (`FPCK`): each chunk's id, path, size and blocks.
+fn packed_chunks(chunks: &[forge_iostore::PackedChunk]) -> (Value, String) {
+    let mut text = format!("packed chunks: {}\n", chunks.len());
+    let listed: Vec<Value> = chunks
+        .iter()
+        .map(|c| {
+            let stored: usize = c.blocks.iter().map(|b| b.stored.len()).sum();
+            let zlib = c.blocks.iter().filter(|b| b.method == 1).count();
+            let id: String = c.id.0.iter().map(|b| format!("{b:02x}")).collect();
+            text.push_str(&format!(
+                "  {id}  {} B in {} blocks ({zlib} zlib, {stored} B stored)  {}\n",
+                c.length,
+                c.blocks.len(),
+                c.path.as_deref().unwrap_or("-")
+            ));
+            json!({"id": id, "path": c.path, "bytes": c.length, "blocks": c.blocks.len(), "zlib_blocks": zlib, "stored_bytes": stored})
+        })
+        .collect();
+    (json!({"format": "FPCK", "chunks": listed}), text)
 }
 
 /// The most an archive's members may hold in all, as the Hub's scan allows.

@@ -16,11 +16,11 @@ fn cold_then_noop_cook() {
     let steps = summary["steps"].as_u64().unwrap();
     assert_eq!(summary["run"].as_u64().unwrap(), steps);
     // Two validation steps, the donors, one assembly and its chunk index per pack; per
-    // block its geometry,
+    // block its geometry, its packed container chunks,
     // an import, a mesh, an actor, their two Unreal packages, a collision model, MOPP
     // code, polyhedra, the ray checks and the tags; and the material instances of Foundry
     // Wide's glass panel and portal frame.
-    assert_eq!(steps, 3 * 5 + 11 * (23 + 20 + 12) + 2);
+    assert_eq!(steps, 3 * 5 + 12 * (23 + 20 + 12) + 2);
     assert!(ws
         .path("build/game/foundry/all/content/foundry_P.utoc")
         .is_file());
@@ -423,13 +423,13 @@ fn a_broken_model_fails_its_block_and_the_rest_still_cook() {
     assert_eq!(failed, ["foundry/import/wall_2"]);
     assert_eq!(
         report["summary"]["run"].as_u64().unwrap(),
-        3 + 11 * 22 + 5,
+        3 + 12 * 22 + 5,
         "every other block still cooked, and wall_2's geometry, collision and tags"
     );
     assert_eq!(
         report["summary"]["skipped"].as_u64().unwrap(),
-        7,
-        "wall_2's mesh, actor, Unreal packages and checks, the assembly and its chunk index"
+        8,
+        "wall_2's mesh, actor, Unreal packages, checks and packed chunks, the assembly and its chunk index"
     );
     assert!(
         !ws.path("build/game").exists(),

@@ -1,13 +1,12 @@
 //! Reading chunks out of a `.ucas` through its TOC, verifying them the way the game finds
 //! them, and writing a container.
 
-use std::io::{Read, Write};
-
-use rayon::prelude::*;
+use std::io::Read;
 
 use crate::directory::DirectoryIndex;
 use crate::error::{IoStoreError, Result};
 use crate::ids::{self, ChunkId};
+use crate::packed::PackedChunk;
 use crate::toc::{
     ChunkMeta, CompressionBlock, OffsetLength, Toc, FLAG_COMPRESSED, FLAG_INDEXED, VERSION,
 };
@@ -277,36 +276,8 @@ fn refuse_duplicates(ids: &[ChunkId]) -> Result<()> {
     Ok(())
 }
 
-/// Each block of the chunks in TOC order, zlib-packed when that makes it smaller (`None`:
-/// stored as is). Compressing is nearly all of the work, and blocks are independent: they
-/// are packed in parallel (on the caller's rayon pool) and laid out in order, so the bytes
-/// do not depend on the thread count.
-fn pack_blocks(
-    chunks: &[NewChunk],
-    order: &[usize],
-    compression: Compression,
-) -> Vec<Option<Vec<u8>>> {
-    let pieces: Vec<&[u8]> = order
-        .iter()
-        .flat_map(|&i| chunks[i].data.chunks(BLOCK_SIZE as usize))
-        .collect();
-    pieces
-        .par_iter()
-        .map(|piece| match compression {
-            Compression::Zlib => {
-                let mut z =
-                    flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(6));
-                z.write_all(piece).expect("writing to memory");
-                let packed = z.finish().expect("writing to memory");
-                (packed.len() < piece.len()).then_some(packed)
-            }
-            Compression::None => None,
-        })
-        .collect()
-}
-
 /// The directory index of the chunks that have a path, each by its TOC entry.
-fn directory_of(chunks: &[NewChunk], entry_of: &[usize]) -> DirectoryIndex {
+fn directory_of(chunks: &[PackedChunk], entry_of: &[usize]) -> DirectoryIndex {
     let files: Vec<(String, u32)> = chunks
         .iter()
         .enumerate()
@@ -318,11 +289,18 @@ fn directory_of(chunks: &[NewChunk], entry_of: &[usize]) -> DirectoryIndex {
 /// Writes a container named `name` (the `_P` suffix is the caller's): `(utoc, ucas)`.
 /// Entries go in perfect-hash slot order, each chunk starts on a block boundary, and
 /// blocks are padded to 16 bytes in the `.ucas`. The output is a function of the inputs.
+/// Compressing is nearly all of the work; it is done per chunk ([`crate::pack`]), so a
+/// caller that keeps packed chunks lays a container out with [`write_packed`] alone.
 pub fn write(
     name: &str,
     chunks: &[NewChunk],
     compression: Compression,
 ) -> Result<(Vec<u8>, Vec<u8>)> {
+    write_packed(name, &crate::packed::pack(chunks, compression))
+}
+
+/// [`write`] from chunks already packed.
+pub fn write_packed(name: &str, chunks: &[PackedChunk]) -> Result<(Vec<u8>, Vec<u8>)> {
     let ids_in: Vec<ChunkId> = chunks.iter().map(|c| c.id).collect();
     refuse_duplicates(&ids_in)?;
     let (seeds, slot_of) = ids::solve(&ids_in)?;
@@ -335,45 +313,30 @@ pub fn write(
     let mut offsets = Vec::with_capacity(chunks.len());
     let mut blocks = Vec::new();
     let mut metas = Vec::with_capacity(chunks.len());
-    let mut uses_zlib = false;
     let mut address = 0u64;
-    let mut packed = pack_blocks(chunks, &order, compression).into_iter();
-    let hashes: Vec<[u8; 20]> = order
-        .par_iter()
-        .map(|&i| hash160(&chunks[i].data))
-        .collect();
-    for (&i, hash) in order.iter().zip(hashes) {
-        let data = &chunks[i].data;
+    for &i in &order {
+        let chunk = &chunks[i];
         offsets.push(OffsetLength {
             offset: address,
-            length: data.len() as u64,
+            length: chunk.length,
         });
-        for piece in data.chunks(BLOCK_SIZE as usize) {
-            let stored = packed.next().expect("one packing per piece");
-            let offset = ucas.len() as u64;
-            let (bytes, method) = match &stored {
-                Some(packed) => {
-                    uses_zlib = true;
-                    (packed.as_slice(), 1)
-                }
-                None => (piece, 0),
-            };
+        for block in &chunk.blocks {
             blocks.push(CompressionBlock {
-                offset,
-                compressed_size: bytes.len() as u32,
-                uncompressed_size: piece.len() as u32,
-                method,
+                offset: ucas.len() as u64,
+                compressed_size: block.stored.len() as u32,
+                uncompressed_size: block.uncompressed_size,
+                method: block.method,
             });
-            ucas.extend_from_slice(bytes);
+            ucas.extend_from_slice(&block.stored);
             ucas.resize(align(ucas.len() as u64, 16) as usize, 0);
         }
         metas.push(ChunkMeta {
-            hash,
+            hash: chunk.hash,
             flags: 0,
             pad: [0; 3],
         });
         // Block k covers addresses [k·bs, (k+1)·bs): an empty chunk takes no block and no space.
-        address = align(address + data.len() as u64, bs);
+        address = align(address + chunk.length, bs);
     }
     if blocks.len() > 0xFFFF_FFFF || ucas.len() as u64 >= 1 << 40 {
         return Err(IoStoreError::new(
@@ -381,6 +344,7 @@ pub fn write(
             "the container exceeds the TOC's address space",
         ));
     }
+    let uses_zlib = blocks.iter().any(|b| b.method == 1);
     let directory = Some(directory_of(chunks, &slot_of));
     let toc = Toc {
         version: VERSION,

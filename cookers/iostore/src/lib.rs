@@ -24,11 +24,14 @@ pub mod directory;
 mod error;
 pub mod ids;
 mod oodle;
+pub mod packed;
 pub mod toc;
 
 pub use container::{
     chunk_span, hash160, outside_namespace, package_name, pak_stub, read_chunk, read_chunk_in,
-    verify, write, ChunkCheck, ChunkData, Compression, NewChunk, BLOCK_SIZE, MOUNT_POINT,
+    verify, write, write_packed, ChunkCheck, ChunkData, Compression, NewChunk, BLOCK_SIZE,
+    MOUNT_POINT,
 };
 pub use error::IoStoreError;
+pub use packed::{pack, PackedBlock, PackedChunk};
 pub use toc::Toc;

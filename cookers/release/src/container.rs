@@ -8,7 +8,7 @@
 //! the game mounts it by.
 
 use forge_iostore::ids::{self, ChunkId};
-use forge_iostore::{Compression, IoStoreError, NewChunk};
+use forge_iostore::{Compression, IoStoreError, NewChunk, PackedChunk};
 use forge_package::{ContainerHeader, Package};
 
 /// One block's cooked content, as the container takes it.
@@ -35,6 +35,21 @@ pub fn container_files(pack_id: &str) -> [String; 3] {
     ["utoc", "ucas", "pak"].map(|ext| format!("content/{name}.{ext}"))
 }
 
+/// One block's chunks, before packing: its packages, its tags, and the container
+/// header's store entry of each package (its id and the ids of what it imports).
+pub struct BlockChunks {
+    pub packages: Vec<NewChunk>,
+    pub tags: Vec<NewChunk>,
+    pub store: Vec<(u64, Vec<u64>)>,
+}
+
+/// A block's chunks, packed: what the container is laid out from.
+pub struct PackedBlockChunks {
+    pub packages: Vec<PackedChunk>,
+    pub tags: Vec<PackedChunk>,
+    pub store: Vec<(u64, Vec<u64>)>,
+}
+
 /// Lays the blocks out as packages and writes the container; returns each of
 /// [`container_files`] with its bytes. Refuses a package that breaks the namespace rule;
 /// `shipped` lists the packages outside the namespace an import may name (the donors').
@@ -43,10 +58,33 @@ pub fn build(
     blocks: &[BlockContent],
     shipped: &[String],
 ) -> Result<Vec<(String, Vec<u8>)>, IoStoreError> {
+    let packed = blocks
+        .iter()
+        .map(|b| {
+            let chunks = block_chunks(pack_id, b, shipped)?;
+            Ok(PackedBlockChunks {
+                packages: forge_iostore::pack(&chunks.packages, Compression::Zlib),
+                tags: forge_iostore::pack(&chunks.tags, Compression::Zlib),
+                store: chunks.store,
+            })
+        })
+        .collect::<Result<Vec<_>, IoStoreError>>()?;
+    build_packed(pack_id, &packed)
+}
+
+/// One block's packages (each checked against the namespace rule) and tags as chunks.
+pub fn block_chunks(
+    pack_id: &str,
+    block: &BlockContent,
+    shipped: &[String],
+) -> Result<BlockChunks, IoStoreError> {
     let root = forge_contract::ids::unreal_root(pack_id);
-    let mut chunks = Vec::new();
-    let mut store = Vec::new();
-    for bytes in blocks.iter().flat_map(|b| &b.packages) {
+    let mut out = BlockChunks {
+        packages: Vec::new(),
+        tags: Vec::new(),
+        store: Vec::new(),
+    };
+    for bytes in &block.packages {
         let package = Package::read(bytes).map_err(package_error)?;
         if let Some(why) =
             forge_package::namespace::violations(&package, &root, Some(shipped)).first()
@@ -60,41 +98,49 @@ pub fn build(
             .iter()
             .map(|p| ids::name_hash(p))
             .collect();
-        store.push((ids::name_hash(&name), imports));
-        chunks.push(NewChunk {
+        out.store.push((ids::name_hash(&name), imports));
+        out.packages.push(NewChunk {
             id: ChunkId::new(ids::name_hash(&name), 0, ids::EXPORT_BUNDLE_DATA),
             data: bytes.to_vec(),
             path: Some(format!("{}.uasset", name.trim_start_matches("/Game/"))),
         });
     }
-    let mut add = |package: String, kind: u8, extension: &str, data: &[u8]| {
+    for (extension, bytes) in &block.tags {
+        let package = format!("{root}{}/{extension}", block.id);
         let rel = package.trim_start_matches("/Game/").to_string();
-        chunks.push(NewChunk {
-            id: ChunkId::new(ids::name_hash(&package), 0, kind),
-            data: data.to_vec(),
-            path: Some(format!("{rel}.{extension}")),
+        out.tags.push(NewChunk {
+            id: ChunkId::new(ids::name_hash(&package), 0, ids::BULK_DATA),
+            data: bytes.to_vec(),
+            path: Some(format!("{rel}.ubulk")),
         });
-    };
-    for block in blocks {
-        let id = block.id;
-        for (extension, bytes) in &block.tags {
-            add(
-                format!("{root}{id}/{extension}"),
-                ids::BULK_DATA,
-                "ubulk",
-                bytes,
-            );
-        }
     }
+    Ok(out)
+}
+
+/// The container laid out from packed blocks: every block's packages, then every block's
+/// tags, then the container header; nothing but the header is compressed here.
+pub fn build_packed(
+    pack_id: &str,
+    blocks: &[PackedBlockChunks],
+) -> Result<Vec<(String, Vec<u8>)>, IoStoreError> {
+    let root = forge_contract::ids::unreal_root(pack_id);
+    let mut chunks: Vec<PackedChunk> = Vec::new();
+    chunks.extend(blocks.iter().flat_map(|b| b.packages.iter().cloned()));
+    chunks.extend(blocks.iter().flat_map(|b| b.tags.iter().cloned()));
+    let store: Vec<(u64, Vec<u64>)> = blocks
+        .iter()
+        .flat_map(|b| b.store.iter().cloned())
+        .collect();
     if !store.is_empty() {
         let container_id = ids::name_hash(&container_name(pack_id));
-        chunks.push(NewChunk {
+        let header = NewChunk {
             id: ChunkId::new(container_id, 0, ids::CONTAINER_HEADER),
             data: ContainerHeader::new(container_id, store).to_bytes(),
             path: None,
-        });
+        };
+        chunks.extend(forge_iostore::pack(&[header], Compression::Zlib));
     }
-    let (utoc, ucas) = forge_iostore::write(&container_name(pack_id), &chunks, Compression::Zlib)?;
+    let (utoc, ucas) = forge_iostore::write_packed(&container_name(pack_id), &chunks)?;
     let toc = forge_iostore::Toc::parse(&utoc)?;
     if let Some(path) = forge_iostore::outside_namespace(&toc, &root)?.first() {
         return Err(IoStoreError::new(

@@ -25,6 +25,15 @@ pub enum Input {
     },
 }
 
+impl Input {
+    /// The name the step's cooker knows this input by.
+    pub fn name(&self) -> &str {
+        match self {
+            Input::Source { name, .. } | Input::Upstream { name, .. } => name,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Step {
     /// Unique and stable, e.g. `foundry/import/floor_2x2`.

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use super::coded::diagnostic;
 use super::common::{bad_intermediate, input, params, pretty, source_file, text};
 use super::kind::{Lands, Scope};
-use super::{actor, catalog, checks, donors, tags, unreal_actor, unreal_material};
+use super::{actor, catalog, checks, donors, unreal_actor, unreal_material};
 use crate::wiring::Wiring;
 use crate::wiring::{StepKind, Wired};
 use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
@@ -48,13 +48,46 @@ struct Params {
 }
 
 /// The input a donor is known by.
-fn donor_input(output: &str) -> String {
+pub fn donor_input(output: &str) -> String {
     format!("donor/{output}")
 }
 
 /// The input a block's shipped output is known by: `<block>/<file>`.
 fn block_input(block: &str, file: &str) -> String {
     format!("{block}/{file}")
+}
+
+/// A block's Unreal packages, as inputs named `<block>/<file>`, in container order: the
+/// outputs of every kind that lands as a package, in registry order, then the material
+/// instances (which exist only in a cook with donors, and are named as they cook).
+pub fn block_packages(w: &Wiring, block: &str) -> (Vec<String>, Vec<crate::graph::Input>) {
+    let mut names = Vec::new();
+    let mut inputs = Vec::new();
+    for shipped in w
+        .shipped()
+        .into_iter()
+        .filter(|s| s.package && s.block == block)
+    {
+        let name = block_input(block, &shipped.file);
+        names.push(name.clone());
+        inputs.push(crate::graph::Input::Upstream {
+            name,
+            step: shipped.step,
+            output: shipped.output,
+        });
+    }
+    if w.options.donors.is_some() {
+        let w = w.for_block(block);
+        for (slot, _) in unreal_material::of_block(&w) {
+            let output = unreal_material::output(block, &slot);
+            if let Some(step) = w.planned.step(&unreal_material::KIND, Some(block)) {
+                let name = block_input(block, &output);
+                names.push(name.clone());
+                inputs.push(crate::graph::Input::Upstream { name, step, output });
+            }
+        }
+    }
+    (names, inputs)
 }
 
 fn wire(w: &Wiring) -> Option<Wired> {
@@ -66,33 +99,26 @@ fn wire(w: &Wiring) -> Option<Wired> {
     let mut packages: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for shipped in w.shipped() {
         let name = block_input(&shipped.block, &shipped.file);
-        if shipped.package {
-            packages
-                .entry(shipped.block.clone())
-                .or_default()
-                .push(name.clone());
-        }
         inputs.push(crate::graph::Input::Upstream {
             name,
             step: shipped.step,
             output: shipped.output,
         });
     }
-    // Material instances exist only in a cook with donors, and are named as they cook.
-    let donors = w.options.donors.is_some();
-    for block in set.blocks.iter().filter(|_| donors) {
-        let w = w.for_block(block);
-        for (slot, _) in unreal_material::of_block(&w) {
-            let output = unreal_material::output(block, &slot);
-            if let Some(step) = w.planned.step(&unreal_material::KIND, Some(block)) {
-                let name = block_input(block, &output);
-                packages
-                    .entry(block.clone())
-                    .or_default()
-                    .push(name.clone());
-                inputs.push(crate::graph::Input::Upstream { name, step, output });
-            }
+    for block in &set.blocks {
+        let (names, block_inputs) = block_packages(w, block);
+        // The shipped package outputs are wired above; the material instances are not.
+        let wired: std::collections::BTreeSet<String> =
+            inputs.iter().map(|i| i.name().to_string()).collect();
+        inputs.extend(
+            block_inputs
+                .into_iter()
+                .filter(|i| !wired.contains(i.name())),
+        );
+        if !names.is_empty() {
+            packages.insert(block.clone(), names);
         }
+        inputs.extend(super::block_chunks::of_block(w, block));
     }
     for role in donors::ROLES {
         inputs.extend(donors::of_pack(w, &donor_input(role.output), role));
@@ -297,30 +323,16 @@ fn checks_report(
 }
 
 /// The pack's container, laid out by the packaging crate.
+/// The container, laid out from each block's packed chunks (`block_chunks`): nothing is
+/// compressed here but the container header.
 fn container(step: &CookCtx, params: &Params, inputs: &Inputs) -> Cooked {
     let file = source_file(catalog::MANIFEST);
-    let get = |block: &str, name: &str| input(inputs, &block_input(block, name), &file);
-    let mut content = Vec::new();
-    for block in &params.blocks {
-        let mut block_tags = Vec::new();
-        for group in &tags::GROUPS {
-            block_tags.push((
-                forge_tags::extension(group),
-                get(block, &tags::output(block, group))?,
-            ));
-        }
-        let packages = unreal_packages(params, block, inputs, &file)?
-            .into_iter()
-            .map(|(_, bytes)| bytes)
-            .collect();
-        content.push(forge_release::container::BlockContent {
-            id: block,
-            packages,
-            tags: block_tags,
-        });
-    }
-    forge_release::container::build(step.pack, &content, &shipped(inputs, &file)?)
-        .map_err(|e| diagnostic(&file, &e))
+    let blocks = params
+        .blocks
+        .iter()
+        .map(|block| super::block_chunks::read(inputs, block, &file))
+        .collect::<Result<Vec<_>, _>>()?;
+    forge_release::container::build_packed(step.pack, &blocks).map_err(|e| diagnostic(&file, &e))
 }
 
 /// A block's Unreal packages, by input name, in the order the wiring gave them.
@@ -343,7 +355,7 @@ fn unreal_packages<'a>(
 
 /// The packages the donors import (their materials, say): what an Unreal package of the
 /// set may import from outside the pack's namespace.
-fn shipped(inputs: &Inputs, file: &str) -> Result<Vec<String>, Vec<Diagnostic>> {
+pub fn shipped(inputs: &Inputs, file: &str) -> Result<Vec<String>, Vec<Diagnostic>> {
     let mut shipped = Vec::new();
     for role in donors::ROLES {
         if let Some(bytes) = inputs.get(&donor_input(role.output)) {

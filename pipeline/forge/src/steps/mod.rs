@@ -21,6 +21,7 @@ pub mod asset_copy;
 pub mod asset_derive;
 pub mod asset_emit;
 pub mod blend;
+pub mod block_chunks;
 pub mod block_geometry;
 pub mod catalog;
 pub mod checks;
@@ -63,6 +64,7 @@ pub static REGISTRY: &[&StepKind] = &[
     &checks::KIND,
     &tags::KIND,
     &render::KIND,
+    &block_chunks::KIND,
     &assemble::KIND,
     &crate_index::KIND,
     &archive::KIND,

@@ -1,0 +1,141 @@
+//! `block_chunks`: a block's share of its set's container, packed once. Its Unreal packages
+//! (each checked against the namespace rule) and its tags, cut into compression blocks and
+//! zlib-packed (`FPCK`), and the container header's store entry of each package. The set's
+//! `assemble` then lays the container out from every block's packed chunks without
+//! compressing anything: a one-block edit compresses one block.
+
+use serde_json::{json, Value};
+
+use super::assemble;
+use super::coded::diagnostic;
+use super::common::{compact, input, source_file};
+use super::kind::{Lands, Scope};
+use super::{catalog, donors, tags};
+use crate::graph::Input;
+use crate::wiring::Wiring;
+use crate::wiring::{StepKind, Wired};
+use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
+use findings::finding;
+use forge_iostore::Compression;
+
+pub static KIND: StepKind = StepKind {
+    cooker: Cooker {
+        name: "block_chunks",
+        version: 1,
+        outputs: Names::Fixed(|_| vec![PACKAGES.to_string(), TAGS.to_string(), STORE.to_string()]),
+        runs_under_check: false,
+        cook,
+    },
+    scope: Scope::Block,
+    lands: Lands::Nowhere,
+    wire,
+};
+
+pub const PACKAGES: &str = "packages.fpck";
+pub const TAGS: &str = "tags.fpck";
+/// `[{"package": id, "imports": [ids]}]`, ids as decimal u64.
+pub const STORE: &str = "store.json";
+
+/// This block's outputs of this kind, as inputs named `<block>/<output>`.
+pub fn of_block(w: &Wiring, block: &str) -> Vec<Input> {
+    [PACKAGES, TAGS, STORE]
+        .iter()
+        .map(|output| w.upstream_of(Some(block), input_name(block, output), &KIND, *output))
+        .collect()
+}
+
+pub fn input_name(block: &str, output: &str) -> String {
+    format!("{block}/chunks/{output}")
+}
+
+fn wire(w: &Wiring) -> Option<Wired> {
+    let block = w.block();
+    let (packages, mut inputs) = assemble::block_packages(w, block);
+    for group in &tags::GROUPS {
+        let output = tags::output(block, group);
+        inputs.push(w.upstream(output.clone(), &tags::KIND, output));
+    }
+    for role in donors::ROLES {
+        inputs.extend(donors::of_pack(
+            w,
+            &assemble::donor_input(role.output),
+            role,
+        ));
+    }
+    Some(Wired {
+        params: json!({"packages": packages}).to_string(),
+        inputs,
+    })
+}
+
+fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
+    let block = super::common::block(step);
+    let file = source_file(catalog::MANIFEST);
+    let params: Value = serde_json::from_str(step.params).unwrap_or_default();
+    let packages = params["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(|name| input(inputs, name, &file))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut block_tags = Vec::new();
+    for group in &tags::GROUPS {
+        block_tags.push((
+            forge_tags::extension(group),
+            input(inputs, &tags::output(block, group), &file)?,
+        ));
+    }
+    let content = forge_release::container::BlockContent {
+        id: block,
+        packages,
+        tags: block_tags,
+    };
+    let shipped = assemble::shipped(inputs, &file)?;
+    let chunks = forge_release::container::block_chunks(step.pack, &content, &shipped)
+        .map_err(|e| vec![finding(e.code, &file, e.message)])?;
+    let store: Vec<Value> = chunks
+        .store
+        .iter()
+        .map(|(package, imports)| json!({"package": package, "imports": imports}))
+        .collect();
+    let pack =
+        |list| forge_iostore::packed::to_bytes(&forge_iostore::pack(list, Compression::Zlib));
+    Ok(vec![
+        (PACKAGES.to_string(), pack(&chunks.packages)),
+        (TAGS.to_string(), pack(&chunks.tags)),
+        (STORE.to_string(), compact(&Value::Array(store))),
+    ])
+}
+
+/// A block's packed chunks, read back from this kind's outputs among `inputs`.
+pub fn read(
+    inputs: &Inputs,
+    block: &str,
+    file: &str,
+) -> Result<forge_release::container::PackedBlockChunks, Vec<findings::Diagnostic>> {
+    let get = |output: &str| input(inputs, &input_name(block, output), file);
+    let chunks = |output: &str| {
+        forge_iostore::packed::from_bytes(get(output)?).map_err(|e| diagnostic(file, &e))
+    };
+    let store: Vec<Value> = serde_json::from_slice(get(STORE)?)
+        .map_err(|e| vec![finding("bad_intermediate", file, e.to_string())])?;
+    let store = store
+        .iter()
+        .map(|s| {
+            let id = s["package"].as_u64().unwrap_or_default();
+            let imports = s["imports"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_u64)
+                .collect();
+            (id, imports)
+        })
+        .collect();
+    Ok(forge_release::container::PackedBlockChunks {
+        packages: chunks(PACKAGES)?,
+        tags: chunks(TAGS)?,
+        store,
+    })
+}
