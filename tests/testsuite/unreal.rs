@@ -376,4 +376,10 @@ fn every_package_the_cook_writes_is_laid_out_as_unreal_lays_out_its_own() {
         }
     }
     assert!(count > 80, "{count} packages");
+    let inventory =
+        std::fs::read_to_string(ws.path("build/game/foundry/all/inventory.json")).unwrap();
+    assert!(
+        !inventory.contains("chunks/"),
+        "the packed container chunks are not shipped files"
+    );
 }

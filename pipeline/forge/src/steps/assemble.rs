@@ -225,6 +225,10 @@ fn inventory(step: &CookCtx, params: &Params, inputs: &Inputs) -> Result<Value, 
         let Some((block, output)) = name.split_once('/') else {
             continue;
         };
+        // A block's packed container chunks are the container's, not a shipped file.
+        if output.starts_with("chunks/") {
+            continue;
+        }
         if params.blocks.iter().any(|b| b == block) {
             blocks
                 .entry(block.to_string())
@@ -322,7 +326,6 @@ fn checks_report(
     )
 }
 
-/// The pack's container, laid out by the packaging crate.
 /// The container, laid out from each block's packed chunks (`block_chunks`): nothing is
 /// compressed here but the container header.
 fn container(step: &CookCtx, params: &Params, inputs: &Inputs) -> Cooked {

@@ -44,6 +44,7 @@ pub fn of_block(w: &Wiring, block: &str) -> Vec<Input> {
         .collect()
 }
 
+/// `<block>/chunks/<output>`: `assemble` leaves these out of the set's inventory.
 pub fn input_name(block: &str, output: &str) -> String {
     format!("{block}/chunks/{output}")
 }
