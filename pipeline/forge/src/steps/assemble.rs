@@ -63,11 +63,10 @@ fn block_input(block: &str, file: &str) -> String {
 pub fn block_packages(w: &Wiring, block: &str) -> (Vec<String>, Vec<crate::graph::Input>) {
     let mut names = Vec::new();
     let mut inputs = Vec::new();
-    for shipped in w
-        .shipped()
-        .into_iter()
-        .filter(|s| s.package && s.block == block)
-    {
+    // This block's alone: asking for the whole set's, per block, would be quadratic.
+    let own = [block.to_string()];
+    let shipped = crate::wiring::shipped(w.registry, w.planned, &own);
+    for shipped in shipped.into_iter().filter(|s| s.package) {
         let name = block_input(block, &shipped.file);
         names.push(name.clone());
         inputs.push(crate::graph::Input::Upstream {
@@ -105,16 +104,16 @@ fn wire(w: &Wiring) -> Option<Wired> {
             output: shipped.output,
         });
     }
+    // The shipped package outputs are wired above; the material instances are not.
+    let mut wired: std::collections::HashSet<String> =
+        inputs.iter().map(|i| i.name().to_string()).collect();
     for block in &set.blocks {
         let (names, block_inputs) = block_packages(w, block);
-        // The shipped package outputs are wired above; the material instances are not.
-        let wired: std::collections::BTreeSet<String> =
-            inputs.iter().map(|i| i.name().to_string()).collect();
-        inputs.extend(
-            block_inputs
-                .into_iter()
-                .filter(|i| !wired.contains(i.name())),
-        );
+        for input in block_inputs {
+            if wired.insert(input.name().to_string()) {
+                inputs.push(input);
+            }
+        }
         if !names.is_empty() {
             packages.insert(block.clone(), names);
         }
