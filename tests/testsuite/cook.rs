@@ -16,11 +16,11 @@ fn cold_then_noop_cook() {
     let steps = summary["steps"].as_u64().unwrap();
     assert_eq!(summary["run"].as_u64().unwrap(), steps);
     // Two validation steps, the donors, one assembly and its chunk index per pack; per
-    // block its geometry, its packed container chunks,
+    // block its geometry, its packed container chunks, its facts for the assembly,
     // an import, a mesh, an actor, their two Unreal packages, a collision model, MOPP
     // code, polyhedra, the ray checks and the tags; and the material instances of Foundry
     // Wide's glass panel and portal frame.
-    assert_eq!(steps, 3 * 5 + 12 * (23 + 20 + 12) + 2);
+    assert_eq!(steps, 3 * 5 + 13 * (23 + 20 + 12) + 2);
     assert!(ws
         .path("build/game/foundry/all/content/foundry_P.utoc")
         .is_file());
@@ -101,6 +101,7 @@ fn one_model_edit_reruns_that_block_and_the_assembly() {
         [
             "foundry/actor/floor_2x2",
             "foundry/assemble/all",
+            "foundry/block_facts/floor_2x2",
             "foundry/checks/floor_2x2",
             "foundry/import/floor_2x2",
             "foundry/mesh/floor_2x2",
@@ -134,6 +135,7 @@ fn one_geometry_edit_stops_at_the_changed_block() {
         [
             "foundry/actor/wall_2",
             "foundry/assemble/all",
+            "foundry/block_facts/wall_2",
             "foundry/block_geometry/wall_2",
             "foundry/checks/wall_2",
             "foundry/collision/wall_2",
@@ -219,8 +221,10 @@ fn corrupt_cache_entries_are_detected_and_rebuilt() {
     assert_eq!(std::fs::read(&blob).unwrap(), good, "the blob was rebuilt");
     assert!(tree(&ws.path("build/game")) == expected);
 
-    // The same when a step that runs needs a damaged upstream output.
-    flip_byte(&blob);
+    // The same when a step that runs needs a damaged upstream output: the assembly reads
+    // each block's facts.
+    let facts = blob_of(&ws, "foundry/block_facts/floor_2x2");
+    let good_facts = flip_byte(&facts);
     ws.edit("packs/foundry/changes.json", |t| {
         t.replacen("\"fields\": []", "\"fields\": [ ]", 1)
     });
@@ -230,8 +234,11 @@ fn corrupt_cache_entries_are_detected_and_rebuilt() {
         "{}",
         stderr(&out)
     );
-    assert_eq!(ws.ran(), ["foundry/assemble/all", "foundry/mesh/floor_2x2"]);
-    assert_eq!(std::fs::read(&blob).unwrap(), good);
+    assert_eq!(
+        ws.ran(),
+        ["foundry/assemble/all", "foundry/block_facts/floor_2x2"]
+    );
+    assert_eq!(std::fs::read(&facts).unwrap(), good_facts);
 
     // A torn action log loses only what it no longer holds: those steps run again.
     let log = ws.path("build/cache/actions.log");
@@ -423,13 +430,13 @@ fn a_broken_model_fails_its_block_and_the_rest_still_cook() {
     assert_eq!(failed, ["foundry/import/wall_2"]);
     assert_eq!(
         report["summary"]["run"].as_u64().unwrap(),
-        3 + 12 * 22 + 5,
+        3 + 13 * 22 + 5,
         "every other block still cooked, and wall_2's geometry, collision and tags"
     );
     assert_eq!(
         report["summary"]["skipped"].as_u64().unwrap(),
-        8,
-        "wall_2's mesh, actor, Unreal packages, checks and packed chunks, the assembly and its chunk index"
+        9,
+        "wall_2's mesh, actor, Unreal packages, checks, packed chunks and facts, the assembly and its chunk index"
     );
     assert!(
         !ws.path("build/game").exists(),

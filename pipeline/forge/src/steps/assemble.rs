@@ -2,8 +2,6 @@
 //! `--only`), its inventory (each block's cooked outputs by hash), its checks report, and
 //! the pack's IoStore container.
 
-use std::collections::BTreeMap;
-
 use forge_contract::Diagnostic;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -11,7 +9,7 @@ use serde_json::{json, Value};
 use super::coded::diagnostic;
 use super::common::{bad_intermediate, input, params, pretty, source_file, text};
 use super::kind::{Lands, Scope};
-use super::{actor, catalog, checks, donors, unreal_actor, unreal_material};
+use super::{catalog, donors, unreal_material};
 use crate::wiring::Wiring;
 use crate::wiring::{StepKind, Wired};
 use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
@@ -40,11 +38,6 @@ struct Params {
     set: String,
     blocks: Vec<String>,
     diagnostic: bool,
-    /// Each block's Unreal packages, by input name, in container order: the outputs of
-    /// every kind that lands as a package, in registry order, then the material
-    /// instances. Absent in a cook without donors.
-    #[serde(default)]
-    packages: BTreeMap<String, Vec<String>>,
 }
 
 /// The input a donor is known by.
@@ -53,7 +46,7 @@ pub fn donor_input(output: &str) -> String {
 }
 
 /// The input a block's shipped output is known by: `<block>/<file>`.
-fn block_input(block: &str, file: &str) -> String {
+pub fn block_input(block: &str, file: &str) -> String {
     format!("{block}/{file}")
 }
 
@@ -89,43 +82,23 @@ pub fn block_packages(w: &Wiring, block: &str) -> (Vec<String>, Vec<crate::graph
     (names, inputs)
 }
 
+/// What the set is made of: the catalog, the change list, the donors, and per block its
+/// packed container chunks and its facts. No block's own files: those are summed up by
+/// its `block_facts`, so a one-block edit reads one block's files.
 fn wire(w: &Wiring) -> Option<Wired> {
     let set = w.set();
     let mut inputs = vec![w.upstream(catalog::MANIFEST, &catalog::KIND, catalog::MANIFEST)];
     if w.has_source(CHANGES) {
         inputs.push(w.source(CHANGES));
     }
-    let mut packages: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for shipped in w.shipped() {
-        let name = block_input(&shipped.block, &shipped.file);
-        inputs.push(crate::graph::Input::Upstream {
-            name,
-            step: shipped.step,
-            output: shipped.output,
-        });
-    }
-    // The shipped package outputs are wired above; the material instances are not.
-    let mut wired: std::collections::HashSet<String> =
-        inputs.iter().map(|i| i.name().to_string()).collect();
     for block in &set.blocks {
-        let (names, block_inputs) = block_packages(w, block);
-        for input in block_inputs {
-            if wired.insert(input.name().to_string()) {
-                inputs.push(input);
-            }
-        }
-        if !names.is_empty() {
-            packages.insert(block.clone(), names);
-        }
         inputs.extend(super::block_chunks::of_block(w, block));
+        inputs.push(super::block_facts::of_block(w, block));
     }
     for role in donors::ROLES {
         inputs.extend(donors::of_pack(w, &donor_input(role.output), role));
     }
-    let mut params = json!({"set": set.name, "blocks": set.blocks, "diagnostic": set.diagnostic});
-    if !packages.is_empty() {
-        params["packages"] = json!(packages);
-    }
+    let params = json!({"set": set.name, "blocks": set.blocks, "diagnostic": set.diagnostic});
     Some(Wired {
         params: params.to_string(),
         inputs,
@@ -137,15 +110,16 @@ fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     let params: Params = params(step, &file)?;
     let mut out = container(step, &params, inputs)?;
     let manifest = manifest(&params, inputs, &file)?;
+    let facts = facts(&params, inputs)?;
     out.extend([
         (
             CHECKS.to_string(),
-            pretty(&checks_report(step, &params, inputs)?),
+            pretty(&checks_report(step, &params, &facts)),
         ),
         (catalog::MANIFEST.to_string(), pretty(&manifest)),
         (
             INVENTORY.to_string(),
-            pretty(&inventory(step, &params, inputs)?),
+            pretty(&inventory(step, &params, &facts, inputs)),
         ),
     ]);
     if let Some(changes) = inputs.get(CHANGES) {
@@ -216,113 +190,60 @@ fn reduced_changes(changes: &[u8], manifest: &Value, file: &str) -> Result<Value
     Ok(changes)
 }
 
-/// Which blocks the set holds, the hash of each shipped output, and whether the game can
-/// install the set (its Unreal packages, and what they leave out).
-fn inventory(step: &CookCtx, params: &Params, inputs: &Inputs) -> Result<Value, Vec<Diagnostic>> {
-    let mut blocks = BTreeMap::new();
-    for (name, bytes) in inputs {
-        let Some((block, output)) = name.split_once('/') else {
-            continue;
-        };
-        // A block's packed container chunks are the container's, not a shipped file.
-        if output.starts_with("chunks/") {
-            continue;
-        }
-        if params.blocks.iter().any(|b| b == block) {
-            blocks
-                .entry(block.to_string())
-                .or_insert_with(BTreeMap::new)
-                .insert(output.to_string(), blake3::hash(bytes).to_hex().to_string());
-        }
-    }
-    let unreal = installable(params, inputs)?;
-    let visuals = visuals(params, inputs)?;
-    Ok(
-        json!({"pack": step.pack, "set": params.set, "diagnostic": params.diagnostic, "unreal": unreal, "blocks": blocks, "visuals": visuals}),
-    )
+/// Each block's facts (`block_facts`), in set order.
+fn facts(params: &Params, inputs: &Inputs) -> Result<Vec<(String, Value)>, Vec<Diagnostic>> {
+    let file = source_file(catalog::MANIFEST);
+    params
+        .blocks
+        .iter()
+        .map(|block| {
+            let bytes = input(inputs, &super::block_facts::input_name(block), &file)?;
+            let facts = serde_json::from_slice(bytes)
+                .map_err(|e| bad_intermediate(&file, "block facts", e))?;
+            Ok((block.clone(), facts))
+        })
+        .collect()
 }
 
-/// What each block's visuals pull in: its Unreal packages (mesh, actor, material
-/// instances) and the packages outside them they import (the donors' shipped materials
-/// and textures). Empty without donors. The tags' layout has no field for an Unreal
-/// package path, so this is where an author sees a block's whole visual footprint.
-fn visuals(params: &Params, inputs: &Inputs) -> Result<Value, Vec<Diagnostic>> {
-    let file = source_file(catalog::MANIFEST);
-    let mut out = serde_json::Map::new();
-    for block in &params.blocks {
-        let mut packages = Vec::new();
-        let mut materials = Vec::new();
-        let mut imports = std::collections::BTreeSet::new();
-        let instances = block_input(block, unreal_material::PREFIX);
-        for (input, bytes) in unreal_packages(params, block, inputs, &file)? {
-            let package = forge_package::Package::read(bytes).map_err(|e| diagnostic(&file, &e))?;
-            let name = package.header.package_name().unwrap_or_default();
-            if input.starts_with(&instances) {
-                materials.push(name.clone());
-            }
-            packages.push(name);
-            imports.extend(package.header.imported_packages);
-        }
-        if packages.is_empty() {
-            continue;
-        }
-        imports.retain(|i| !packages.contains(i));
-        out.insert(
-            block.clone(),
-            json!({"packages": packages, "materials": materials, "imports": imports}),
-        );
-    }
-    Ok(Value::Object(out))
+/// Which blocks the set holds, the hash of each shipped output, and whether the game can
+/// install the set (its Unreal packages, and what they leave out).
+fn inventory(step: &CookCtx, params: &Params, facts: &[(String, Value)], inputs: &Inputs) -> Value {
+    // By block id, as the inventory lists them.
+    let blocks: std::collections::BTreeMap<&str, &Value> = facts
+        .iter()
+        .map(|(block, f)| (block.as_str(), &f["inventory"]))
+        .collect();
+    // In set order.
+    let visuals: serde_json::Map<String, Value> = facts
+        .iter()
+        .filter(|(_, f)| !f["visuals"].is_null())
+        .map(|(block, f)| (block.clone(), f["visuals"].clone()))
+        .collect();
+    json!({"pack": step.pack, "set": params.set, "diagnostic": params.diagnostic,
+        "unreal": installable(facts, inputs), "blocks": blocks, "visuals": visuals})
 }
 
 /// Without donors the set has no Unreal packages and is not installable; with them, a
 /// light the donor Blueprint cannot carry is named.
-fn installable(params: &Params, inputs: &Inputs) -> Result<Value, Vec<Diagnostic>> {
+fn installable(facts: &[(String, Value)], inputs: &Inputs) -> Value {
     if !inputs.contains_key(&donor_input(donors::ACTOR.output)) {
-        return Ok(
-            json!({"installable": false, "reason": "cooked without donors: the container holds no Unreal packages (see docs/donors.md)"}),
-        );
+        return json!({"installable": false, "reason": "cooked without donors: the container holds no Unreal packages (see docs/donors.md)"});
     }
-    let file = source_file(catalog::MANIFEST);
-    let mut warnings = Vec::new();
-    for block in &params.blocks {
-        let document = forge_actor::Actor::from_json(input(
-            inputs,
-            &block_input(block, actor::OUTPUT),
-            &file,
-        )?)
-        .map_err(|e| bad_intermediate(&file, "actor", e))?;
-        let package = forge_package::Package::read(input(
-            inputs,
-            &block_input(block, unreal_actor::OUTPUT),
-            &file,
-        )?)
-        .map_err(|e| diagnostic(&file, &e))?;
-        if document.light.is_some() && !forge_actor::unreal::carries_light(&package) {
-            warnings.push(format!("block {block}: the donor Blueprint has no PointLightComponent, so BP_{block} carries no light"));
-        }
-    }
-    Ok(json!({"installable": true, "warnings": warnings}))
+    let warnings: Vec<&Value> = facts
+        .iter()
+        .map(|(_, f)| &f["light_warning"])
+        .filter(|w| w.is_string())
+        .collect();
+    json!({"installable": true, "warnings": warnings})
 }
 
-fn checks_report(
-    step: &CookCtx,
-    params: &Params,
-    inputs: &Inputs,
-) -> Result<Value, Vec<Diagnostic>> {
-    let file = source_file(catalog::MANIFEST);
-    let mut reports = Vec::new();
-    for block in &params.blocks {
-        if let Some(bytes) = inputs.get(&block_input(block, checks::OUTPUT)) {
-            reports.push(
-                serde_json::from_slice::<Value>(bytes)
-                    .map_err(|e| bad_intermediate(&file, "checks", e))?,
-            );
-        }
-    }
-    Ok(
-        json!({"format": "mjolnir-forge-checks", "pack": step.pack, "set": params.set, "blocks": reports}),
-    )
+fn checks_report(step: &CookCtx, params: &Params, facts: &[(String, Value)]) -> Value {
+    let reports: Vec<&Value> = facts
+        .iter()
+        .map(|(_, f)| &f["checks"])
+        .filter(|c| !c.is_null())
+        .collect();
+    json!({"format": "mjolnir-forge-checks", "pack": step.pack, "set": params.set, "blocks": reports})
 }
 
 /// The container, laid out from each block's packed chunks (`block_chunks`): nothing is
@@ -335,24 +256,6 @@ fn container(step: &CookCtx, params: &Params, inputs: &Inputs) -> Cooked {
         .map(|block| super::block_chunks::read(inputs, block, &file))
         .collect::<Result<Vec<_>, _>>()?;
     forge_release::container::build_packed(step.pack, &blocks).map_err(|e| diagnostic(&file, &e))
-}
-
-/// A block's Unreal packages, by input name, in the order the wiring gave them.
-fn unreal_packages<'a>(
-    params: &'a Params,
-    block: &str,
-    inputs: &'a Inputs,
-    file: &str,
-) -> Result<Vec<(&'a str, &'a [u8])>, Vec<Diagnostic>> {
-    let names = params
-        .packages
-        .get(block)
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    names
-        .iter()
-        .map(|name| Ok((name.as_str(), input(inputs, name, file)?)))
-        .collect()
 }
 
 /// The packages the donors import (their materials, say): what an Unreal package of the

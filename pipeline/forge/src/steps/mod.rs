@@ -22,6 +22,7 @@ pub mod asset_derive;
 pub mod asset_emit;
 pub mod blend;
 pub mod block_chunks;
+pub mod block_facts;
 pub mod block_geometry;
 pub mod catalog;
 pub mod checks;
@@ -65,6 +66,7 @@ pub static REGISTRY: &[&StepKind] = &[
     &tags::KIND,
     &render::KIND,
     &block_chunks::KIND,
+    &block_facts::KIND,
     &assemble::KIND,
     &crate_index::KIND,
     &archive::KIND,
