@@ -367,16 +367,21 @@ mod tests {
             assert_eq!(lod.id, format!("foundry/lod/{block}"));
             assert_eq!(lod.deps().collect::<Vec<_>>(), [set.blocks[block]["mesh"]]);
         }
-        let assemble = &graph.steps[set.set["assemble"]];
-        let lod_inputs: Vec<&str> = assemble
-            .inputs
+        // Each block's facts (which the assembly reads) hash the new file for the inventory.
+        let lod_inputs: Vec<&str> = ["floor_1x1", "wall_door"]
             .iter()
+            .flat_map(|block| &graph.steps[set.blocks[*block]["block_facts"]].inputs)
             .filter_map(|i| match i {
                 Input::Upstream { name, .. } if name.ends_with("/lod.fmsh") => Some(name.as_str()),
                 _ => None,
             })
             .collect();
         assert_eq!(lod_inputs, ["floor_1x1/lod.fmsh", "wall_door/lod.fmsh"]);
+        let assemble = &graph.steps[set.set["assemble"]];
+        assert!(assemble
+            .inputs
+            .iter()
+            .any(|i| i.name() == "floor_1x1/facts/facts.json"));
         // Previews and the archive were not asked for, so they are not planned.
         assert!(!set.set.contains_key("archive") && !set.set.contains_key("sheet"));
     }
