@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Edit to result at the catalog's full size (#38): prints the figures BENCHMARKS.md's
+"One-block edit at the catalog's size" section records, from one run.
+
+Run from the repository root after `cargo build --release`:
+    python3 tools/bench/catalog.py [--blocks 256] [--edits 7]
+
+The pack is `forge-packgen synth --blocks N --triangles 10000 --hulls 8`, cooked with the
+test donors. Every timed edit moves one texture coordinate of one block's model by a new
+amount, so each is new to the cache (an edit toggled back and forth is served from the cache
+every other time and hides the real cost).
+
+- cold: one cook into an empty build folder, with `--jobs 1` and `--jobs 2` (the 2-thread
+  speedup), and its peak RSS;
+- no-op: hyperfine median;
+- edit: each edit's wall time and peak RSS, and the cache growth per edit;
+- ideal edit: the no-op, plus the edited block's own steps from the report, plus `cp` of
+  the changed container files.
+"""
+
+import json
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench  # noqa: E402
+
+REPO = bench.REPO
+DONORS = ('[donors]\npaks = "{paks}"\nstatic_mesh = "/Game/Fixtures/Meshes/SM_Fixture"\n'
+          'actor = "/Game/Fixtures/Blueprints/BP_Components"\n')
+
+
+def arg(name, default):
+    return int(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
+
+
+def move_uv(glb, amount):
+    """Adds `amount` to the first texture coordinate of a GLB's first primitive."""
+    b = bytearray(glb.read_bytes())
+    json_len = struct.unpack_from("<I", b, 12)[0]
+    gltf = json.loads(b[20:20 + json_len])
+    attributes = gltf["meshes"][0]["primitives"][0]["attributes"]
+    accessor = gltf["accessors"][attributes.get("TEXCOORD_0", attributes["POSITION"])]
+    view = gltf["bufferViews"][accessor["bufferView"]]
+    at = 20 + json_len + 8 + view.get("byteOffset", 0) + accessor.get("byteOffset", 0)
+    struct.pack_into("<f", b, at, struct.unpack_from("<f", b, at)[0] + amount)
+    glb.write_bytes(b)
+
+
+def timed(command, cwd):
+    """Wall seconds and peak RSS (KiB) of one run."""
+    start = time.perf_counter()
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M"] + command, cwd=cwd, text=True, capture_output=True, check=True)
+    wall = time.perf_counter() - start
+    rss = int([l for l in proc.stderr.splitlines() if l.strip().isdigit()][-1])
+    return wall, rss
+
+
+def du(path):
+    return sum(p.stat().st_size for p in Path(path).rglob("*") if p.is_file())
+
+
+def main():
+    blocks, edits = arg("--blocks", 256), arg("--edits", 7)
+    mjolnir = REPO / "target/release/mjolnir"
+    packgen = REPO / "target/release/forge-packgen"
+    (REPO / "target").mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=REPO / "target", prefix="bench-catalog-") as tmp:
+        root = Path(tmp)
+        bench.run([str(packgen), "synth", str(root / "synth"), "--blocks", str(blocks),
+                   "--triangles", "10000", "--hulls", "8"])
+        paks = REPO / "tests/data/donor-paks"
+        (root / "pipeline.toml").write_text('[build]\nout = "build"\n\n[[pack]]\nid = "synth"\npath = "synth"\n\n' + DONORS.format(paks=paks))
+        cook = [str(mjolnir), "forge", "cook"]
+        cold = {}
+        for jobs in (1, 2):
+            shutil.rmtree(root / "build", ignore_errors=True)
+            subprocess.run(["sync"], check=True)
+            cold[jobs] = timed(cook + ["--jobs", str(jobs)], root)
+        noop = bench.hyperfine("catalog-noop", " ".join(cook), root, runs=20, warmup=3)
+        model = root / "synth/source/models/b100.glb"
+        walls, rsss, growth, own = [], [], [], []
+        for k in range(1, edits + 1):
+            before = du(root / "build/cache")
+            move_uv(model, 0.001 * k)
+            wall, rss = timed(cook, root)
+            walls.append(wall)
+            rsss.append(rss)
+            growth.append(du(root / "build/cache") - before)
+            report = json.loads((root / "build/report.json").read_text())
+            own.append(sum(s["duration_ms"] for s in report["steps"]
+                           if s["status"] == "run" and "/b100" in s["id"]))
+        content = root / "build/game/synth/all/content"
+        copy = root / "copy"
+        start = time.perf_counter()
+        shutil.copytree(content, copy)
+        cp_ms = (time.perf_counter() - start) * 1000
+        walls.sort()
+        median = walls[len(walls) // 2] * 1000
+        ideal = noop["median_ms"] + sorted(own)[len(own) // 2] + cp_ms
+        print(json.dumps({
+            "blocks": blocks,
+            "cold_j1_s": round(cold[1][0], 2),
+            "cold_j2_s": round(cold[2][0], 2),
+            "speedup_2_threads": round(cold[1][0] / cold[2][0], 2),
+            "cold_peak_mib": round(cold[2][1] / 1024, 1),
+            "noop_ms": round(noop["median_ms"], 1),
+            "edit_median_ms": round(median),
+            "edit_range_ms": [round(walls[0] * 1000), round(walls[-1] * 1000)],
+            "edit_peak_mib": round(max(rsss) / 1024, 1),
+            "ideal_edit_ms": round(ideal),
+            "edit_over_ideal": round(median / ideal, 1),
+            "cache_growth_per_edit_mb": round(sorted(growth)[len(growth) // 2] / 1e6, 1),
+        }, indent=2))
+
+
+if __name__ == "__main__":
+    main()
