@@ -262,17 +262,8 @@ fn read_source(
                 }
                 // A partial entry without apertures takes the model's; the block's own
                 // step checks the door against those.
-                let apertures_given = !lacking || item.get("apertures").is_some();
-                if let Some(entry) = catalog.entry(&block.id).filter(|_| apertures_given) {
-                    if let Some(door) = &entry.door {
-                        if !block.apertures.iter().any(|a| a.name == door.aperture) {
-                            f.error(
-                                "door_aperture_missing",
-                                &child(&at, "apertures"),
-                                format!("the catalog's door uses aperture {:?}, which this block does not declare", door.aperture),
-                            );
-                        }
-                    }
+                if !lacking || item.get("apertures").is_some() {
+                    check_door(f, catalog, &block, &at);
                 }
                 blocks.push(block);
             }
@@ -294,6 +285,21 @@ fn read_source(
         pack: pack?.to_string(),
         blocks: complete.then_some(blocks)?,
     })
+}
+
+/// The catalog's door slides in an aperture the block declares.
+fn check_door(f: &mut Findings, catalog: &Catalog, block: &BlockGeometry, at: &str) {
+    let door = catalog.entry(&block.id).and_then(|e| e.door.as_ref());
+    if let Some(door) = door.filter(|d| !block.apertures.iter().any(|a| a.name == d.aperture)) {
+        f.error(
+            "door_aperture_missing",
+            &child(at, "apertures"),
+            format!(
+                "the catalog's door uses aperture {:?}, which this block does not declare",
+                door.aperture
+            ),
+        );
+    }
 }
 
 fn read_id(

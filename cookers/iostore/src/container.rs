@@ -83,7 +83,6 @@ fn block_range(toc: &Toc, entry: usize) -> Result<(u64, u64)> {
 
 /// Reads entry `entry` from `bytes`, the part of the `.ucas` that starts at `base`.
 pub fn read_chunk_in(toc: &Toc, bytes: &[u8], base: u64, entry: usize) -> Result<ChunkData> {
-    let ucas = bytes;
     let (first, last) = block_range(toc, entry)?;
     if first > last {
         return Ok(ChunkData::Bytes(Vec::new()));
@@ -94,59 +93,12 @@ pub fn read_chunk_in(toc: &Toc, bytes: &[u8], base: u64, entry: usize) -> Result
     let mut data = Vec::with_capacity(length.min(1 << 20) as usize);
     let mut oodle = false;
     for b in first..=last {
-        let block = toc.blocks[b as usize];
-        let start = block.offset.checked_sub(base).unwrap_or(u64::MAX) as usize;
-        let stored = block.compressed_size as usize;
-        let raw = ucas
-            .get(start..start.saturating_add(stored))
-            .ok_or_else(|| {
-                IoStoreError::new(
-                    "ucas_out_of_range",
-                    format!(
-                        "block {b} lies at {start}..{} past the end of the .ucas ({} bytes)",
-                        start + stored,
-                        ucas.len()
-                    ),
-                )
-            })?;
-        match block.method {
-            0 => data.extend_from_slice(&raw[..(block.uncompressed_size as usize).min(raw.len())]),
-            m => {
-                let name = toc
-                    .methods
-                    .get(m as usize - 1)
-                    .map(String::as_str)
-                    .unwrap_or("?");
-                if name.eq_ignore_ascii_case("zlib") {
-                    let mut out =
-                        Vec::with_capacity((block.uncompressed_size as usize).min(1 << 20));
-                    flate2::read::ZlibDecoder::new(raw)
-                        .take(u64::from(block.uncompressed_size))
-                        .read_to_end(&mut out)
-                        .map_err(|e| {
-                            IoStoreError::new(
-                                "ucas_zlib",
-                                format!("block {b} does not inflate: {e}"),
-                            )
-                        })?;
-                    if out.len() != block.uncompressed_size as usize {
-                        return Err(IoStoreError::new(
-                            "ucas_zlib",
-                            format!(
-                                "block {b} inflates to {} bytes, not {}",
-                                out.len(),
-                                block.uncompressed_size
-                            ),
-                        ));
-                    }
-                    data.extend_from_slice(&out);
-                } else if name.eq_ignore_ascii_case("oodle") {
-                    data.extend(crate::oodle::decode(raw, block.uncompressed_size, b)?);
-                    oodle = true;
-                } else {
-                    return Ok(ChunkData::Unsupported(name.to_string()));
-                }
+        match block_bytes(toc, bytes, base, b)? {
+            Decoded::Bytes(out, by_oodle) => {
+                data.extend_from_slice(&out);
+                oodle |= by_oodle;
             }
+            Decoded::Unsupported(name) => return Ok(ChunkData::Unsupported(name)),
         }
     }
     let skip = (offset - first * bs) as usize;
@@ -176,6 +128,69 @@ pub fn read_chunk_in(toc: &Toc, bytes: &[u8], base: u64, entry: usize) -> Result
         ));
     }
     Ok(ChunkData::Bytes(chunk))
+}
+
+/// One block's bytes, as decoded: and whether Oodle decoded them.
+enum Decoded {
+    Bytes(Vec<u8>, bool),
+    Unsupported(String),
+}
+
+/// Block `b`, read from `ucas` (the part of the `.ucas` that starts at `base`) and
+/// decoded by its method, to exactly its declared size.
+fn block_bytes(toc: &Toc, ucas: &[u8], base: u64, b: u64) -> Result<Decoded> {
+    let block = toc.blocks[b as usize];
+    let start = block.offset.checked_sub(base).unwrap_or(u64::MAX) as usize;
+    let stored = block.compressed_size as usize;
+    let raw = ucas
+        .get(start..start.saturating_add(stored))
+        .ok_or_else(|| {
+            IoStoreError::new(
+                "ucas_out_of_range",
+                format!(
+                    "block {b} lies at {start}..{} past the end of the .ucas ({} bytes)",
+                    start + stored,
+                    ucas.len()
+                ),
+            )
+        })?;
+    let size = block.uncompressed_size;
+    let name = match block.method {
+        0 => {
+            return Ok(Decoded::Bytes(
+                raw[..(size as usize).min(raw.len())].to_vec(),
+                false,
+            ))
+        }
+        m => toc
+            .methods
+            .get(m as usize - 1)
+            .map(String::as_str)
+            .unwrap_or("?"),
+    };
+    if name.eq_ignore_ascii_case("zlib") {
+        return inflate(raw, size, b).map(|out| Decoded::Bytes(out, false));
+    }
+    if name.eq_ignore_ascii_case("oodle") {
+        return crate::oodle::decode(raw, size, b).map(|out| Decoded::Bytes(out, true));
+    }
+    Ok(Decoded::Unsupported(name.to_string()))
+}
+
+/// A zlib block, inflated to exactly `size` bytes and no further.
+fn inflate(raw: &[u8], size: u32, b: u64) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity((size as usize).min(1 << 20));
+    flate2::read::ZlibDecoder::new(raw)
+        .take(u64::from(size))
+        .read_to_end(&mut out)
+        .map_err(|e| IoStoreError::new("ucas_zlib", format!("block {b} does not inflate: {e}")))?;
+    if out.len() != size as usize {
+        return Err(IoStoreError::new(
+            "ucas_zlib",
+            format!("block {b} inflates to {} bytes, not {size}", out.len()),
+        ));
+    }
+    Ok(out)
 }
 
 /// The package name of a file path in the directory index: the path under
