@@ -294,3 +294,17 @@ fn suggest_refuses_a_buffer_uri_that_climbs_out_of_the_models_folder() {
         "{said}"
     );
 }
+
+#[test]
+fn suggest_refuses_a_block_name_that_is_not_an_id_before_reading_anything() {
+    let kit = Kit::new();
+    std::fs::write(kit.path("outside.gltf"), b"{}").unwrap();
+    for block in ["../../outside", "a/b", "Wall"] {
+        let out = kit.run(&["forge", "suggest", "kit", block, "--write"]);
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && said.contains("error[bad_id]"),
+            "{block}: {said}"
+        );
+    }
+}

@@ -35,6 +35,25 @@ fn pack_foundry_content(ws: &Workspace, level: &str) -> std::process::Output {
     ])
 }
 
+/// The baked map's container in `baked/`, as the game's level bake would leave it: a
+/// stand-in here.
+fn baked_canvas(ws: &Workspace) {
+    let chunk = forge_iostore::NewChunk {
+        id: forge_iostore::ids::ChunkId::new(
+            forge_iostore::ids::name_hash("/Game/Maps/ForgeCanvas/Scenario"),
+            0,
+            2,
+        ),
+        data: b"scenario".to_vec(),
+        path: Some("Maps/ForgeCanvas/Scenario.ubulk".into()),
+    };
+    let (utoc, ucas) =
+        forge_iostore::write("forge-canvas_P", &[chunk], forge_iostore::Compression::None).unwrap();
+    std::fs::create_dir_all(ws.path("baked")).unwrap();
+    std::fs::write(ws.path("baked/forge-canvas_P.utoc"), utoc).unwrap();
+    std::fs::write(ws.path("baked/forge-canvas_P.ucas"), ucas).unwrap();
+}
+
 /// The stock Forge Canvas, copied into the workspace so a test may edit it.
 fn canvas(ws: &Workspace) -> &'static str {
     support::copy_dir(
@@ -117,21 +136,7 @@ fn a_crate_missing_from_the_paks_fails_the_bake() {
 fn map_pack_keeps_the_forge_packs_and_depends_on_each_pack() {
     let ws = Workspace::without_donors(&["foundry"]);
     let level = canvas(&ws);
-    // The baked map's container, as the game's level bake would leave it: a stand-in here.
-    let chunk = forge_iostore::NewChunk {
-        id: forge_iostore::ids::ChunkId::new(
-            forge_iostore::ids::name_hash("/Game/Maps/ForgeCanvas/Scenario"),
-            0,
-            2,
-        ),
-        data: b"scenario".to_vec(),
-        path: Some("Maps/ForgeCanvas/Scenario.ubulk".into()),
-    };
-    let (utoc, ucas) =
-        forge_iostore::write("forge-canvas_P", &[chunk], forge_iostore::Compression::None).unwrap();
-    std::fs::create_dir_all(ws.path("baked")).unwrap();
-    std::fs::write(ws.path("baked/forge-canvas_P.utoc"), utoc).unwrap();
-    std::fs::write(ws.path("baked/forge-canvas_P.ucas"), ucas).unwrap();
+    baked_canvas(&ws);
     let out = ws.mjolnir(&[
         "map",
         "pack",
@@ -386,20 +391,7 @@ fn a_level_may_give_block_ids_alone_and_the_bake_draws_its_overview() {
     );
 
     // The released level carries the tags the game reads.
-    let chunk = forge_iostore::NewChunk {
-        id: forge_iostore::ids::ChunkId::new(
-            forge_iostore::ids::name_hash("/Game/Maps/ForgeCanvas/Scenario"),
-            0,
-            2,
-        ),
-        data: b"scenario".to_vec(),
-        path: Some("Maps/ForgeCanvas/Scenario.ubulk".into()),
-    };
-    let (utoc, ucas) =
-        forge_iostore::write("forge-canvas_P", &[chunk], forge_iostore::Compression::None).unwrap();
-    std::fs::create_dir_all(ws.path("baked")).unwrap();
-    std::fs::write(ws.path("baked/forge-canvas_P.utoc"), utoc).unwrap();
-    std::fs::write(ws.path("baked/forge-canvas_P.ucas"), ucas).unwrap();
+    baked_canvas(&ws);
     let out = ws.mjolnir(&[
         "map",
         "pack",

@@ -433,27 +433,6 @@ fn previews_show_the_models_base_colours_and_textures_under_the_studio_light() {
     assert!(centre[2] > centre[0], "the new texture shows: {centre:?}");
 }
 
-/// Files by their path below a folder, with their bytes.
-type Tree = std::collections::BTreeMap<String, Vec<u8>>;
-
-/// Every file under `dir`.
-fn tree(dir: &std::path::Path) -> Tree {
-    let mut files = std::collections::BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let rel = path.strip_prefix(dir).unwrap().display().to_string();
-                files.insert(rel, std::fs::read(&path).unwrap());
-            }
-        }
-    }
-    files
-}
-
 #[test]
 fn a_failing_cook_draws_every_preview_the_same_on_one_thread_and_two() {
     let ws = Workspace::with_packs(&["foundry"]);
@@ -466,7 +445,7 @@ fn a_failing_cook_draws_every_preview_the_same_on_one_thread_and_two() {
     // The doorway plugged in the model: wall_door's checks fail; wall_2's pass.
     let models = ws.path("packs/foundry/source/models");
     std::fs::copy(models.join("wall_2.gltf"), models.join("wall_door.gltf")).unwrap();
-    let mut first: Option<(Tree, Vec<String>)> = None;
+    let mut first = None;
     for run in 0..10 {
         let jobs = if run % 2 == 0 { "1" } else { "2" };
         let _ = std::fs::remove_dir_all(ws.path("build/render"));
@@ -489,7 +468,7 @@ fn a_failing_cook_draws_every_preview_the_same_on_one_thread_and_two() {
             .iter()
             .map(|s| format!("{} {}", s["id"].as_str().unwrap(), s["status"]))
             .collect();
-        let previews = tree(&ws.path("build/render"));
+        let previews = support::tree(&ws.path("build/render"));
         let pngs: Vec<&String> = previews.keys().filter(|k| k.ends_with(".png")).collect();
         assert!(
             pngs.iter().any(|k| k.ends_with("wall_door.png"))

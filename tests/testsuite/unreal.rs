@@ -295,24 +295,6 @@ fn a_surface_without_a_donor_material_fails_with_a_code() {
     );
 }
 
-/// Every file of a set folder, by its path below it.
-fn set_files(dir: &std::path::Path) -> BTreeMap<String, Vec<u8>> {
-    let mut files = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let rel = path.strip_prefix(dir).unwrap().display().to_string();
-                files.insert(rel, std::fs::read(&path).unwrap());
-            }
-        }
-    }
-    files
-}
-
 #[test]
 fn donors_from_an_oodle_container_give_the_same_packages_as_uncompressed_ones() {
     let cook_with = |paks: &str| {
@@ -332,7 +314,7 @@ fn donors_from_an_oodle_container_give_the_same_packages_as_uncompressed_ones() 
             donor.is_file(),
             "{paks}: the donor was read out of the Paks"
         );
-        let set = set_files(&ws.path("build/game/foundry/all"));
+        let set = support::tree(&ws.path("build/game/foundry/all"));
         let inventory: serde_json::Value = serde_json::from_slice(&set["inventory.json"]).unwrap();
         assert_eq!(inventory["unreal"]["installable"], true, "{paks}");
         set

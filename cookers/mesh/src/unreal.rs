@@ -33,15 +33,7 @@ pub fn package(
     mesh: &StaticMesh,
     materials: &[SlotMaterial],
 ) -> Result<Vec<u8>, MeshError> {
-    let mut package = Package::read(donor).map_err(donor_error)?;
-    let index = package
-        .export_of_class(STATIC_MESH_CLASS)
-        .ok_or_else(|| MeshError {
-            code: "donor_not_static_mesh",
-            message: "the donor package has no StaticMesh export".into(),
-        })?;
-    let none = package.none_slot().map_err(donor_error)?;
-    let export = MeshExport::read(&package.exports[index], none).map_err(donor_error)?;
+    let (mut package, index, none, export) = donor_mesh(donor)?;
     let mut rewritten = export.with_geometry(&geometry(mesh)).map_err(donor_error)?;
     set_extended_bounds(&mut package, &mut rewritten, none)?;
     for material in materials {
@@ -79,8 +71,9 @@ fn place_nanite_bulk(package: &mut Package, rewritten: &MeshExport) {
     }
 }
 
-/// The donor mesh's material slot names, in slot order: what the game's slots are called.
-pub fn donor_slot_names(donor: &[u8]) -> Result<Vec<String>, MeshError> {
+/// The donor package, its StaticMesh export's index, its `None` name slot, and the export
+/// taken apart.
+fn donor_mesh(donor: &[u8]) -> Result<(Package, usize, usize, MeshExport), MeshError> {
     let package = Package::read(donor).map_err(donor_error)?;
     let index = package
         .export_of_class(STATIC_MESH_CLASS)
@@ -90,6 +83,12 @@ pub fn donor_slot_names(donor: &[u8]) -> Result<Vec<String>, MeshError> {
         })?;
     let none = package.none_slot().map_err(donor_error)?;
     let export = MeshExport::read(&package.exports[index], none).map_err(donor_error)?;
+    Ok((package, index, none, export))
+}
+
+/// The donor mesh's material slot names, in slot order: what the game's slots are called.
+pub fn donor_slot_names(donor: &[u8]) -> Result<Vec<String>, MeshError> {
+    let (package, _, _, export) = donor_mesh(donor)?;
     Ok(export
         .slot_names()
         .into_iter()

@@ -178,3 +178,53 @@ pub struct Donors {
     /// The parameter names the donor materials' parents expose.
     pub parameters: forge_material::ParameterNames,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_index_that_names_the_wrong_toc_finds_no_donor_never_a_wrong_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let (paks, out) = (dir.path().join("Paks"), dir.path().join("build"));
+        std::fs::create_dir_all(&paks).unwrap();
+        for (name, package) in [("a", "/Game/Donor"), ("b", "/Game/Other")] {
+            let chunk = forge_iostore::NewChunk {
+                id: package_chunk(package),
+                data: b"bytes".to_vec(),
+                path: None,
+            };
+            let (utoc, ucas) =
+                forge_iostore::write(name, &[chunk], forge_iostore::Compression::None).unwrap();
+            std::fs::write(paks.join(format!("{name}.utoc")), utoc).unwrap();
+            std::fs::write(paks.join(format!("{name}.ucas")), ucas).unwrap();
+        }
+        let donors = Donors {
+            paks: paks.clone(),
+            static_mesh: "/Game/Donor".into(),
+            actor: "/Game/Donor".into(),
+            glass_material: None,
+            portal_material: None,
+            parameters: forge_material::ParameterNames {
+                tint: "Tint".into(),
+                opacity: "Opacity".into(),
+                emissive: "Emissive".into(),
+            },
+        };
+        // A real lookup writes the index; then it is edited to say b holds the donor.
+        let _ = extract(&donors, &out);
+        let index = out.join("donors/paks-index.json");
+        let text = std::fs::read_to_string(&index).unwrap();
+        let donor: String = package_chunk("/Game/Donor")
+            .0
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let mut value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        value["tocs"]["a.utoc"]["holds"] = serde_json::json!([]);
+        value["tocs"]["b.utoc"]["holds"] = serde_json::json!([donor]);
+        std::fs::write(&index, serde_json::to_vec(&value).unwrap()).unwrap();
+        let e = extract(&donors, &out).map(|_| ()).unwrap_err().to_string();
+        assert!(e.contains("donor_not_found"), "{e}");
+    }
+}

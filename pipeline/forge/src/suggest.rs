@@ -29,6 +29,14 @@ pub const FIELDS: &[&str] = &[
 /// Prints the suggested entry; with `write` (the fields to replace), merges it into
 /// `source/geometry.json`.
 pub fn suggest(pack: &Path, block: &str, write: Option<&[String]>) -> Result<i32> {
+    // The block names files in the pack and its entries: it must be an id, so no path
+    // is built from `../` or a separator.
+    if !forge_contract::ids::is_entry_id(block) {
+        bail!(
+            "error[bad_id]: {block:?} is not a block id: {}",
+            forge_contract::ids::ENTRY_ID_RULE
+        );
+    }
     if let Some(unknown) = write
         .into_iter()
         .flatten()
