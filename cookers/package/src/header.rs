@@ -73,8 +73,9 @@ pub struct DependencyHeader {
 pub struct ZenHeader {
     pub name: MappedName,
     pub package_flags: u32,
-    /// Unused by UE 5.8, kept as read.
-    pub cooked_header_size: u32,
+    /// `CookedHeaderSize` as read, less what the names took in it; the writer adds back
+    /// what they take now ([`ZenHeader::cooked_header_size`]).
+    pub legacy_header_rest: i64,
     pub versioning: Option<Versioning>,
     pub names: Vec<String>,
     /// The bytes that aligned the bulk data map, as read; the writer recomputes them
@@ -171,10 +172,10 @@ impl ZenHeader {
         )?;
         let imported_packages = read_imported_packages(&mut r)?;
         expect_end(&r, header_size)?;
-        let header = ZenHeader {
+        let mut header = ZenHeader {
             name,
             package_flags,
-            cooked_header_size,
+            legacy_header_rest: 0,
             versioning,
             names,
             bulk_pad,
@@ -190,6 +191,7 @@ impl ZenHeader {
             imported_packages,
         };
         header.check_bundle()?;
+        header.legacy_header_rest = i64::from(cooked_header_size) - header.legacy_name_bytes();
         Ok((header, header_size as usize))
     }
 
@@ -299,7 +301,7 @@ impl ZenHeader {
         w.u32(o.header_size);
         self.name.write(&mut w);
         w.u32(self.package_flags);
-        w.u32(self.cooked_header_size);
+        w.u32(self.cooked_header_size());
         for offset in [
             o.public_hashes,
             o.imports,

@@ -4,6 +4,7 @@ pub mod container_header;
 mod error;
 pub mod header;
 mod imports;
+mod legacy_header;
 pub mod material_instance;
 pub mod names;
 pub mod namespace;
