@@ -134,7 +134,10 @@ def main():
         model = root / "packs/foundry/source/models/floor_2x2.gltf"
         # Each edit gives the material a name it has never had, so every timed cook is new
         # to the cache: an edit toggled back and forth is served from it every other run.
-        fresh_edit = f"sed -i -E 's/\"name\": \"steel[0-9]*\"/\"name\": \"steel'$(date +%s%N)'\"/' {model}"
+        # (A script: hyperfine runs --prepare without a shell, so nothing in it expands.)
+        script = root / "fresh-edit.sh"
+        script.write_text(f"sed -i -E 's/\"name\": \"steel[0-9]*\"/\"name\": \"steel'$(date +%s%N)'\"/' {model}\n")
+        fresh_edit = f"sh {script}"
         # The no-op and edit series come first, on a quiet machine: the cold series leave
         # hundreds of megabytes for the disk to write back, which lands in whatever runs next.
         results["noop"], results["ninja_noop"], steps = noop_against_ninja(mjolnir, root)
