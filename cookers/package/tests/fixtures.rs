@@ -284,14 +284,17 @@ fn every_fixture_package_has_its_header_tables_8_byte_aligned() {
     assert_eq!(count, 194);
 }
 
+/// The test donors' static mesh package, SM_Fixture from the tagged fixture build.
+fn donor_mesh() -> Vec<u8> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/donors");
+    std::fs::read(dir.join("SM_Fixture.uasset")).unwrap()
+}
+
 #[test]
 fn the_nanite_blocks_bulk_entry_is_where_unreal_records_it() {
     // SM_Fixture's map entry 2 (empty, flags 0) is the Nanite block's streamable pages,
     // recorded right after its index in the mesh export: the rule a rewrite follows.
-    let bytes = std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/donors/SM_Fixture.uasset"),
-    )
-    .unwrap();
+    let bytes = donor_mesh();
     let package = Package::read(&bytes).unwrap();
     let none = package.none_slot().unwrap();
     let mesh = forge_package::static_mesh::MeshExport::read(&package.exports[2], none).unwrap();
@@ -343,10 +346,7 @@ fn cooked_header_sizes_of_fixture_packages_of_one_shape_differ_by_their_names() 
 
 #[test]
 fn a_renamed_package_records_the_longer_legacy_header() {
-    let bytes = std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/donors/SM_Fixture.uasset"),
-    )
-    .unwrap();
+    let bytes = donor_mesh();
     let mut package = Package::read(&bytes).unwrap();
     let before = package.header.cooked_header_size();
     assert_eq!(
