@@ -274,6 +274,7 @@ mod tests {
                     name: format!("{h}.bin"),
                     hash: h.to_string(),
                     size: 10,
+                    recipe: None,
                 })
                 .collect(),
         }

@@ -205,6 +205,7 @@ fn a_stage_bundle_is_taken_only_whole_and_signed() {
         blake3: blake3::hash(&forged).to_hex().to_string(),
         size: forged.len() as u64,
         inline: None,
+        spliced: None,
     }];
     let original = std::fs::read(entry).unwrap();
     let signed = engine::remote::action_result::encode(&key, &listed, &stranger);
@@ -559,6 +560,7 @@ fn an_entry_listing_outputs_the_step_does_not_make_is_refused_before_its_blobs_a
             blake3: blake3::hash(&big).to_hex().to_string(),
             size: big.len() as u64,
             inline: None,
+            spliced: None,
         });
         let signed = engine::remote::action_result::encode(&key, &outputs, &writer);
         std::fs::write(&entry, signed).unwrap();

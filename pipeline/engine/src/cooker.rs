@@ -33,6 +33,9 @@ pub struct Cooker {
     /// Whether its steps still run under `--check` (which otherwise only looks steps up):
     /// a kind whose outputs the planner needs to lay out the rest of the graph.
     pub runs_under_check: bool,
+    /// Outputs stored as recipes over some of its inputs, which its cooker never reads
+    /// (`splice`); `None` for a kind whose outputs are all its own bytes.
+    pub splices: Option<&'static crate::splice::Splicing>,
     /// Bytes in, bytes out.
     pub cook: fn(&CookCtx, &Inputs) -> Cooked,
 }
@@ -96,6 +99,16 @@ impl Cooker {
     }
 
     /// The output names of a kind with fixed outputs, for a block.
+    /// Whether `output` is one of its spliced outputs.
+    pub fn splices_output(&self, output: &str) -> bool {
+        self.splices.is_some_and(|s| (s.output)(output))
+    }
+
+    /// Whether input `name` is one its spliced outputs copy from (and its cooker never reads).
+    pub fn splices_from(&self, name: &str) -> bool {
+        self.splices.is_some_and(|s| (s.source)(name))
+    }
+
     pub fn fixed_outputs(&self, block: &str) -> Vec<String> {
         match self.outputs {
             Names::Fixed(names) => names(block),

@@ -32,6 +32,32 @@ pub struct Output {
     pub size: u64,
     loaded: OnceLock<Arc<Vec<u8>>>,
     remote: Option<RemoteBlob>,
+    spliced: Option<Spliced>,
+}
+
+/// A spliced output's (`splice`): its blob is its recipe, and these are what it copies from.
+struct Spliced {
+    recipe_size: u64,
+    /// The recipe, once read (or as the step made it).
+    recipe: OnceLock<Arc<Vec<u8>>>,
+    sources: Arc<Sources>,
+}
+
+/// The outputs a step's spliced outputs copy from, by the input names it knows them by.
+pub type Sources = Vec<(String, Arc<Output>)>;
+
+/// The inputs of `step` that its spliced outputs copy from, out of its inputs' outputs.
+fn sources_of<'o>(
+    step: &Step,
+    inputs: impl IntoIterator<Item = (&'o str, &'o Arc<Output>)>,
+) -> Arc<Sources> {
+    let mut sources: Sources = inputs
+        .into_iter()
+        .filter(|(name, _)| step.kind.splices_from(name))
+        .map(|(name, o)| (name.to_string(), o.clone()))
+        .collect();
+    sources.sort_by(|a, b| a.0.cmp(&b.0));
+    Arc::new(sources)
 }
 
 /// Where a remote hit's output can be fetched from, when something reads it.
@@ -47,6 +73,7 @@ impl std::fmt::Debug for Output {
             .field("hash", &self.hash)
             .field("size", &self.size)
             .field("remote", &self.remote.is_some())
+            .field("spliced", &self.spliced.is_some())
             .finish()
     }
 }
@@ -71,30 +98,100 @@ impl Output {
             size,
             loaded: OnceLock::from(Arc::new(bytes)),
             remote: None,
+            spliced: None,
         })
     }
 
-    fn cached(name: String, hash: String, size: u64) -> Arc<Output> {
+    /// A spliced output a step just made: `size` is what its recipe was checked to make.
+    fn fresh_spliced(
+        name: String,
+        hash: String,
+        recipe: Vec<u8>,
+        size: u64,
+        sources: Arc<Sources>,
+    ) -> Arc<Output> {
         Arc::new(Output {
             name,
             hash,
             size,
             loaded: OnceLock::new(),
             remote: None,
+            spliced: Some(Spliced {
+                recipe_size: recipe.len() as u64,
+                recipe: OnceLock::from(Arc::new(recipe)),
+                sources,
+            }),
         })
     }
 
-    fn in_remote(listed: HitOutput, cache: &Arc<RemoteCache>) -> Arc<Output> {
+    /// A recorded output; a spliced one copies from `sources`.
+    fn cached(o: &OutputRef, sources: &Arc<Sources>) -> Arc<Output> {
+        Arc::new(Output {
+            name: o.name.clone(),
+            hash: o.hash.clone(),
+            size: o.size,
+            loaded: OnceLock::new(),
+            remote: None,
+            spliced: o.recipe.map(|recipe_size| Spliced {
+                recipe_size,
+                recipe: OnceLock::new(),
+                sources: sources.clone(),
+            }),
+        })
+    }
+
+    fn in_remote(
+        listed: HitOutput,
+        cache: &Arc<RemoteCache>,
+        sources: &Arc<Sources>,
+    ) -> Arc<Output> {
         Arc::new(Output {
             name: listed.name.clone(),
             hash: listed.blake3.clone(),
-            size: listed.size,
+            size: listed.spliced.unwrap_or(listed.size),
             loaded: OnceLock::new(),
+            spliced: listed.spliced.map(|_| Spliced {
+                recipe_size: listed.size,
+                recipe: OnceLock::new(),
+                sources: sources.clone(),
+            }),
             remote: Some(RemoteBlob {
                 listed,
                 cache: cache.clone(),
             }),
         })
+    }
+
+    /// What a remote cache is given for it: its bytes, or a spliced output's recipe.
+    fn upload(&self) -> Option<crate::remote::Upload> {
+        let (blob, spliced) = match &self.spliced {
+            Some(s) => (s.recipe.get()?.clone(), Some(self.size)),
+            None => (self.loaded.get()?.clone(), None),
+        };
+        Some(crate::remote::Upload {
+            name: self.name.clone(),
+            blob,
+            spliced,
+        })
+    }
+
+    /// How it is recorded in the action log.
+    fn to_ref(&self) -> OutputRef {
+        OutputRef {
+            name: self.name.clone(),
+            hash: self.hash.clone(),
+            size: self.size,
+            recipe: self.spliced.as_ref().map(|s| s.recipe_size),
+        }
+    }
+
+    /// The size of the blob `hash` names: the bytes, or a spliced output's recipe.
+    fn blob_size(&self) -> u64 {
+        self.spliced.as_ref().map_or(self.size, |s| s.recipe_size)
+    }
+
+    pub fn is_spliced(&self) -> bool {
+        self.spliced.is_some()
     }
 
     /// The bytes when they are already in memory (a step that ran), reading nothing.
@@ -108,18 +205,104 @@ impl Output {
         if let Some(b) = self.loaded.get() {
             return Ok(b.clone());
         }
+        let bytes = self.bytes_unkept(store)?;
+        Ok(self.loaded.get_or_init(|| bytes).clone())
+    }
+
+    /// The bytes, as [`bytes`](Output::bytes), without keeping them: a folder's file, or
+    /// a spliced output's source, read once.
+    fn bytes_unkept(&self, store: &Store) -> Result<Arc<Vec<u8>>, CorruptOutput> {
+        if let Some(b) = self.loaded.get() {
+            return Ok(b.clone());
+        }
+        let Some(spliced) = &self.spliced else {
+            return self.blob(store).map(Arc::new);
+        };
+        let recipe = self.recipe(spliced, store)?;
+        let bytes = recipe
+            .assemble(|name| self.source(spliced, name)?.bytes_unkept(store))
+            .map_err(spliced_error)?;
+        self.check_size(bytes.len() as u64)?;
+        Ok(Arc::new(bytes))
+    }
+
+    /// Writes the bytes to `file`; a spliced output's sources are read one at a time.
+    pub fn write_to(&self, file: &mut std::fs::File, store: &Store) -> Result<(), CorruptOutput> {
+        use std::io::Write;
+        let io = |e: std::io::Error| CorruptOutput {
+            detail: format!("cannot write {}: {e}", self.name),
+        };
+        let Some(spliced) = self
+            .spliced
+            .as_ref()
+            .filter(|_| self.loaded.get().is_none())
+        else {
+            return file.write_all(&self.bytes_unkept(store)?).map_err(io);
+        };
+        let recipe = self.recipe(spliced, store)?;
+        recipe
+            .write(file, |name| self.source(spliced, name)?.bytes_unkept(store))
+            .map_err(spliced_error)?;
+        self.check_size(file.metadata().map_err(io)?.len())
+    }
+
+    /// The blob `hash` names, downloaded first when it is still remote, and verified.
+    fn blob(&self, store: &Store) -> Result<Vec<u8>, CorruptOutput> {
         self.download(store)?;
-        let bytes = store.get_blob(&self.hash).map_err(|e| CorruptOutput {
+        store.get_blob(&self.hash).map_err(|e| CorruptOutput {
             detail: e.to_string(),
-        })?;
-        Ok(self.loaded.get_or_init(|| Arc::new(bytes)).clone())
+        })
+    }
+
+    fn recipe(
+        &self,
+        spliced: &Spliced,
+        store: &Store,
+    ) -> Result<crate::splice::Recipe, CorruptOutput> {
+        let bytes = match spliced.recipe.get() {
+            Some(bytes) => bytes.clone(),
+            None => {
+                let bytes = Arc::new(self.blob(store)?);
+                spliced.recipe.get_or_init(|| bytes).clone()
+            }
+        };
+        crate::splice::Recipe::from_bytes(&bytes).map_err(|detail| CorruptOutput { detail })
+    }
+
+    fn source<'s>(
+        &self,
+        spliced: &'s Spliced,
+        name: &str,
+    ) -> Result<&'s Arc<Output>, CorruptOutput> {
+        spliced
+            .sources
+            .binary_search_by(|(n, _)| n.as_str().cmp(name))
+            .map(|i| &spliced.sources[i].1)
+            .map_err(|_| CorruptOutput {
+                detail: format!(
+                    "{}'s recipe copies from {name:?}, which the step does not splice from",
+                    self.name
+                ),
+            })
+    }
+
+    fn check_size(&self, made: u64) -> Result<(), CorruptOutput> {
+        if made == self.size {
+            return Ok(());
+        }
+        Err(CorruptOutput {
+            detail: format!(
+                "{}'s recipe made {made} bytes, not {}",
+                self.name, self.size
+            ),
+        })
     }
 
     /// Whether the bytes are still to be downloaded from the remote cache.
     pub fn is_remote_only(&self, store: &Store) -> bool {
         self.remote.is_some()
             && self.loaded.get().is_none()
-            && !store.has_blob(&self.hash, self.size)
+            && !store.has_blob(&self.hash, self.blob_size())
     }
 
     /// Whether this is a remote hit's output this cook never downloaded: nothing read it,
@@ -141,11 +324,31 @@ impl Output {
     }
 }
 
+fn spliced_error(e: crate::splice::Spliced<CorruptOutput>) -> CorruptOutput {
+    match e {
+        crate::splice::Spliced::Source(e) => e,
+        crate::splice::Spliced::OutOfRange => CorruptOutput {
+            detail: "a source is shorter than its recipe says".into(),
+        },
+        crate::splice::Spliced::Io(e) => CorruptOutput {
+            detail: format!("cannot write it: {e}"),
+        },
+    }
+}
+
 /// Downloads the outputs of remote hits that `outputs` names and the store lacks, many at
 /// once (as many as the remote cache has connections), before they are read one by one.
 pub fn prefetch<'o>(outputs: impl IntoIterator<Item = &'o Arc<Output>>, store: &Store) {
+    // A spliced output is written from its sources: they are fetched too.
     let pending: Vec<&Arc<Output>> = outputs
         .into_iter()
+        .flat_map(|o| {
+            let sources = o
+                .spliced
+                .iter()
+                .flat_map(|s| s.sources.iter().map(|(_, o)| o));
+            std::iter::once(o).chain(sources)
+        })
         .filter(|o| o.is_remote_only(store))
         .collect();
     let Some(connections) = pending
@@ -602,6 +805,7 @@ fn cached_outputs(
     step: &Step,
     store: &Store,
     record: &ActionRecord,
+    sources: &Arc<Sources>,
     verify: bool,
 ) -> Result<Vec<Arc<Output>>, CorruptOutput> {
     step.kind
@@ -612,10 +816,22 @@ fn cached_outputs(
         .map_err(|why| CorruptOutput {
             detail: format!("the cached record is damaged: {why}"),
         })?;
+    if let Some(o) = record
+        .outputs
+        .iter()
+        .find(|o| o.recipe.is_some() != step.kind.splices_output(&o.name))
+    {
+        return Err(CorruptOutput {
+            detail: format!(
+                "the cached record is damaged: {} is not spliced as recorded",
+                o.name
+            ),
+        });
+    }
     let outputs: Vec<Arc<Output>> = record
         .outputs
         .iter()
-        .map(|o| Output::cached(o.name.clone(), o.hash.clone(), o.size))
+        .map(|o| Output::cached(o, sources))
         .collect();
     if verify {
         for o in &outputs {
@@ -640,6 +856,7 @@ fn probe(
     let started = Instant::now();
     let step = &graph.steps[id];
     let mut records = Vec::with_capacity(step.inputs.len());
+    let mut spliced_from = Vec::new();
     let mut deps = upstream.iter();
     for input in &step.inputs {
         match input {
@@ -656,6 +873,9 @@ fn probe(
             }
             Input::Upstream { name, output, .. } => {
                 let out = deps.next()?.outputs.iter().find(|o| &o.name == output)?;
+                if step.kind.splices.is_some() {
+                    spliced_from.push((name.as_str(), out));
+                }
                 records.push(InputRecord {
                     name: name.clone(),
                     hash: out.hash.clone(),
@@ -666,12 +886,13 @@ fn probe(
     }
     let fingerprint = fingerprint_of(step, &records);
     let key = fingerprint.key();
+    let sources = sources_of(step, spliced_from);
     let outputs = match settings.store.get_action(&key) {
-        Some(record) => cached_outputs(step, settings.store, &record, false).ok()?,
+        Some(record) => cached_outputs(step, settings.store, &record, &sources, false).ok()?,
         // A stage bundle's entry is looked up here too: it asks nothing of the server.
         None => {
             let remote = settings.remote.filter(|r| r.has_bundled(&key))?;
-            fetch(step, &key, remote, settings)?
+            fetch(step, &key, remote, &sources, settings)?
         }
     };
     Some(Finished {
@@ -710,7 +931,14 @@ fn run_step(
     };
     let fingerprint = fingerprint_of(step, &gathered.records);
     let key = fingerprint.key();
-    let dirty = match lookup(step, &key, &fingerprint, settings) {
+    let sources = sources_of(
+        step,
+        gathered
+            .unread_upstream
+            .iter()
+            .map(|(n, o)| (n.as_str(), o)),
+    );
+    let dirty = match lookup(step, &key, &fingerprint, &sources, settings) {
         Ok(outputs) => {
             return Finished {
                 key: Some(key),
@@ -741,8 +969,8 @@ fn run_step(
         })
         .and_then(|outputs| declared(step, outputs))
         .and_then(|outputs| match settings.check {
-            true => Ok(unstored(outputs)),
-            false => store(step, &key, &fingerprint, outputs, settings),
+            true => unstored(step, outputs, &sources),
+            false => store(step, &key, &fingerprint, outputs, &sources, settings),
         });
     match result {
         Ok(outputs) => Finished {
@@ -867,6 +1095,7 @@ fn lookup(
     step: &Step,
     key: &str,
     fingerprint: &Fingerprint,
+    sources: &Arc<Sources>,
     settings: &Settings,
 ) -> Result<Vec<Arc<Output>>, Dirty> {
     let store = settings.store;
@@ -874,12 +1103,16 @@ fn lookup(
         return Err(Dirty::CacheDisabled);
     }
     match store.get_action(key) {
-        Some(record) => cached_outputs(step, store, &record, settings.verify_hits).map_err(|e| {
-            store.discard_action(key);
-            Dirty::CacheEntryBad { detail: e.detail }
-        }),
+        Some(record) => cached_outputs(step, store, &record, sources, settings.verify_hits)
+            .map_err(|e| {
+                store.discard_action(key);
+                Dirty::CacheEntryBad { detail: e.detail }
+            }),
         None => {
-            if let Some(outputs) = settings.remote.and_then(|r| fetch(step, key, r, settings)) {
+            if let Some(outputs) = settings
+                .remote
+                .and_then(|r| fetch(step, key, r, sources, settings))
+            {
                 return Ok(outputs);
             }
             Err(
@@ -902,6 +1135,7 @@ fn fetch(
     step: &Step,
     key: &str,
     remote: &Arc<RemoteCache>,
+    sources: &Arc<Sources>,
     settings: &Settings,
 ) -> Option<Vec<Arc<Output>>> {
     let expected = |names: &[&str]| {
@@ -911,19 +1145,42 @@ fn fetch(
     let Fetched::Hit(listed) = remote.fetch(key, &expected) else {
         return None;
     };
+    if let Some(o) = listed
+        .iter()
+        .find(|o| o.spliced.is_some() != step.kind.splices_output(&o.name))
+    {
+        remote.refuse(
+            key,
+            &format!(
+                "it records {} as spliced where the step does not, or not where it does",
+                o.name
+            ),
+        );
+        return None;
+    }
     let store = settings.store;
     let mut outputs = Vec::with_capacity(listed.len());
     for mut o in listed {
+        let recorded = OutputRef {
+            name: o.name.clone(),
+            hash: o.blake3.clone(),
+            size: o.spliced.unwrap_or(o.size),
+            recipe: o.spliced.map(|_| o.size),
+        };
         outputs.push(match o.bytes.take() {
             Some(bytes) => {
                 // Checked against its signed BLAKE3 as it was taken.
                 store.put_blob_hashed(&o.blake3, &bytes).ok()?;
-                Output::fresh(o.name, o.blake3, bytes)
+                if o.spliced.is_some() {
+                    Output::cached(&recorded, sources)
+                } else {
+                    Output::fresh(o.name, o.blake3, bytes)
+                }
             }
-            None if store.has_blob(&o.blake3, o.size) => Output::cached(o.name, o.blake3, o.size),
+            None if store.has_blob(&o.blake3, o.size) => Output::cached(&recorded, sources),
             None => {
                 remote.download_in_background(&o);
-                Output::in_remote(o, remote)
+                Output::in_remote(o, remote, sources)
             }
         });
     }
@@ -940,14 +1197,7 @@ fn fetch(
 fn record_of(key: &str, outputs: &[Arc<Output>]) -> ActionRecord {
     ActionRecord {
         key: key.to_string(),
-        outputs: outputs
-            .iter()
-            .map(|o| OutputRef {
-                name: o.name.clone(),
-                hash: o.hash.clone(),
-                size: o.size,
-            })
-            .collect(),
+        outputs: outputs.iter().map(|o| o.to_ref()).collect(),
     }
 }
 
@@ -969,7 +1219,12 @@ fn load(step: &Step, g: Gathered, settings: &Settings) -> Result<Inputs, Vec<Dia
             }
         }
     }
-    for (name, out) in g.unread_upstream {
+    // What the step's spliced outputs copy from is not its cooker's to read.
+    for (name, out) in g
+        .unread_upstream
+        .into_iter()
+        .filter(|(name, _)| !step.kind.splices_from(name))
+    {
         let bytes = out.bytes(settings.store).map_err(|e| {
             vec![finding(
                 CACHE_CORRUPT,
@@ -1020,14 +1275,54 @@ fn declared(step: &Step, outputs: Outputs) -> Result<Outputs, Vec<Diagnostic>> {
 }
 
 /// Outputs kept in memory only, for `check`.
-fn unstored(outputs: Outputs) -> Vec<Arc<Output>> {
+fn unstored(
+    step: &Step,
+    outputs: Outputs,
+    sources: &Arc<Sources>,
+) -> Result<Vec<Arc<Output>>, Vec<Diagnostic>> {
     outputs
         .into_iter()
         .map(|(name, bytes)| {
             let hash = blake3::hash(&bytes).to_hex().to_string();
-            Output::fresh(name, hash, bytes)
+            made(step, name, hash, bytes, sources)
         })
         .collect()
+}
+
+/// An output a step just made, under its hash; a spliced one's recipe is checked against
+/// the sources' sizes first.
+fn made(
+    step: &Step,
+    name: String,
+    hash: String,
+    bytes: Vec<u8>,
+    sources: &Arc<Sources>,
+) -> Result<Arc<Output>, Vec<Diagnostic>> {
+    if !step.kind.splices_output(&name) {
+        return Ok(Output::fresh(name, hash, bytes));
+    }
+    let size_of = |input: &str| {
+        sources
+            .binary_search_by(|(n, _)| n.as_str().cmp(input))
+            .ok()
+            .map(|i| sources[i].1.size)
+    };
+    let size = crate::splice::Recipe::from_bytes(&bytes)
+        .and_then(|recipe| recipe.check(size_of))
+        .map_err(|why| {
+            let message = format!(
+                "the {} cooker made a recipe for {name} that cannot be used ({why}); this is a bug in the pipeline",
+                step.kind.name
+            );
+            vec![finding("bad_splice", &step.id, message)]
+        })?;
+    Ok(Output::fresh_spliced(
+        name,
+        hash,
+        bytes,
+        size,
+        sources.clone(),
+    ))
 }
 
 /// Puts every output in the blob store, then records the action: blobs always come first.
@@ -1036,6 +1331,7 @@ fn store(
     key: &str,
     fingerprint: &Fingerprint,
     outputs: Outputs,
+    sources: &Arc<Sources>,
     settings: &Settings,
 ) -> Result<Vec<Arc<Output>>, Vec<Diagnostic>> {
     let store = settings.store;
@@ -1051,7 +1347,7 @@ fn store(
         let hash = store
             .put_blob(&bytes)
             .map_err(|e| cache_write("store an output", e))?;
-        stored.push(Output::fresh(name, hash, bytes));
+        stored.push(made(step, name, hash, bytes, sources)?);
     }
     if settings.use_cache {
         store
@@ -1059,10 +1355,7 @@ fn store(
             .and_then(|_| store.record_fingerprint(&step.id, fingerprint))
             .map_err(|e| cache_write("record the step", e))?;
         if let Some(remote) = settings.remote {
-            let files = stored
-                .iter()
-                .filter_map(|o| Some((o.name.clone(), o.loaded.get()?.clone())))
-                .collect();
+            let files = stored.iter().filter_map(|o| o.upload()).collect();
             remote.upload_in_background(key, files);
         }
     }

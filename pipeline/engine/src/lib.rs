@@ -2,7 +2,7 @@
 //! [`cooker::Cooker`] over bytes; keys from the cooker's name and version, its parameters
 //! and its inputs' content ([`fingerprint`]); a content-addressed [`store`] with an action
 //! log; a [`stat_cache`] and a no-op [`seal`] so an unchanged build reads no source; the
-//! scheduler ([`execute`]); folders made to hold exactly a set of outputs
+//! scheduler ([`execute`]); outputs stored as recipes over their inputs ([`splice`]); folders made to hold exactly a set of outputs
 //! ([`materialize`]); a build-folder [`lock`]; and a shared cache over the Bazel HTTP
 //! protocol ([`remote`]). What a kind means, where its outputs land and how steps are
 //! wired is the planning layer's.
@@ -16,9 +16,11 @@ pub mod lock;
 pub mod materialize;
 pub mod remote;
 pub mod seal;
+pub mod splice;
 pub mod stage_key;
 pub mod stat_cache;
 pub mod store;
 
 pub use cooker::{CookCtx, Cooked, Cooker, Inputs, Names, Outputs};
 use mjolnir_files::atomic;
+pub use splice::{Recipe, Splicing};

@@ -59,18 +59,37 @@ pub fn set_folder(
     // A cold cook writes thousands of files here; they go to the pool's threads (most sit
     // in different block folders, so they do not queue on one directory).
     stale.par_iter().try_for_each(|(path, output)| {
-        let bytes = output.bytes(store).map_err(Error::Corrupt)?;
-        // A new file is written in place; one that exists is replaced atomically, so a
-        // reader never sees it half-written. A new file cut short has no recorded stamp,
-        // so the next cook reads it, finds it wrong and replaces it.
-        if !atomic::create(path, &bytes)? {
-            atomic::write(path, &bytes)?;
-        }
+        write(path, output, store)?;
         stat_cache.record(path, &output.hash);
         Ok::<(), Error>(())
     })?;
     changes.written = stale.len();
     Ok(changes)
+}
+
+/// A new file is written in place; one that exists is replaced atomically, so a reader
+/// never sees it half-written. A new file cut short has no recorded stamp, so the next cook
+/// reads it, finds it wrong and replaces it. A spliced output is written from its sources
+/// as they are read, never held whole (and always through a temporary file).
+fn write(path: &Path, output: &Output, store: &Store) -> Result<(), Error> {
+    if output.is_spliced() {
+        let mut corrupt = None;
+        let written = atomic::write_with(path, |file| {
+            output.write_to(file, store).map_err(|e| {
+                corrupt = Some(e);
+                std::io::Error::other("a source of the spliced output failed")
+            })
+        });
+        return match (written, corrupt) {
+            (_, Some(e)) => Err(Error::Corrupt(e)),
+            (result, None) => Ok(result?),
+        };
+    }
+    let bytes = output.bytes(store).map_err(Error::Corrupt)?;
+    if !atomic::create(path, &bytes)? {
+        atomic::write(path, &bytes)?;
+    }
+    Ok(())
 }
 
 /// How a set folder differs from what it should hold: the files a cook would write

@@ -61,6 +61,8 @@ pub struct HitOutput {
     pub sha256: String,
     pub size: u64,
     pub bytes: Option<Vec<u8>>,
+    /// A spliced output's: its blob is its recipe, which makes this many bytes.
+    pub spliced: Option<u64>,
 }
 
 /// What the remote holds for a key.
@@ -174,7 +176,16 @@ pub struct RemoteCache {
 type Download = std::sync::OnceLock<Result<(), String>>;
 
 /// A step's outputs by name, shared with the store rather than copied.
-pub type SharedFiles = Vec<(String, Arc<Vec<u8>>)>;
+pub type SharedFiles = Vec<Upload>;
+
+/// One output of a cooked step, to upload: its name, the bytes of its blob, and for a
+/// spliced output (`splice`: the blob is its recipe) the size of the bytes it makes.
+#[derive(Debug, Clone)]
+pub struct Upload {
+    pub name: String,
+    pub blob: Arc<Vec<u8>>,
+    pub spliced: Option<u64>,
+}
 
 /// A remote cache URL this client will not use, printed with its code.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -441,12 +452,13 @@ impl RemoteCache {
                 sha256: o.sha256,
                 size: o.size,
                 bytes: o.inline,
+                spliced: o.spliced,
             });
         }
         Ok(Some(found))
     }
 
-    pub fn upload(&self, key: &str, outputs: &[(&str, &[u8])]) {
+    pub fn upload(&self, key: &str, outputs: &[Upload]) {
         let Some(writer) = self.writer.as_ref().filter(|_| !self.readonly) else {
             return;
         };
@@ -466,7 +478,7 @@ impl RemoteCache {
     fn try_upload(
         &self,
         key: &str,
-        outputs: &[(&str, &[u8])],
+        outputs: &[Upload],
         writer: &ed25519_dalek::SigningKey,
     ) -> Result<(), Unreachable> {
         self.try_upload_inlining(key, outputs, writer, Inline::Small)
@@ -477,7 +489,7 @@ impl RemoteCache {
     fn try_upload_inlining(
         &self,
         key: &str,
-        outputs: &[(&str, &[u8])],
+        outputs: &[Upload],
         writer: &ed25519_dalek::SigningKey,
         inline: Inline,
     ) -> Result<(), Unreachable> {
@@ -486,7 +498,12 @@ impl RemoteCache {
             Inline::All => (u64::MAX, u64::MAX),
         };
         let mut listed = Vec::with_capacity(outputs.len());
-        for (name, bytes) in outputs {
+        for Upload {
+            name,
+            blob: bytes,
+            spliced,
+        } in outputs
+        {
             let sha256 = sha256_hex(bytes);
             let path = format!("cas/{sha256}");
             let size = bytes.len() as u64;
@@ -509,6 +526,7 @@ impl RemoteCache {
                 blake3: blake3::hash(bytes).to_hex().to_string(),
                 size,
                 inline: inline.then(|| bytes.to_vec()),
+                spliced: *spliced,
             });
         }
         let entry = action_result::encode(key, &listed, writer);

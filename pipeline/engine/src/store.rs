@@ -5,7 +5,7 @@
 //! | path | holds |
 //! |---|---|
 //! | `FORMAT` | the layout version; any other value wipes the cache |
-//! | `blobs/<2 hex>/<blake3>` | output bytes, named by their hash |
+//! | `blobs/<2 hex>/<blake3>` | output bytes (or a spliced output's recipe), named by their hash |
 //! | `actions.log` | one JSON line per step key: the outputs it made, sealed to the key ([`KeyedLog`]) |
 //! | `last.log` | one JSON line per step: the fingerprint it last built with, for `--explain` |
 //! | `WRITING` | present while a cook is writing blobs; left behind by a killed one |
@@ -29,13 +29,24 @@ use crate::atomic;
 use crate::fingerprint::Fingerprint;
 use crate::keyed_log::KeyedLog;
 
-const FORMAT: &str = "mjolnir-cache 4\n";
+const FORMAT: &str = "mjolnir-cache 5\n";
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutputRef {
     pub name: String,
     pub hash: String,
     pub size: u64,
+    /// A spliced output's (`splice`): `hash` names its recipe, of this many bytes, and
+    /// `size` is the size of the bytes it makes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recipe: Option<u64>,
+}
+
+impl OutputRef {
+    /// The size of the blob `hash` names.
+    pub fn blob_size(&self) -> u64 {
+        self.recipe.unwrap_or(self.size)
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -60,6 +71,10 @@ fn seal(key: &str, outputs: &[OutputRef]) -> String {
             h.update(&(field.len() as u64).to_le_bytes());
             h.update(field);
         }
+        if let Some(recipe) = o.recipe {
+            h.update(b"recipe");
+            h.update(&recipe.to_le_bytes());
+        }
     }
     h.finalize().to_hex().to_string()
 }
@@ -74,6 +89,8 @@ pub struct Store {
     last: Mutex<Option<KeyedLog<Fingerprint>>>,
     /// Set once `WRITING` is written, on the first new blob.
     writing: std::sync::OnceLock<()>,
+    /// The bytes of the blobs this cook added.
+    added: std::sync::atomic::AtomicU64,
 }
 
 const WRITING: &str = "WRITING";
@@ -106,6 +123,7 @@ impl Store {
             actions: Mutex::new(KeyedLog::load(&root.join("actions.log"))?),
             last: Mutex::new(None),
             writing: std::sync::OnceLock::new(),
+            added: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -140,8 +158,20 @@ impl Store {
             if held.is_ok() || !atomic::create(&path, bytes)? {
                 atomic::write(&path, bytes)?;
             }
+            self.count_added(bytes.len() as u64);
         }
         Ok(())
+    }
+
+    fn count_added(&self, bytes: u64) {
+        self.added
+            .fetch_add(bytes, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The bytes of the blobs added since the store was opened: what this cook made the
+    /// cache grow by, before any `gc`.
+    pub fn bytes_added(&self) -> u64 {
+        self.added.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Whether the store holds a blob of this hash and size, as a regular file
@@ -162,7 +192,10 @@ impl Store {
     ) -> std::io::Result<()> {
         check_name(hash)?;
         self.mark_writing()?;
-        atomic::write_with(&self.blob_path(hash), fill)
+        let path = self.blob_path(hash);
+        atomic::write_with(&path, fill)?;
+        self.count_added(std::fs::metadata(&path).map_or(0, |m| m.len()));
+        Ok(())
     }
 
     fn mark_writing(&self) -> std::io::Result<()> {
@@ -349,6 +382,7 @@ mod tests {
                 name: "mesh.fgim".into(),
                 hash: "ab".repeat(32),
                 size: 3,
+                recipe: None,
             }],
         }
     }

@@ -27,6 +27,7 @@ static UPPER: Cooker = Cooker {
     version: 1,
     outputs: Names::Fixed(|_| vec!["upper.txt".into()]),
     runs_under_check: false,
+    splices: None,
     cook: upper,
 };
 
@@ -35,6 +36,7 @@ static COUNT: Cooker = Cooker {
     version: 1,
     outputs: Names::Fixed(|_| vec!["count.txt".into()]),
     runs_under_check: false,
+    splices: None,
     cook: count,
 };
 

@@ -325,6 +325,7 @@ mod tests {
             version: 1,
             outputs: Names::Fixed(|_| vec!["lod.fmsh".to_string()]),
             runs_under_check: false,
+            splices: None,
             cook: |_, inputs| {
                 Ok(vec![(
                     "lod.fmsh".into(),

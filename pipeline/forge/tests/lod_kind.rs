@@ -35,6 +35,7 @@ static LOD_KIND: StepKind = StepKind {
         version: 1,
         outputs: Names::Fixed(|_| vec![LOD.to_string()]),
         runs_under_check: false,
+        splices: None,
         cook: cook_lod,
     },
     scope: Scope::Block,

@@ -14,6 +14,7 @@ static FAKE: Cooker = Cooker {
     version: 1,
     outputs: Names::Fixed(|_| vec!["out".to_string()]),
     runs_under_check: true,
+    splices: None,
     cook: |_, _| unreachable!("the test's cooker runs instead"),
 };
 

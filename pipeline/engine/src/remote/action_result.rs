@@ -4,7 +4,7 @@
 //!
 //! | field | number | holds |
 //! |---|---|---|
-//! | `output_files` | 2 | one `OutputFile` per output: `path` (1) is the output's name, `digest` (2) its SHA-256 and size, `contents` (5) its bytes when it is small, `node_properties` (7) the property `mjolnir-blake3`: its BLAKE3, which the steps that read it put in their keys |
+//! | `output_files` | 2 | one `OutputFile` per output: `path` (1) is the output's name, `digest` (2) its SHA-256 and size, `contents` (5) its bytes when it is small, `node_properties` (7) the property `mjolnir-blake3`: its BLAKE3, which the steps that read it put in their keys, and for a spliced output (its blob is a recipe) `mjolnir-spliced`: the size of the bytes it makes |
 //! | `exit_code` | 4 | always 0: only successful steps are cached |
 //! | `stdout_raw` | 5 | `mjolnir-signed-v2 <public key hex> <signature hex>`: the writer's Ed25519 signature over the seal, the BLAKE3 of the key and the outputs (names, both digests, sizes) |
 //!
@@ -59,6 +59,8 @@ pub struct NodeProperties {
 
 /// The node property that carries an output's BLAKE3.
 const BLAKE3_PROPERTY: &str = "mjolnir-blake3";
+/// The node property of a spliced output: the size of the bytes its recipe makes.
+const SPLICED_PROPERTY: &str = "mjolnir-spliced";
 
 #[derive(Clone, PartialEq, Message)]
 pub struct ActionResult {
@@ -79,6 +81,8 @@ pub struct RemoteOutput {
     pub blake3: String,
     pub size: u64,
     pub inline: Option<Vec<u8>>,
+    /// A spliced output's (`splice`): its blob is its recipe, which makes this many bytes.
+    pub spliced: Option<u64>,
 }
 
 /// Outputs up to this size travel inside the entry too (and are in `cas/` as well, for
@@ -102,8 +106,26 @@ fn seal(key: &str, outputs: &[RemoteOutput]) -> String {
             h.update(&(field.len() as u64).to_le_bytes());
             h.update(field);
         }
+        if let Some(size) = o.spliced {
+            h.update(b"spliced");
+            h.update(&size.to_le_bytes());
+        }
     }
     h.finalize().to_hex().to_string()
+}
+
+fn properties(o: &RemoteOutput) -> Vec<NodeProperty> {
+    let mut properties = vec![NodeProperty {
+        name: BLAKE3_PROPERTY.into(),
+        value: o.blake3.clone(),
+    }];
+    if let Some(size) = o.spliced {
+        properties.push(NodeProperty {
+            name: SPLICED_PROPERTY.into(),
+            value: size.to_string(),
+        });
+    }
+    properties
 }
 
 /// The entry for `key`'s outputs, signed by `writer`.
@@ -126,10 +148,7 @@ pub fn encode(key: &str, outputs: &[RemoteOutput], writer: &SigningKey) -> Vec<u
                 is_executable: false,
                 contents: o.inline.clone().unwrap_or_default(),
                 node_properties: Some(NodeProperties {
-                    properties: vec![NodeProperty {
-                        name: BLAKE3_PROPERTY.into(),
-                        value: o.blake3.clone(),
-                    }],
+                    properties: properties(o),
                 }),
             })
             .collect(),
@@ -249,13 +268,20 @@ fn output(f: OutputFile) -> Result<RemoteOutput, Refused> {
     let digest = f
         .digest
         .ok_or_else(|| Refused::Damaged(format!("output {:?} has no digest", f.path)))?;
-    let blake3 = f
-        .node_properties
-        .iter()
-        .flat_map(|p| &p.properties)
-        .find(|p| p.name == BLAKE3_PROPERTY)
-        .map(|p| p.value.clone())
-        .unwrap_or_default();
+    let property = |name: &str| {
+        f.node_properties
+            .iter()
+            .flat_map(|p| &p.properties)
+            .find(|p| p.name == name)
+            .map(|p| p.value.clone())
+    };
+    let blake3 = property(BLAKE3_PROPERTY).unwrap_or_default();
+    let spliced = match property(SPLICED_PROPERTY) {
+        Some(size) => Some(size.parse::<u64>().map_err(|_| {
+            Refused::Damaged(format!("output {:?} has a malformed spliced size", f.path))
+        })?),
+        None => None,
+    };
     if !is_hex_digest(&digest.hash) || !is_hex_digest(&blake3) || digest.size_bytes < 0 {
         return Err(Refused::Damaged(format!(
             "output {:?} has a malformed digest",
@@ -269,6 +295,7 @@ fn output(f: OutputFile) -> Result<RemoteOutput, Refused> {
         blake3,
         size,
         inline: (size == 0 || !f.contents.is_empty()).then_some(f.contents),
+        spliced,
     })
 }
 
@@ -292,6 +319,7 @@ mod tests {
                 blake3: "ef".repeat(32),
                 size: 12,
                 inline: None,
+                spliced: None,
             },
             RemoteOutput {
                 name: "small.bin".into(),
@@ -299,6 +327,7 @@ mod tests {
                 blake3: "01".repeat(32),
                 size: 3,
                 inline: Some(b"abc".to_vec()),
+                spliced: Some(40),
             },
         ]
     }

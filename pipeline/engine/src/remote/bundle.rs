@@ -199,8 +199,13 @@ impl RemoteCache {
         if bytes.len() as u64 > MAX_BUNDLE {
             return;
         }
+        let upload = super::Upload {
+            name: OUTPUT.to_string(),
+            blob: std::sync::Arc::new(bytes),
+            spliced: None,
+        };
         // The bundle travels inside its entry, so a reader asks once, not twice.
-        match self.try_upload_inlining(stage, &[(OUTPUT, &bytes)], writer, Inline::All) {
+        match self.try_upload_inlining(stage, &[upload], writer, Inline::All) {
             Ok(()) => {
                 self.counters
                     .bundles_uploaded

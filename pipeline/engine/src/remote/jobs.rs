@@ -116,13 +116,7 @@ impl RemoteCache {
     pub fn run_jobs(&self, store: &Store) {
         while let Some(job) = self.jobs.next() {
             match job {
-                Job::Upload(key, files) => {
-                    let files: Vec<(&str, &[u8])> = files
-                        .iter()
-                        .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
-                        .collect();
-                    self.upload(&key, &files);
-                }
+                Job::Upload(key, files) => self.upload(&key, &files),
                 // A failure is met again, and reported, when the output is read.
                 Job::Download(output) => {
                     let _ = self.download(&output, store);

@@ -21,6 +21,7 @@ pub static KIND: StepKind = StepKind {
         version: 1,
         outputs: Names::Dynamic,
         runs_under_check: false,
+        splices: None,
         cook,
     },
     scope: Scope::Set,

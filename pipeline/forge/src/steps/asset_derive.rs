@@ -14,6 +14,7 @@ pub static KIND: StepKind = StepKind {
         version: 1,
         outputs: Names::Fixed(|_| vec![super::asset_copy::OUTPUT.to_string()]),
         runs_under_check: false,
+        splices: None,
         cook,
     },
     scope: Scope::Set,

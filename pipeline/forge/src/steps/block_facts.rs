@@ -25,6 +25,7 @@ pub static KIND: StepKind = StepKind {
         version: 1,
         outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
         runs_under_check: false,
+        splices: None,
         cook,
     },
     scope: Scope::Block,

@@ -17,6 +17,7 @@ pub static KIND: StepKind = StepKind {
         version: 1,
         outputs: Names::Dynamic,
         runs_under_check: true,
+        splices: None,
         cook,
     },
     scope: Scope::Pack,

@@ -22,6 +22,7 @@ pub static KIND: StepKind = StepKind {
         version: 2,
         outputs: Names::Dynamic,
         runs_under_check: true,
+        splices: None,
         cook,
     },
     scope: Scope::Pack,

@@ -23,6 +23,7 @@ pub static KIND: StepKind = StepKind {
         version: 3,
         outputs: Names::Dynamic,
         runs_under_check: true,
+        splices: None,
         cook,
     },
     scope: Scope::Pack,

@@ -33,6 +33,7 @@ pub static KIND: StepKind = StepKind {
             ]
         }),
         runs_under_check: false,
+        splices: None,
         cook,
     },
     scope: Scope::Map,

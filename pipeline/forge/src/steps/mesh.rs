@@ -15,6 +15,7 @@ pub static KIND: StepKind = StepKind {
         version: forge_mesh::VERSION,
         outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
         runs_under_check: false,
+        splices: None,
         cook,
     },
     scope: Scope::Block,

@@ -16,6 +16,7 @@ pub static KIND: StepKind = StepKind {
         version: forge_collision::MOPP_VERSION,
         outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
         runs_under_check: false,
+        splices: None,
         cook,
     },
     scope: Scope::Block,

@@ -22,6 +22,7 @@ pub static KIND: StepKind = StepKind {
         version: forge_render::VERSION,
         outputs: Names::Dynamic,
         runs_under_check: false,
+        splices: None,
         cook,
     },
     scope: Scope::Block,

@@ -14,6 +14,7 @@ pub static KIND: StepKind = StepKind {
         version: forge_render::VERSION,
         outputs: Names::Fixed(|_| vec![OUTPUT.to_string()]),
         runs_under_check: false,
+        splices: None,
         cook,
     },
     scope: Scope::Set,

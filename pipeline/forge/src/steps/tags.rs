@@ -14,6 +14,7 @@ pub static KIND: StepKind = StepKind {
         version: forge_tags::VERSION,
         outputs: Names::Fixed(outputs),
         runs_under_check: false,
+        splices: None,
         cook,
     },
     scope: Scope::Block,

@@ -20,6 +20,7 @@ pub static KIND: StepKind = StepKind {
         version: forge_material::VERSION,
         outputs: Names::Dynamic,
         runs_under_check: false,
+        splices: None,
         cook,
     },
     scope: Scope::Block,

@@ -1,0 +1,362 @@
+//! Spliced outputs: an output a cooker describes as pieces of its inputs instead of making
+//! its bytes. A large output laid out mostly from what other steps made (a container from
+//! every block's packed chunks) is then stored as a small recipe: an edit stores the
+//! changed pieces once, in the step that made them, and not a whole new copy of the output.
+//!
+//! A kind declares which of its outputs are spliced and which of its inputs they copy from
+//! ([`Splicing`]). Its cooker never sees those inputs' bytes; it returns the recipe
+//! ([`Recipe::to_bytes`]) as the output. The recipe names inputs by the names the step
+//! knows them by, which the step's key covers, so a recipe and its key always resolve to
+//! the same bytes. The engine checks every piece against the inputs' sizes before the
+//! output is stored, and assembles the bytes when something reads the output or a folder
+//! needs it, reading one source at a time.
+//!
+//! Recipe (`MJSP` v1), little-endian: magic, u32 version, u32 source count, per source its
+//! input name (u16 length, UTF-8); u32 piece count, per piece a u8 kind: 0 copies (u32
+//! source index, u64 offset, u64 length), 1 is literal bytes (u32 length, the bytes).
+
+use std::io::{Seek, SeekFrom, Write};
+use std::sync::Arc;
+
+use forge_bytes::{Reader, Writer};
+
+/// Which outputs of a kind are spliced, and which inputs they may copy from.
+pub struct Splicing {
+    pub output: fn(&str) -> bool,
+    pub source: fn(&str) -> bool,
+}
+
+const MAGIC: &[u8; 4] = b"MJSP";
+const VERSION: u32 = 1;
+const COPY: u8 = 0;
+const LITERAL: u8 = 1;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Piece {
+    Copy {
+        source: u32,
+        offset: u64,
+        length: u64,
+    },
+    Literal(Vec<u8>),
+}
+
+/// An output as pieces, in order.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Recipe {
+    sources: Vec<String>,
+    pieces: Vec<Piece>,
+}
+
+impl Recipe {
+    /// Appends `length` bytes of input `source` from `offset`; a copy that continues the
+    /// last one extends it.
+    pub fn copy(&mut self, source: &str, offset: u64, length: u64) {
+        if length == 0 {
+            return;
+        }
+        let index = match self.sources.iter().position(|s| s == source) {
+            Some(i) => i as u32,
+            None => {
+                self.sources.push(source.to_string());
+                self.sources.len() as u32 - 1
+            }
+        };
+        if let Some(Piece::Copy {
+            source: last,
+            offset: at,
+            length: n,
+        }) = self.pieces.last_mut()
+        {
+            if *last == index && *at + *n == offset {
+                *n += length;
+                return;
+            }
+        }
+        self.pieces.push(Piece::Copy {
+            source: index,
+            offset,
+            length,
+        });
+    }
+
+    /// Appends bytes of the recipe's own.
+    pub fn literal(&mut self, bytes: &[u8]) {
+        match self.pieces.last_mut() {
+            Some(Piece::Literal(last)) => last.extend_from_slice(bytes),
+            _ if bytes.is_empty() => {}
+            _ => self.pieces.push(Piece::Literal(bytes.to_vec())),
+        }
+    }
+
+    /// The inputs it copies from.
+    pub fn sources(&self) -> &[String] {
+        &self.sources
+    }
+
+    /// The length of the output it makes.
+    pub fn len(&self) -> u64 {
+        self.pieces
+            .iter()
+            .map(|p| match p {
+                Piece::Copy { length, .. } => *length,
+                Piece::Literal(bytes) => bytes.len() as u64,
+            })
+            .sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        w.raw(MAGIC);
+        w.u32(VERSION);
+        w.u32(self.sources.len() as u32);
+        for s in &self.sources {
+            w.string(s);
+        }
+        w.u32(self.pieces.len() as u32);
+        for p in &self.pieces {
+            match p {
+                Piece::Copy {
+                    source,
+                    offset,
+                    length,
+                } => {
+                    w.u8(COPY);
+                    w.u32(*source);
+                    w.raw(&offset.to_le_bytes());
+                    w.raw(&length.to_le_bytes());
+                }
+                Piece::Literal(bytes) => {
+                    w.u8(LITERAL);
+                    w.u32(bytes.len() as u32);
+                    w.raw(bytes);
+                }
+            }
+        }
+        w.bytes
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<Recipe, String> {
+        let e = |e: forge_bytes::ReadError| format!("the splice recipe does not read: {e}");
+        let mut r = Reader::new(bytes);
+        r.magic(MAGIC, VERSION, "splice recipe").map_err(e)?;
+        let count = r.u32().map_err(e)?;
+        let count = r.fits(u64::from(count), 2).map_err(e)?;
+        let sources = (0..count)
+            .map(|_| r.string())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(e)?;
+        let count = r.u32().map_err(e)?;
+        // The smallest piece is an empty literal: a kind byte and its length.
+        let count = r.fits(u64::from(count), 5).map_err(e)?;
+        let mut pieces = Vec::with_capacity(count);
+        for _ in 0..count {
+            pieces.push(read_piece(&mut r, sources.len()).map_err(e)?);
+        }
+        r.finish().map_err(e)?;
+        Ok(Recipe { sources, pieces })
+    }
+
+    /// The output's length, once every copy is checked to lie inside its source:
+    /// `size_of` gives each source's size, `None` for a name that is not a source.
+    pub fn check(&self, size_of: impl Fn(&str) -> Option<u64>) -> Result<u64, String> {
+        for p in &self.pieces {
+            if let Piece::Copy {
+                source,
+                offset,
+                length,
+            } = p
+            {
+                let name = &self.sources[*source as usize];
+                let size = size_of(name)
+                    .ok_or_else(|| format!("it copies from {name:?}, which is not a source"))?;
+                if offset.checked_add(*length).is_none_or(|end| end > size) {
+                    return Err(format!(
+                        "it copies {length} bytes at {offset} from {name:?}, which holds {size}"
+                    ));
+                }
+            }
+        }
+        Ok(self.len())
+    }
+
+    /// The output's bytes, each source read once through `bytes_of`.
+    pub fn assemble<E>(
+        &self,
+        mut bytes_of: impl FnMut(&str) -> Result<Arc<Vec<u8>>, E>,
+    ) -> Result<Vec<u8>, Spliced<E>> {
+        let mut out = std::io::Cursor::new(vec![0; self.len() as usize]);
+        self.write(&mut out, &mut bytes_of)?;
+        Ok(out.into_inner())
+    }
+
+    /// Writes the output to `file` from its start, reading one source at a time (so only
+    /// one source is held): every literal first, then each source's pieces at their places.
+    pub fn write<W: Write + Seek, E>(
+        &self,
+        file: &mut W,
+        mut bytes_of: impl FnMut(&str) -> Result<Arc<Vec<u8>>, E>,
+    ) -> Result<(), Spliced<E>> {
+        let mut places = Vec::with_capacity(self.pieces.len());
+        let mut at = 0u64;
+        for p in &self.pieces {
+            places.push(at);
+            at += match p {
+                Piece::Copy { length, .. } => *length,
+                Piece::Literal(bytes) => bytes.len() as u64,
+            };
+        }
+        for (p, &at) in self.pieces.iter().zip(&places) {
+            if let Piece::Literal(bytes) = p {
+                file.seek(SeekFrom::Start(at))?;
+                file.write_all(bytes)?;
+            }
+        }
+        for (index, name) in self.sources.iter().enumerate() {
+            let bytes = bytes_of(name).map_err(Spliced::Source)?;
+            for (p, &at) in self.pieces.iter().zip(&places) {
+                let Piece::Copy {
+                    source,
+                    offset,
+                    length,
+                } = p
+                else {
+                    continue;
+                };
+                if *source as usize != index {
+                    continue;
+                }
+                let piece = usize::try_from(*offset)
+                    .ok()
+                    .zip(usize::try_from(offset + length).ok())
+                    .and_then(|(from, to)| bytes.get(from..to))
+                    .ok_or(Spliced::OutOfRange)?;
+                file.seek(SeekFrom::Start(at))?;
+                file.write_all(piece)?;
+            }
+        }
+        file.seek(SeekFrom::Start(at))?;
+        Ok(())
+    }
+}
+
+/// Why a spliced output could not be written.
+#[derive(Debug)]
+pub enum Spliced<E> {
+    /// A source could not be read.
+    Source(E),
+    /// A source is shorter than a piece the recipe copies (it was checked when stored, so
+    /// this is a damaged cache).
+    OutOfRange,
+    Io(std::io::Error),
+}
+
+impl<E> From<std::io::Error> for Spliced<E> {
+    fn from(e: std::io::Error) -> Self {
+        Spliced::Io(e)
+    }
+}
+
+fn read_piece(r: &mut Reader, sources: usize) -> forge_bytes::Result<Piece> {
+    match r.u8()? {
+        COPY => {
+            let source = r.u32()?;
+            let offset = r.u64()?;
+            let length = r.u64()?;
+            if source as usize >= sources {
+                return Err("a piece's source".into());
+            }
+            Ok(Piece::Copy {
+                source,
+                offset,
+                length,
+            })
+        }
+        LITERAL => {
+            let n = r.u32()? as usize;
+            Ok(Piece::Literal(r.take(n)?.to_vec()))
+        }
+        _ => Err("a piece's kind".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sources() -> impl Fn(&str) -> Result<Arc<Vec<u8>>, String> {
+        |name| match name {
+            "a" => Ok(Arc::new(b"0123456789".to_vec())),
+            "b" => Ok(Arc::new(b"abcdef".to_vec())),
+            other => Err(format!("no {other}")),
+        }
+    }
+
+    fn recipe() -> Recipe {
+        let mut r = Recipe::default();
+        r.copy("b", 4, 2);
+        r.literal(b"--");
+        r.copy("a", 2, 3);
+        r.copy("a", 5, 1);
+        r.copy("b", 0, 1);
+        r.literal(b"!");
+        r
+    }
+
+    #[test]
+    fn a_recipe_reads_back_and_assembles_its_pieces_in_order() {
+        let r = recipe();
+        assert_eq!(Recipe::from_bytes(&r.to_bytes()).unwrap(), r);
+        assert_eq!(r.assemble(sources()).unwrap(), b"ef--2345a!");
+        assert_eq!(r.len(), 10);
+        // The two contiguous copies of `a` are one piece.
+        assert_eq!(r.pieces.len(), 5);
+    }
+
+    #[test]
+    fn a_copy_outside_its_source_or_from_no_source_is_refused() {
+        let size = |name: &str| match name {
+            "a" => Some(10),
+            "b" => Some(6),
+            _ => None,
+        };
+        assert_eq!(recipe().check(size), Ok(10));
+        let mut long = Recipe::default();
+        long.copy("b", 5, 2);
+        assert!(long.check(size).unwrap_err().contains("holds 6"));
+        let mut wrapping = Recipe::default();
+        wrapping.copy("b", u64::MAX, 2);
+        assert!(wrapping.check(size).is_err());
+        let mut stranger = Recipe::default();
+        stranger.copy("c", 0, 1);
+        assert!(stranger.check(size).unwrap_err().contains("not a source"));
+    }
+
+    #[test]
+    fn a_damaged_recipe_is_an_error_not_a_panic() {
+        let bytes = recipe().to_bytes();
+        for cut in 0..bytes.len() {
+            assert!(Recipe::from_bytes(&bytes[..cut]).is_err(), "cut at {cut}");
+        }
+        let mut bad_source = bytes.clone();
+        // The first piece's source index, after the header and the two source names.
+        let at = 4 + 4 + 4 + 3 + 3 + 4 + 1;
+        bad_source[at] = 9;
+        assert!(Recipe::from_bytes(&bad_source).is_err());
+        let mut huge = Recipe::default().to_bytes();
+        huge[8..12].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(Recipe::from_bytes(&huge).is_err());
+    }
+
+    #[test]
+    fn a_source_shorter_than_recorded_fails_the_write() {
+        let mut r = Recipe::default();
+        r.copy("b", 0, 6);
+        let short = |_: &str| Ok::<_, String>(Arc::new(b"abc".to_vec()));
+        assert!(matches!(r.assemble(short), Err(Spliced::OutOfRange)));
+    }
+}
