@@ -326,6 +326,7 @@ const COOK: &[Row] = &[
     ("remote_cache_refused", Warning, Input, "a remote cache entry failed a check (signature, names, sizes or hashes) and the step was cooked locally"),
     ("cooker_panicked", Error, Input, "a cooker crashed; this is a bug in the pipeline, please report it with the inputs"),
     ("bad_output_name", Error, Input, "a cooker made an output it may not; this is a bug in the pipeline"),
+    ("bad_splice", Error, Input, "a cooker described a spliced output (a container's .ucas) with pieces its inputs do not hold; this is a bug in the pipeline"),
     ("cache_write", Error, Input, "the cache could not store a step's outputs"),
     ("bad_params", Error, Input, "a step's parameters cannot be read; this is a bug in the pipeline"),
     ("bad_intermediate", Error, Input, "a step's input from another step cannot be read; this is a bug in the pipeline"),

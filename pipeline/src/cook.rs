@@ -489,7 +489,8 @@ fn sealed_shortcut(options: &Options, seal_key: &str, started: Instant) -> Resul
                 cached: sealed.steps,
                 ..report::Counts::default()
             };
-            record_cook(config, counts, None, started.elapsed().as_secs_f64(), true)?;
+            let seconds = started.elapsed().as_secs_f64();
+            record_cook(config, counts, None, seconds, (true, 0))?;
             println!(
                 "{}",
                 report::summary_line(sealed.packs, counts, started.elapsed())
@@ -726,12 +727,13 @@ fn sealable(options: &Options, run: &Attempt) -> Option<(seal::Sealed, Vec<std::
 }
 
 /// Adds the cook to `cooks.log`, for `mjolnir cache stats`; returns its number.
+/// `stored` is what it added to the store.
 fn record_cook(
     config: &Config,
     counts: report::Counts,
     remote: Option<&RemoteCache>,
     seconds: f64,
-    sealed: bool,
+    (sealed, stored): (bool, u64),
 ) -> Result<u64> {
     let line = crate::usage::CookLine {
         number: 0,
@@ -743,6 +745,7 @@ fn record_cook(
         remote_hits: remote.map_or(0, |r| r.counts().hits),
         seconds,
         sealed,
+        stored_bytes: stored,
     };
     Ok(crate::usage::record_cook(&config.cache, line)?)
 }
@@ -958,7 +961,7 @@ fn finish(
         counts,
         settings.remote.map(|r| &**r),
         elapsed.as_secs_f64(),
-        false,
+        (false, settings.store.bytes_added()),
     )?;
     let used = results
         .iter()

@@ -106,6 +106,9 @@ fn cook_text(c: &usage::CookLine, now: u64) -> String {
     if c.remote_hits > 0 {
         line.push_str(&format!(", {} from the remote", c.remote_hits));
     }
+    if c.stored_bytes > 0 {
+        line.push_str(&format!(", {} stored", size_text(c.stored_bytes)));
+    }
     line.push_str(&format!(", {:.2} s", c.seconds));
     line
 }

@@ -37,6 +37,8 @@ pub fn inspect(path: &Path, as_json: bool, global: Option<&Path>) -> Result<i32>
         return container(path, &bytes, as_json);
     } else if bytes.starts_with(b"FPCK") {
         packed_chunks(&forge_iostore::packed::from_bytes(&bytes).map_err(fail(path))?)
+    } else if bytes.starts_with(b"MJSP") {
+        recipe(&engine::Recipe::from_bytes(&bytes).map_err(fail(path))?)
     } else if bytes.starts_with(b"PK\x03\x04") {
         archive(&bytes).map_err(fail(path))?
     } else if let Some(tag) = tag_group(&bytes) {
@@ -91,25 +93,43 @@ pub fn inspect(path: &Path, as_json: bool, global: Option<&Path>) -> Result<i32>
     Ok(0)
 }
 
-/// A block's packed container chunks (`FPCK`): each chunk's id, path, size and blocks.
-fn packed_chunks(chunks: &[forge_iostore::PackedChunk]) -> (Value, String) {
+/// A block's packed container chunk index (`FPCK`): each chunk's id, path, size, blocks,
+/// and where they are in the block's `chunks.data`.
+fn packed_chunks(chunks: &[forge_iostore::IndexedChunk]) -> (Value, String) {
     let mut text = format!("packed chunks: {}\n", chunks.len());
     let listed: Vec<Value> = chunks
         .iter()
         .map(|c| {
-            let stored: usize = c.blocks.iter().map(|b| b.stored.len()).sum();
+            let stored: u64 = c.blocks.iter().map(|b| u64::from(b.stored_size)).sum();
             let zlib = c.blocks.iter().filter(|b| b.method == 1).count();
             let id: String = c.id.0.iter().map(|b| format!("{b:02x}")).collect();
             text.push_str(&format!(
-                "  {id}  {} B in {} blocks ({zlib} zlib, {stored} B stored)  {}\n",
+                "  {id}  {} B in {} blocks ({zlib} zlib, {stored} B stored at {})  {}\n",
                 c.length,
                 c.blocks.len(),
+                c.data_offset,
                 c.path.as_deref().unwrap_or("-")
             ));
-            json!({"id": id, "path": c.path, "bytes": c.length, "blocks": c.blocks.len(), "zlib_blocks": zlib, "stored_bytes": stored})
+            json!({"id": id, "path": c.path, "bytes": c.length, "blocks": c.blocks.len(), "zlib_blocks": zlib, "stored_bytes": stored, "data_offset": c.data_offset, "data_bytes": c.data_len()})
         })
         .collect();
     (json!({"format": "FPCK", "chunks": listed}), text)
+}
+
+/// A spliced output's recipe (`MJSP`, as the cache stores a set's `.ucas`): what it
+/// copies from and how long the output is.
+fn recipe(recipe: &engine::Recipe) -> (Value, String) {
+    let mut text = format!(
+        "spliced output: {} B in {} pieces, from {} inputs\n",
+        recipe.len(),
+        recipe.piece_count(),
+        recipe.sources().len()
+    );
+    for source in recipe.sources() {
+        text.push_str(&format!("  {source}\n"));
+    }
+    let summary = json!({"format": "MJSP", "bytes": recipe.len(), "pieces": recipe.piece_count(), "sources": recipe.sources()});
+    (summary, text)
 }
 
 /// The most an archive's members may hold in all, as the Hub's scan allows.

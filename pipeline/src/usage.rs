@@ -35,6 +35,9 @@ pub struct CookLine {
     pub seconds: f64,
     /// Finished by the no-op seal, without planning.
     pub sealed: bool,
+    /// What the cook added to the store's blobs (0 in a line from before it was counted).
+    #[serde(default)]
+    pub stored_bytes: u64,
 }
 
 /// The cooks remembered, oldest first. Torn or unreadable lines are skipped.
@@ -122,6 +125,7 @@ mod tests {
             remote_hits: 0,
             seconds: 0.1,
             sealed: false,
+            stored_bytes: 0,
         }
     }
 

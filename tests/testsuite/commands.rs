@@ -325,6 +325,7 @@ fn cooked_containers_resolve_and_verify_through_inspect() {
     for pack in ["foundry", "roadworks", "foundry-wide"] {
         every_hull_is_reached_once_from_the_crate(&ws, pack);
     }
+    cached_indexes_and_recipes_read_through_inspect(&ws);
     let out = ws.mjolnir(&[
         "forge",
         "inspect",
@@ -335,6 +336,38 @@ fn cooked_containers_resolve_and_verify_through_inspect() {
         text.contains("reference hlmt objects\\mjolnir\\forge\\foundry\\wall_door"),
         "{text}"
     );
+}
+
+/// The cache holds each block's packed chunk index (`FPCK`) and each set's `.ucas` as a
+/// recipe (`MJSP`) that makes exactly the `.ucas` in the set folder.
+fn cached_indexes_and_recipes_read_through_inspect(ws: &Workspace) {
+    let mut formats = std::collections::BTreeMap::<String, Vec<Value>>::new();
+    for (blob, bytes) in tree(&ws.path("build/cache/blobs")) {
+        if !(bytes.starts_with(b"FPCK") || bytes.starts_with(b"MJSP")) {
+            continue;
+        }
+        let blob = format!("build/cache/blobs/{blob}");
+        let out = ws.mjolnir(&["forge", "inspect", &blob, "--json"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        formats
+            .entry(v["format"].as_str().unwrap().into())
+            .or_default()
+            .push(v);
+    }
+    assert!(formats["FPCK"].len() > 35, "an index per block, two each");
+    let sizes: Vec<u64> = formats["MJSP"]
+        .iter()
+        .map(|v| v["bytes"].as_u64().unwrap())
+        .collect();
+    for pack in ["foundry", "roadworks", "foundry-wide"] {
+        let ucas = ws.path(&format!("build/game/{pack}/all/content/{pack}_P.ucas"));
+        let size = std::fs::metadata(ucas).unwrap().len();
+        assert!(
+            sizes.contains(&size),
+            "{pack}: {size} B not among {sizes:?}"
+        );
+    }
 }
 
 #[test]

@@ -124,6 +124,9 @@ fn gc_evicts_the_least_recently_used_and_keeps_the_last_cooks_outputs() {
         "{stats}"
     );
     let before = stats["bytes"].as_u64().unwrap();
+    // Each cook says what it stored: the edit stored its changed outputs, not the cache.
+    let stored = |i: usize| stats["recent_cooks"][i]["stored_bytes"].as_u64().unwrap();
+    assert!(stored(1) > 0 && stored(1) < stored(0) / 4, "{stats}");
 
     let out = ws.mjolnir(&["cache", "gc", "--max-size", "1"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));

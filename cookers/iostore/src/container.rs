@@ -6,7 +6,7 @@ use std::io::Read;
 use crate::directory::DirectoryIndex;
 use crate::error::{IoStoreError, Result};
 use crate::ids::{self, ChunkId};
-use crate::packed::PackedChunk;
+use crate::packed::{IndexedChunk, PackedChunk};
 use crate::toc::{
     ChunkMeta, CompressionBlock, OffsetLength, Toc, FLAG_COMPRESSED, FLAG_INDEXED, VERSION,
 };
@@ -292,7 +292,7 @@ fn refuse_duplicates(ids: &[ChunkId]) -> Result<()> {
 }
 
 /// The directory index of the chunks that have a path, each by its TOC entry.
-fn directory_of(chunks: &[PackedChunk], entry_of: &[usize]) -> DirectoryIndex {
+fn directory_of(chunks: &[IndexedChunk], entry_of: &[usize]) -> DirectoryIndex {
     let files: Vec<(String, u32)> = chunks
         .iter()
         .enumerate()
@@ -305,7 +305,7 @@ fn directory_of(chunks: &[PackedChunk], entry_of: &[usize]) -> DirectoryIndex {
 /// Entries go in perfect-hash slot order, each chunk starts on a block boundary, and
 /// blocks are padded to 16 bytes in the `.ucas`. The output is a function of the inputs.
 /// Compressing is nearly all of the work; it is done per chunk ([`crate::pack`]), so a
-/// caller that keeps packed chunks lays a container out with [`write_packed`] alone.
+/// caller that keeps packed chunks lays a container out with [`lay_out`] alone.
 pub fn write(
     name: &str,
     chunks: &[NewChunk],
@@ -316,6 +316,21 @@ pub fn write(
 
 /// [`write`] from chunks already packed.
 pub fn write_packed(name: &str, chunks: &[PackedChunk]) -> Result<(Vec<u8>, Vec<u8>)> {
+    let mut data = Vec::new();
+    let index = crate::packed::split(chunks, &mut data);
+    let (utoc, order) = lay_out(name, &index)?;
+    let mut ucas = Vec::with_capacity(data.len());
+    for &i in &order {
+        let start = index[i].data_offset as usize;
+        ucas.extend_from_slice(&data[start..start + index[i].data_len() as usize]);
+    }
+    Ok((utoc, ucas))
+}
+
+/// The `.utoc` of a container laid out from indexed chunks, and the order their data
+/// goes in the `.ucas`: the `.ucas` is each chunk's data range
+/// ([`IndexedChunk::data_len`] bytes from its `data_offset`), in that order, and nothing else.
+pub fn lay_out(name: &str, chunks: &[IndexedChunk]) -> Result<(Vec<u8>, Vec<usize>)> {
     let ids_in: Vec<ChunkId> = chunks.iter().map(|c| c.id).collect();
     refuse_duplicates(&ids_in)?;
     let (seeds, slot_of) = ids::solve(&ids_in)?;
@@ -324,7 +339,7 @@ pub fn write_packed(name: &str, chunks: &[PackedChunk]) -> Result<(Vec<u8>, Vec<
         order[slot] = i;
     }
     let bs = u64::from(BLOCK_SIZE);
-    let mut ucas = Vec::new();
+    let mut ucas_len = 0u64;
     let mut offsets = Vec::with_capacity(chunks.len());
     let mut blocks = Vec::new();
     let mut metas = Vec::with_capacity(chunks.len());
@@ -337,13 +352,12 @@ pub fn write_packed(name: &str, chunks: &[PackedChunk]) -> Result<(Vec<u8>, Vec<
         });
         for block in &chunk.blocks {
             blocks.push(CompressionBlock {
-                offset: ucas.len() as u64,
-                compressed_size: block.stored.len() as u32,
+                offset: ucas_len,
+                compressed_size: block.stored_size,
                 uncompressed_size: block.uncompressed_size,
                 method: block.method,
             });
-            ucas.extend_from_slice(&block.stored);
-            ucas.resize(align(ucas.len() as u64, 16) as usize, 0);
+            ucas_len += crate::packed::padded(block.stored_size);
         }
         metas.push(ChunkMeta {
             hash: chunk.hash,
@@ -353,7 +367,7 @@ pub fn write_packed(name: &str, chunks: &[PackedChunk]) -> Result<(Vec<u8>, Vec<
         // Block k covers addresses [k·bs, (k+1)·bs): an empty chunk takes no block and no space.
         address = align(address + chunk.length, bs);
     }
-    if blocks.len() > 0xFFFF_FFFF || ucas.len() as u64 >= 1 << 40 {
+    if blocks.len() > 0xFFFF_FFFF || ucas_len >= 1 << 40 {
         return Err(IoStoreError::new(
             "container_too_large",
             "the container exceeds the TOC's address space",
@@ -387,7 +401,7 @@ pub fn write_packed(name: &str, chunks: &[PackedChunk]) -> Result<(Vec<u8>, Vec<
         unread_directory: Vec::new(),
         metas,
     };
-    Ok((toc.to_bytes(), ucas))
+    Ok((toc.to_bytes(), order))
 }
 
 /// A `.pak` stub: the game discovers a container only through a `.pak` of the same stem.

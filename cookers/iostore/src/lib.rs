@@ -28,10 +28,10 @@ pub mod packed;
 pub mod toc;
 
 pub use container::{
-    chunk_span, hash160, outside_namespace, package_name, pak_stub, read_chunk, read_chunk_in,
-    verify, write, write_packed, ChunkCheck, ChunkData, Compression, NewChunk, BLOCK_SIZE,
-    MOUNT_POINT,
+    chunk_span, hash160, lay_out, outside_namespace, package_name, pak_stub, read_chunk,
+    read_chunk_in, verify, write, write_packed, ChunkCheck, ChunkData, Compression, NewChunk,
+    BLOCK_SIZE, MOUNT_POINT,
 };
 pub use error::IoStoreError;
-pub use packed::{pack, PackedBlock, PackedChunk};
+pub use packed::{pack, BlockEntry, IndexedChunk, PackedBlock, PackedChunk};
 pub use toc::Toc;

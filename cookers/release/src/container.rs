@@ -8,7 +8,7 @@
 //! the game mounts it by.
 
 use forge_iostore::ids::{self, ChunkId};
-use forge_iostore::{Compression, IoStoreError, NewChunk, PackedChunk};
+use forge_iostore::{Compression, IndexedChunk, IoStoreError, NewChunk};
 use forge_package::{ContainerHeader, Package};
 
 /// One block's cooked content, as the container takes it.
@@ -43,33 +43,66 @@ pub struct BlockChunks {
     pub store: Vec<(u64, Vec<u64>)>,
 }
 
-/// A block's chunks, packed: what the container is laid out from.
-pub struct PackedBlockChunks {
-    pub packages: Vec<PackedChunk>,
-    pub tags: Vec<PackedChunk>,
+/// A block's chunks, packed and indexed: what the container is laid out from. Their
+/// blocks are in the block's packed data ([`pack_block`]), which the caller keeps.
+pub struct IndexedBlockChunks {
+    pub packages: Vec<IndexedChunk>,
+    pub tags: Vec<IndexedChunk>,
     pub store: Vec<(u64, Vec<u64>)>,
 }
 
-/// Lays the blocks out as packages and writes the container; returns each of
-/// [`container_files`] with its bytes. Refuses a package that breaks the namespace rule;
-/// `shipped` lists the packages outside the namespace an import may name (the donors').
-pub fn build(
-    pack_id: &str,
-    blocks: &[BlockContent],
-    shipped: &[String],
-) -> Result<Vec<(String, Vec<u8>)>, IoStoreError> {
-    let packed = blocks
-        .iter()
-        .map(|b| {
-            let chunks = block_chunks(pack_id, b, shipped)?;
-            Ok(PackedBlockChunks {
-                packages: forge_iostore::pack(&chunks.packages, Compression::Zlib),
-                tags: forge_iostore::pack(&chunks.tags, Compression::Zlib),
-                store: chunks.store,
-            })
-        })
-        .collect::<Result<Vec<_>, IoStoreError>>()?;
-    build_packed(pack_id, &packed)
+/// Packs a block's chunks once: their index, and the data their blocks are in.
+pub fn pack_block(chunks: BlockChunks) -> (IndexedBlockChunks, Vec<u8>) {
+    let mut data = Vec::new();
+    let mut indexed = |list: &[NewChunk]| {
+        forge_iostore::packed::split(&forge_iostore::pack(list, Compression::Zlib), &mut data)
+    };
+    let packages = indexed(&chunks.packages);
+    let tags = indexed(&chunks.tags);
+    let index = IndexedBlockChunks {
+        packages,
+        tags,
+        store: chunks.store,
+    };
+    (index, data)
+}
+
+/// Where a run of the `.ucas` comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UcasPiece {
+    /// `length` bytes of block `block`'s packed data (by its place in the set), from `offset`.
+    Block {
+        block: usize,
+        offset: u64,
+        length: u64,
+    },
+    /// Bytes made here: the container header's blocks.
+    Literal(Vec<u8>),
+}
+
+/// A container laid out: its `.utoc` and `.pak` stub, and its `.ucas` as pieces, in order.
+pub struct Layout {
+    pub utoc: Vec<u8>,
+    pub ucas: Vec<UcasPiece>,
+    pub pak: Vec<u8>,
+}
+
+impl Layout {
+    /// The `.ucas` bytes, from each block's packed data.
+    pub fn ucas(&self, data: &[&[u8]]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for piece in &self.ucas {
+            match piece {
+                UcasPiece::Block {
+                    block,
+                    offset,
+                    length,
+                } => out.extend_from_slice(&data[*block][*offset as usize..][..*length as usize]),
+                UcasPiece::Literal(bytes) => out.extend_from_slice(bytes),
+            }
+        }
+        out
+    }
 }
 
 /// One block's packages (each checked against the namespace rule) and tags as chunks.
@@ -118,19 +151,23 @@ pub fn block_chunks(
 }
 
 /// The container laid out from packed blocks: every block's packages, then every block's
-/// tags, then the container header; nothing but the header is compressed here.
-pub fn build_packed(
-    pack_id: &str,
-    blocks: &[PackedBlockChunks],
-) -> Result<Vec<(String, Vec<u8>)>, IoStoreError> {
+/// tags, then the container header; nothing but the header is compressed here, and no
+/// block's data is read. Refuses a path outside the pack's namespace.
+pub fn lay_out(pack_id: &str, blocks: &[IndexedBlockChunks]) -> Result<Layout, IoStoreError> {
     let root = forge_contract::ids::unreal_root(pack_id);
-    let mut chunks: Vec<PackedChunk> = Vec::new();
-    chunks.extend(blocks.iter().flat_map(|b| b.packages.iter().cloned()));
-    chunks.extend(blocks.iter().flat_map(|b| b.tags.iter().cloned()));
+    // Each chunk, and the block whose data holds it (`None`: the header, made here).
+    let mut chunks: Vec<(IndexedChunk, Option<usize>)> = Vec::new();
+    for (b, block) in blocks.iter().enumerate() {
+        chunks.extend(block.packages.iter().map(|c| (c.clone(), Some(b))));
+    }
+    for (b, block) in blocks.iter().enumerate() {
+        chunks.extend(block.tags.iter().map(|c| (c.clone(), Some(b))));
+    }
     let store: Vec<(u64, Vec<u64>)> = blocks
         .iter()
         .flat_map(|b| b.store.iter().cloned())
         .collect();
+    let mut header_data = Vec::new();
     if !store.is_empty() {
         let container_id = ids::name_hash(&container_name(pack_id));
         let header = NewChunk {
@@ -138,9 +175,12 @@ pub fn build_packed(
             data: ContainerHeader::new(container_id, store).to_bytes(),
             path: None,
         };
-        chunks.extend(forge_iostore::pack(&[header], Compression::Zlib));
+        let packed = forge_iostore::pack(&[header], Compression::Zlib);
+        let indexed = forge_iostore::packed::split(&packed, &mut header_data);
+        chunks.extend(indexed.into_iter().map(|c| (c, None)));
     }
-    let (utoc, ucas) = forge_iostore::write_packed(&container_name(pack_id), &chunks)?;
+    let index: Vec<IndexedChunk> = chunks.iter().map(|(c, _)| c.clone()).collect();
+    let (utoc, order) = forge_iostore::lay_out(&container_name(pack_id), &index)?;
     let toc = forge_iostore::Toc::parse(&utoc)?;
     if let Some(path) = forge_iostore::outside_namespace(&toc, &root)?.first() {
         return Err(IoStoreError::new(
@@ -148,10 +188,64 @@ pub fn build_packed(
             format!("{path} is outside the pack's namespace {root}"),
         ));
     }
-    let [utoc_name, ucas_name, pak_name] = container_files(pack_id);
-    Ok(vec![
-        (utoc_name, utoc),
-        (ucas_name, ucas),
-        (pak_name, forge_iostore::pak_stub()),
-    ])
+    let ucas = order
+        .iter()
+        .map(|&i| match &chunks[i] {
+            (c, Some(block)) => UcasPiece::Block {
+                block: *block,
+                offset: c.data_offset,
+                length: c.data_len(),
+            },
+            (_, None) => UcasPiece::Literal(header_data.clone()),
+        })
+        .collect();
+    Ok(Layout {
+        utoc,
+        ucas,
+        pak: forge_iostore::pak_stub(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(id: &str, tags: &[(&'static str, Vec<u8>)]) -> BlockChunks {
+        let content = BlockContent {
+            id,
+            packages: Vec::new(),
+            tags: tags.iter().map(|(e, b)| (*e, b.as_slice())).collect(),
+        };
+        block_chunks("foundry", &content, &[]).unwrap()
+    }
+
+    #[test]
+    fn a_layout_over_packed_blocks_is_the_container_written_whole() {
+        let bytes = |n: usize, k: usize| (0..n).map(|i| (i % k) as u8).collect::<Vec<u8>>();
+        let blocks = [
+            block(
+                "wall",
+                &[("crate", bytes(70_000, 7)), ("model", bytes(300, 3))],
+            ),
+            block(
+                "ramp",
+                &[("crate", bytes(10, 5)), ("model", bytes(140_000, 251))],
+            ),
+        ];
+        let whole: Vec<NewChunk> = blocks
+            .iter()
+            .flat_map(|b| b.tags.iter())
+            .map(|c| NewChunk {
+                id: c.id,
+                data: c.data.clone(),
+                path: c.path.clone(),
+            })
+            .collect();
+        let expected = forge_iostore::write("foundry_P", &whole, Compression::Zlib).unwrap();
+        let (index, data): (Vec<_>, Vec<_>) = blocks.into_iter().map(pack_block).unzip();
+        let layout = lay_out("foundry", &index).unwrap();
+        let data: Vec<&[u8]> = data.iter().map(Vec::as_slice).collect();
+        assert_eq!((layout.utoc.clone(), layout.ucas(&data)), expected);
+        assert!(layout.ucas.len() >= 4, "one piece per chunk at least");
+    }
 }

@@ -94,6 +94,11 @@ impl Recipe {
         &self.sources
     }
 
+    /// How many pieces it has, after merging.
+    pub fn piece_count(&self) -> usize {
+        self.pieces.len()
+    }
+
     /// The length of the output it makes.
     pub fn len(&self) -> u64 {
         self.pieces

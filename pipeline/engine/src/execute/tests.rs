@@ -264,3 +264,116 @@ fn a_panicking_cooker_fails_its_step_and_the_cook_ends() {
     assert_eq!(findings[0].code, "cooker_panicked");
     assert!(findings[0].message.contains("size must not be zero"));
 }
+
+/// `joined` is spliced from the inputs named `part/...`.
+static SPLICES_PARTS: crate::Splicing = crate::Splicing {
+    output: |name| name == "joined",
+    source: |name| name.starts_with("part/"),
+};
+
+static SPLICER: Cooker = Cooker {
+    name: "splicer",
+    version: 1,
+    outputs: Names::Fixed(|_| vec!["joined".to_string()]),
+    runs_under_check: true,
+    splices: Some(&SPLICES_PARTS),
+    cook: |_, _| unreachable!("the test's cooker runs instead"),
+};
+
+/// Two fake steps that make "hello" and "world", and a splicer joining them.
+fn splice_graph(bench: &Bench) -> Graph {
+    let mut g = Graph::default();
+    let a = g.add(step("a", vec![bench.source("a.txt", "hello")]));
+    let b = g.add(step("b", vec![bench.source("b.txt", "world")]));
+    let part = |name: &str, step| Input::Upstream {
+        name: format!("part/{name}"),
+        step,
+        output: "out".into(),
+    };
+    let mut splicer = step("s", vec![part("a", a), part("b", b)]);
+    splicer.kind = &SPLICER;
+    g.add(splicer);
+    g
+}
+
+/// The fake steps make their source's bytes; the splicer copies `length` bytes of each
+/// part and puts a space between them, and checks that it never sees the parts.
+fn splice_cook(length: u64) -> impl Fn(&Step, &Inputs) -> Cooked + Sync {
+    move |step, inputs| {
+        if step.id != "s" {
+            return Ok(vec![(
+                "out".into(),
+                inputs.values().next().unwrap().to_vec(),
+            )]);
+        }
+        assert!(inputs.keys().all(|k| !k.starts_with("part/")), "{inputs:?}");
+        let mut recipe = crate::Recipe::default();
+        recipe.copy("part/a", 0, length);
+        recipe.literal(b" ");
+        recipe.copy("part/b", 0, 5);
+        Ok(vec![("joined".into(), recipe.to_bytes())])
+    }
+}
+
+#[test]
+fn a_spliced_output_is_stored_as_its_recipe_and_reads_as_its_pieces() {
+    let bench = Bench::new();
+    let graph = splice_graph(&bench);
+    let results = bench.run(&graph, &splice_cook(5));
+    assert_eq!(outcome_names(&results), ["ran"; 3]);
+    let joined = &results[2].outputs[0];
+    assert!(joined.is_spliced());
+    assert_eq!(output_text(&bench, &results[2]), "hello world");
+    assert_eq!(joined.size, 11);
+    assert_eq!(joined.to_ref().recipe, Some(joined.blob_size()));
+
+    let results = bench.run(&graph, &splice_cook(5));
+    assert_eq!(outcome_names(&results), ["hit"; 3]);
+    assert_eq!(output_text(&bench, &results[2]), "hello world");
+    let path = bench.dir.path().join("joined.out");
+    let mut file = std::fs::File::create(&path).unwrap();
+    results[2].outputs[0]
+        .write_to(&mut file, &bench.store)
+        .unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), b"hello world");
+}
+
+#[test]
+fn a_recipe_that_reaches_past_its_sources_fails_the_step() {
+    let bench = Bench::new();
+    let graph = splice_graph(&bench);
+    let results = bench.run(&graph, &splice_cook(6));
+    assert_eq!(outcome_names(&results), ["ran", "ran", "failed"]);
+    let Outcome::Failed(findings) = &results[2].outcome else {
+        unreachable!()
+    };
+    assert_eq!(findings[0].code, "bad_splice");
+    assert_eq!(bench.store.actions().len(), 2, "nothing is stored for s");
+}
+
+#[test]
+fn a_spliced_output_whose_source_is_damaged_is_corrupt_not_wrong() {
+    let bench = Bench::new();
+    let graph = splice_graph(&bench);
+    let results = bench.run(&graph, &splice_cook(5));
+    let hello = results[0].outputs[0].to_ref().hash;
+    let blob = bench
+        .store
+        .blobs()
+        .unwrap()
+        .into_iter()
+        .find(|(h, _)| *h == hello)
+        .unwrap();
+    assert_eq!(blob.1, 5);
+    let cached = bench.run(&graph, &splice_cook(5));
+    // The source's blob goes bad after the hit: reading the spliced output says so.
+    bench.store.remove_blob(&hello).unwrap();
+    let err = cached[2].outputs[0].bytes(&bench.store).unwrap_err();
+    assert!(!err.detail.is_empty());
+    // The cook then retries with every hit verified, which runs the step that made it.
+    let mut settings = bench.settings();
+    settings.verify_hits = true;
+    let again = run(&graph, Vec::new(), &settings, &Quiet, &splice_cook(5));
+    assert_eq!(outcome_names(&again), ["ran", "hit", "hit"]);
+    assert_eq!(output_text(&bench, &again[2]), "hello world");
+}

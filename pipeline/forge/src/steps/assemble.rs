@@ -1,6 +1,8 @@
 //! `assemble`: a set's manifest (the catalog reduced to the set, marked diagnostic for
 //! `--only`), its inventory (each block's cooked outputs by hash), its checks report, and
-//! the pack's IoStore container.
+//! the pack's IoStore container. The container's `.ucas` is spliced (`engine::splice`):
+//! a recipe over every block's packed data, so the step never reads those bytes and an
+//! edit stores one block's data, not a new `.ucas`.
 
 use forge_contract::Diagnostic;
 use serde::Deserialize;
@@ -18,15 +20,21 @@ use findings::finding;
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {
         name: "assemble",
-        version: 1,
+        version: 2,
         outputs: Names::Dynamic,
         runs_under_check: false,
-        splices: None,
+        splices: Some(&SPLICING),
         cook,
     },
     scope: Scope::Set,
     lands: Lands::SetRoot,
     wire,
+};
+
+/// The `.ucas` is spliced from the blocks' packed data (`<block>/chunks/chunks.data`).
+static SPLICING: engine::Splicing = engine::Splicing {
+    output: |name| name.ends_with(".ucas"),
+    source: |name| name.ends_with(&format!("/chunks/{}", super::block_chunks::DATA)),
 };
 
 pub const CHANGES: &str = "changes.json";
@@ -247,16 +255,42 @@ fn checks_report(step: &CookCtx, params: &Params, facts: &[(String, Value)]) -> 
     json!({"format": "mjolnir-forge-checks", "pack": step.pack, "set": params.set, "blocks": reports})
 }
 
-/// The container, laid out from each block's packed chunks (`block_chunks`): nothing is
-/// compressed here but the container header.
+/// The container, laid out from each block's packed chunk index (`block_chunks`): nothing
+/// is compressed here but the container header, and the `.ucas` is a recipe over each
+/// block's packed data.
 fn container(step: &CookCtx, params: &Params, inputs: &Inputs) -> Cooked {
+    use forge_release::container::UcasPiece;
     let file = source_file(catalog::MANIFEST);
     let blocks = params
         .blocks
         .iter()
         .map(|block| super::block_chunks::read(inputs, block, &file))
         .collect::<Result<Vec<_>, _>>()?;
-    forge_release::container::build_packed(step.pack, &blocks).map_err(|e| diagnostic(&file, &e))
+    let layout =
+        forge_release::container::lay_out(step.pack, &blocks).map_err(|e| diagnostic(&file, &e))?;
+    let mut ucas = engine::Recipe::default();
+    for piece in &layout.ucas {
+        match piece {
+            UcasPiece::Block {
+                block,
+                offset,
+                length,
+            } => {
+                let data = super::block_chunks::input_name(
+                    &params.blocks[*block],
+                    super::block_chunks::DATA,
+                );
+                ucas.copy(&data, *offset, *length);
+            }
+            UcasPiece::Literal(bytes) => ucas.literal(bytes),
+        }
+    }
+    let [utoc_name, ucas_name, pak_name] = forge_release::container::container_files(step.pack);
+    Ok(vec![
+        (utoc_name, layout.utoc),
+        (ucas_name, ucas.to_bytes()),
+        (pak_name, layout.pak),
+    ])
 }
 
 /// The packages the donors import (their materials, say): what an Unreal package of the

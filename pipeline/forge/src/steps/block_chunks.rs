@@ -1,8 +1,10 @@
 //! `block_chunks`: a block's share of its set's container, packed once. Its Unreal packages
 //! (each checked against the namespace rule) and its tags, cut into compression blocks and
-//! zlib-packed (`FPCK`), and the container header's store entry of each package. The set's
-//! `assemble` then lays the container out from every block's packed chunks without
-//! compressing anything: a one-block edit compresses one block.
+//! zlib-packed: their index (`FPCK`), their blocks (`chunks.data`, as the `.ucas` holds
+//! them), and the container header's store entry of each package. The set's `assemble` then
+//! lays the container out from every block's index without compressing anything, and its
+//! `.ucas` is spliced from every block's data: a one-block edit compresses one block, and
+//! stores one block's data.
 
 use serde_json::{json, Value};
 
@@ -16,13 +18,12 @@ use crate::wiring::Wiring;
 use crate::wiring::{StepKind, Wired};
 use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
 use findings::finding;
-use forge_iostore::Compression;
 
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {
         name: "block_chunks",
-        version: 1,
-        outputs: Names::Fixed(|_| vec![PACKAGES.to_string(), TAGS.to_string(), STORE.to_string()]),
+        version: 2,
+        outputs: Names::Fixed(|_| OUTPUTS.map(String::from).to_vec()),
         runs_under_check: false,
         splices: None,
         cook,
@@ -36,10 +37,13 @@ pub const PACKAGES: &str = "packages.fpck";
 pub const TAGS: &str = "tags.fpck";
 /// `[{"package": id, "imports": [ids]}]`, ids as decimal u64.
 pub const STORE: &str = "store.json";
+/// The packed blocks of both indexes, each padded to 16 bytes: what `assemble` splices.
+pub const DATA: &str = "chunks.data";
+const OUTPUTS: [&str; 4] = [PACKAGES, TAGS, STORE, DATA];
 
 /// This block's outputs of this kind, as inputs named `<block>/<output>`.
 pub fn of_block(w: &Wiring, block: &str) -> Vec<Input> {
-    [PACKAGES, TAGS, STORE]
+    OUTPUTS
         .iter()
         .map(|output| w.upstream_of(Some(block), input_name(block, output), &KIND, *output))
         .collect()
@@ -101,21 +105,23 @@ fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
         .iter()
         .map(|(package, imports)| json!({"package": package, "imports": imports}))
         .collect();
-    let pack =
-        |list| forge_iostore::packed::to_bytes(&forge_iostore::pack(list, Compression::Zlib));
+    let (index, data) = forge_release::container::pack_block(chunks);
+    let index_bytes = forge_iostore::packed::to_bytes;
     Ok(vec![
-        (PACKAGES.to_string(), pack(&chunks.packages)),
-        (TAGS.to_string(), pack(&chunks.tags)),
+        (PACKAGES.to_string(), index_bytes(&index.packages)),
+        (TAGS.to_string(), index_bytes(&index.tags)),
         (STORE.to_string(), compact(&Value::Array(store))),
+        (DATA.to_string(), data),
     ])
 }
 
-/// A block's packed chunks, read back from this kind's outputs among `inputs`.
+/// A block's packed chunk index, read back from this kind's outputs among `inputs`; its
+/// data is not read.
 pub fn read(
     inputs: &Inputs,
     block: &str,
     file: &str,
-) -> Result<forge_release::container::PackedBlockChunks, Vec<findings::Diagnostic>> {
+) -> Result<forge_release::container::IndexedBlockChunks, Vec<findings::Diagnostic>> {
     let get = |output: &str| input(inputs, &input_name(block, output), file);
     let chunks = |output: &str| {
         forge_iostore::packed::from_bytes(get(output)?).map_err(|e| diagnostic(file, &e))
@@ -135,7 +141,7 @@ pub fn read(
             (id, imports)
         })
         .collect();
-    Ok(forge_release::container::PackedBlockChunks {
+    Ok(forge_release::container::IndexedBlockChunks {
         packages: chunks(PACKAGES)?,
         tags: chunks(TAGS)?,
         store,
