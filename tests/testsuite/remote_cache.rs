@@ -40,6 +40,80 @@ fn reader() -> Workspace {
     ws
 }
 
+/// Machines like [`machine`] and [`reader`] with a generated two-block pack dense enough
+/// that each block's share of the container (`chunks.data`) is a blob of its own on the
+/// server, over the inline limit, and one the reader fetches to write the `.ucas`. `None`
+/// (the test skips) when forge-packgen is not built beside mjolnir.
+fn dense_machines() -> Option<(Workspace, Workspace)> {
+    let packgen =
+        std::path::Path::new(env!("CARGO_BIN_EXE_mjolnir")).with_file_name("forge-packgen");
+    if !packgen.is_file() {
+        support::skip(
+            "forge-packgen is not built beside mjolnir (cargo test --workspace builds it)",
+        );
+        return None;
+    }
+    let make = |signs: bool| {
+        let ws = Workspace::with_packs(&[]);
+        let out = std::process::Command::new(&packgen)
+            .args([
+                "synth",
+                "packs/dense",
+                "--blocks",
+                "2",
+                "--triangles",
+                "8000",
+                "--id",
+                "dense",
+            ])
+            .current_dir(ws.path(""))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let toml = std::fs::read_to_string(ws.path("pipeline.toml")).unwrap();
+        let writer = if signs {
+            "writer_key = \"writer.key\"\n"
+        } else {
+            ""
+        };
+        std::fs::write(ws.path("writer.key"), WRITER_SEED).unwrap();
+        std::fs::write(
+            ws.path("pipeline.toml"),
+            format!("[[pack]]\nid = \"dense\"\npath = \"packs/dense\"\n\n{toml}\n[cache]\n{writer}trusted_writers = [\"{WRITER_KEY}\"]\n"),
+        )
+        .unwrap();
+        ws
+    };
+    Some((make(true), make(false)))
+}
+
+/// The server's blob of the largest `chunks.data` the first machine made.
+fn block_data_blob(first: &Workspace, server: &Nginx) -> std::path::PathBuf {
+    let report = first.report();
+    let (size, hash) = report["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["outputs"].as_array().unwrap())
+        .filter(|o| o["name"] == "chunks.data")
+        .map(|o| {
+            (
+                o["size"].as_u64().unwrap(),
+                o["hash"].as_str().unwrap().to_string(),
+            )
+        })
+        .max()
+        .unwrap();
+    assert!(
+        size > engine::remote::action_result::INLINE_MAX,
+        "{size} B is inlined"
+    );
+    let bytes =
+        std::fs::read(first.path(&format!("build/cache/blobs/{}/{hash}", &hash[..2]))).unwrap();
+    let sha = engine::remote::sha256_hex(&bytes);
+    server.dir.path().join(format!("data/cache/cas/{sha}"))
+}
+
 fn remote(ws: &Workspace) -> Value {
     ws.report()["summary"]["remote"].clone()
 }
@@ -132,19 +206,18 @@ fn a_read_only_machine_never_writes() {
 #[test]
 fn damaged_or_misplaced_remote_entries_are_refused_and_cooked_locally() {
     let Some(server) = Nginx::start() else { return };
-    let first = machine();
+    let Some((first, second)) = dense_machines() else {
+        return;
+    };
     first.cook(&["--remote-cache", &server.url]);
     // Without the stage's bundle every step is asked for alone.
     let (bundle_entries, bundle_blobs) = bundles(&server);
     for file in bundle_entries.iter().chain(&bundle_blobs) {
         std::fs::remove_file(file).unwrap();
     }
-    // The largest blob (the container) gets one byte flipped...
-    let blobs = server.files("cas");
-    let largest = blobs
-        .iter()
-        .max_by_key(|p| std::fs::metadata(p).unwrap().len())
-        .unwrap();
+    // A block's container data, which the reader needs for the .ucas, gets one byte
+    // flipped...
+    let largest = &block_data_blob(&first, &server);
     let mut bytes = std::fs::read(largest).unwrap();
     let middle = bytes.len() / 2;
     bytes[middle] ^= 0x40;
@@ -153,7 +226,6 @@ fn damaged_or_misplaced_remote_entries_are_refused_and_cooked_locally() {
     let entries = server.files("ac");
     std::fs::copy(&entries[0], &entries[1]).unwrap();
 
-    let second = machine();
     let out = second.cook(&["--remote-cache", &server.url]);
     let counts = remote(&second);
     assert!(counts["refused"].as_u64().unwrap() >= 2, "{counts}");
@@ -251,22 +323,18 @@ fn a_stage_bundle_is_taken_only_whole_and_signed() {
 #[test]
 fn a_blob_longer_than_its_entry_says_is_refused_as_it_arrives() {
     let Some(server) = Nginx::start() else { return };
-    let first = machine();
+    let Some((first, second)) = dense_machines() else {
+        return;
+    };
     first.cook(&["--remote-cache", &server.url]);
-    // The largest blob a set holds (the container) gets a megabyte more on the server.
-    let (_, bundle_blobs) = bundles(&server);
-    let blobs = server.files("cas");
-    let largest = blobs
-        .iter()
-        .filter(|b| !bundle_blobs.contains(b))
-        .max_by_key(|p| std::fs::metadata(p).unwrap().len())
-        .unwrap();
-    let mut bytes = std::fs::read(largest).unwrap();
+    // A block's container data, which the reader needs for the .ucas, gets a megabyte
+    // more on the server.
+    let largest = block_data_blob(&first, &server);
+    let mut bytes = std::fs::read(&largest).unwrap();
     let declared = bytes.len();
     bytes.extend(std::iter::repeat_n(0u8, 1 << 20));
-    std::fs::write(largest, &bytes).unwrap();
+    std::fs::write(&largest, &bytes).unwrap();
 
-    let second = reader();
     let out = second.cook(&["--remote-cache", &server.url]);
     let warnings = stderr(&out);
     assert!(

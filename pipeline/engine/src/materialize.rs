@@ -60,7 +60,13 @@ pub fn set_folder(
     // in different block folders, so they do not queue on one directory).
     stale.par_iter().try_for_each(|(path, output)| {
         write(path, output, store)?;
-        stat_cache.record(path, &output.hash);
+        if output.is_spliced() {
+            // Its hash is the recipe's: the file's own is read back, in pieces.
+            let content = hash_file(path)?;
+            stat_cache.record_spliced(path, &content, &output.hash);
+        } else {
+            stat_cache.record(path, &output.hash);
+        }
         Ok::<(), Error>(())
     })?;
     changes.written = stale.len();
@@ -90,6 +96,23 @@ fn write(path: &Path, output: &Output, store: &Store) -> Result<(), Error> {
         atomic::write(path, &bytes)?;
     }
     Ok(())
+}
+
+/// Whether a file whose content hash is `content` holds `output`: its bytes' hash, or for a
+/// spliced output, the recipe the file was last written from.
+fn holds(stat_cache: &StatCache, content: &str, output: &Output) -> bool {
+    if output.is_spliced() {
+        stat_cache.spliced_recipe(content).as_deref() == Some(output.hash.as_str())
+    } else {
+        content == output.hash
+    }
+}
+
+/// The BLAKE3 of a file, read in pieces rather than whole.
+fn hash_file(path: &Path) -> std::io::Result<String> {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update_reader(std::fs::File::open(path)?)?;
+    Ok(hasher.finalize().to_hex().to_string())
 }
 
 /// How a set folder differs from what it should hold: the files a cook would write
@@ -177,8 +200,10 @@ fn sweep(
             empty = false;
             // A stamp the cache does not know (a file written within its racy window, or
             // touched since) is settled by reading the file, not by rewriting it.
-            let holds = stat_cache.holds(&path, &entry.metadata()?, &output.hash)
-                || stat_cache.hash(&path).is_ok_and(|h| h.hash == output.hash);
+            let content = stat_cache
+                .recorded(&path, &entry.metadata()?)
+                .or_else(|| stat_cache.hash(&path).ok().map(|h| h.hash));
+            let holds = content.is_some_and(|c| holds(stat_cache, &c, output));
             if holds {
                 stale.remove(&path);
             }

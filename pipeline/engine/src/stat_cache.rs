@@ -101,6 +101,12 @@ pub fn stamp(meta: &std::fs::Metadata) -> Stamp {
     }
 }
 
+/// A spliced file's recipe is kept with the derived facts, by the file's content hash
+/// (so it is dropped with the last file of that content).
+fn spliced_key(content_hash: &str) -> String {
+    format!("spliced@1:{content_hash}")
+}
+
 impl StatCache {
     pub fn open(file: PathBuf) -> StatCache {
         let (entries, derived) = std::fs::read(&file)
@@ -229,16 +235,29 @@ impl StatCache {
         Some(fact)
     }
 
-    /// Whether `path`, whose metadata the caller already has (from a directory listing),
-    /// is a regular file still holding `hash` by its recorded stamp.
-    pub fn holds(&self, path: &Path, meta: &std::fs::Metadata, hash: &str) -> bool {
-        meta.is_file()
-            && self
-                .entries
-                .lock()
-                .expect("stat cache lock")
-                .get(path)
-                .is_some_and(|e| e.stamp == stamp(meta) && e.hash == hash)
+    /// The content hash recorded for `path`, whose metadata the caller already has (from a
+    /// directory listing), if it is a regular file and its stamp is unchanged.
+    pub fn recorded(&self, path: &Path, meta: &std::fs::Metadata) -> Option<String> {
+        let entries = self.entries.lock().expect("stat cache lock");
+        let entry = entries.get(path).filter(|e| e.stamp == stamp(meta))?;
+        meta.is_file().then(|| entry.hash.clone())
+    }
+
+    /// Records a file written from a spliced output: its content hash, and the hash of
+    /// the recipe that made it, so a later cook that finds a file with that content (its
+    /// stamp unknown, say) knows which recipe it is, without assembling anything.
+    pub fn record_spliced(&self, path: &Path, content_hash: &str, recipe_hash: &str) {
+        self.record(path, content_hash);
+        self.derived
+            .lock()
+            .expect("stat cache lock")
+            .insert(spliced_key(content_hash), vec![recipe_hash.to_string()]);
+    }
+
+    /// The recipe that made a file of content `content_hash`, as [`record_spliced`] saw.
+    pub fn spliced_recipe(&self, content_hash: &str) -> Option<String> {
+        let derived = self.derived.lock().expect("stat cache lock");
+        derived.get(&spliced_key(content_hash))?.first().cloned()
     }
 
     /// Records a file the pipeline just wrote, whose hash it already knows.
@@ -279,16 +298,16 @@ impl StatCache {
             return Ok(());
         }
         let now = SystemTime::now();
-        let entries: BTreeMap<PathBuf, Entry> = self
-            .entries
-            .lock()
-            .expect("stat cache lock")
+        let all = self.entries.lock().expect("stat cache lock");
+        let entries: BTreeMap<PathBuf, Entry> = all
             .iter()
             // The file is JSON: a path that is not UTF-8 is not remembered, only rehashed.
             .filter(|(p, e)| !e.stamp.is_racy(now) && p.to_str().is_some() && p.exists())
             .map(|(p, e)| (p.clone(), e.clone()))
             .collect();
-        let live: std::collections::BTreeSet<&String> = entries.values().map(|e| &e.hash).collect();
+        // A racy file's stamp is not kept, but what was derived from its content is: the
+        // next cook that reads it again finds it.
+        let live: std::collections::BTreeSet<&String> = all.values().map(|e| &e.hash).collect();
         let derived = self
             .derived
             .lock()
