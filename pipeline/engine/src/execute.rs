@@ -266,7 +266,17 @@ impl Output {
                 spliced.recipe.get_or_init(|| bytes).clone()
             }
         };
-        crate::splice::Recipe::from_bytes(&bytes).map_err(|detail| CorruptOutput { detail })
+        let recipe =
+            crate::splice::Recipe::from_bytes(&bytes).map_err(|detail| CorruptOutput { detail })?;
+        // Checked before anything is allocated for it: the pieces fit the sources, and
+        // make the size the record says.
+        let made = recipe
+            .check(|name| self.source(spliced, name).ok().map(|o| o.size))
+            .map_err(|why| CorruptOutput {
+                detail: format!("{}'s recipe does not fit its sources: {why}", self.name),
+            })?;
+        self.check_size(made)?;
+        Ok(recipe)
     }
 
     fn source<'s>(

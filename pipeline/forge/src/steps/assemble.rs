@@ -34,7 +34,7 @@ pub static KIND: StepKind = StepKind {
 /// The `.ucas` is spliced from the blocks' packed data (`<block>/chunks/chunks.data`).
 static SPLICING: engine::Splicing = engine::Splicing {
     output: |name| name.ends_with(".ucas"),
-    source: |name| name.ends_with(&format!("/chunks/{}", super::block_chunks::DATA)),
+    source: super::block_chunks::is_data_input,
 };
 
 pub const CHANGES: &str = "changes.json";

@@ -49,6 +49,12 @@ pub fn of_block(w: &Wiring, block: &str) -> Vec<Input> {
         .collect()
 }
 
+/// Whether an input name is a block's `chunks.data` (`<block>/chunks/chunks.data`).
+pub fn is_data_input(name: &str) -> bool {
+    name.strip_suffix(DATA)
+        .is_some_and(|rest| rest.ends_with("/chunks/"))
+}
+
 /// `<block>/chunks/<output>`: `assemble` leaves these out of the set's inventory.
 pub fn input_name(block: &str, output: &str) -> String {
     format!("{block}/chunks/{output}")
