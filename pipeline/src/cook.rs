@@ -407,7 +407,7 @@ fn geometry_fields_line(r: &Finished) -> Option<String> {
         .outputs
         .iter()
         .find(|o| o.name == steps::block_geometry::FIELDS)?;
-    let fields: Value = serde_json::from_slice(fields.loaded_bytes()?).ok()?;
+    let fields: Value = serde_json::from_slice(&fields.loaded_bytes()?).ok()?;
     let mut by_file: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for (field, file) in fields.as_object()? {
         by_file.entry(file.as_str()?).or_default().push(field);

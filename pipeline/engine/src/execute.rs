@@ -10,7 +10,7 @@
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc, OnceLock};
+use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use findings::{finding, Diagnostic};
@@ -30,10 +30,20 @@ pub struct Output {
     pub name: String,
     pub hash: String,
     pub size: u64,
-    loaded: OnceLock<Arc<Vec<u8>>>,
+    /// The bytes, while they are held: those a step just made until it has stored them,
+    /// and small outputs for the whole cook. A large output read from the store is not
+    /// kept, so a cook's memory does not grow with what it has made.
+    loaded: Mutex<Option<Arc<Vec<u8>>>>,
+    /// The store's blob is known to hold these bytes (written or verified this cook):
+    /// reading it again skips the hash.
+    trusted: AtomicBool,
     remote: Option<RemoteBlob>,
     spliced: Option<Spliced>,
 }
+
+/// Outputs smaller than this stay in memory once read; larger ones are read from the store
+/// each time they are needed.
+const KEPT_MAX: u64 = 64 << 10;
 
 /// A spliced output's (`splice`): its blob is its recipe, and these are what it copies from.
 struct Spliced {
@@ -96,7 +106,8 @@ impl Output {
             name,
             hash,
             size,
-            loaded: OnceLock::from(Arc::new(bytes)),
+            loaded: Mutex::new(Some(Arc::new(bytes))),
+            trusted: AtomicBool::new(false),
             remote: None,
             spliced: None,
         })
@@ -114,7 +125,8 @@ impl Output {
             name,
             hash,
             size,
-            loaded: OnceLock::new(),
+            loaded: Mutex::new(None),
+            trusted: AtomicBool::new(false),
             remote: None,
             spliced: Some(Spliced {
                 recipe_size: recipe.len() as u64,
@@ -130,7 +142,8 @@ impl Output {
             name: o.name.clone(),
             hash: o.hash.clone(),
             size: o.size,
-            loaded: OnceLock::new(),
+            loaded: Mutex::new(None),
+            trusted: AtomicBool::new(false),
             remote: None,
             spliced: o.recipe.map(|recipe_size| Spliced {
                 recipe_size,
@@ -149,7 +162,8 @@ impl Output {
             name: listed.name.clone(),
             hash: listed.blake3.clone(),
             size: listed.spliced.unwrap_or(listed.size),
-            loaded: OnceLock::new(),
+            loaded: Mutex::new(None),
+            trusted: AtomicBool::new(false),
             spliced: listed.spliced.map(|_| Spliced {
                 recipe_size: listed.size,
                 recipe: OnceLock::new(),
@@ -166,7 +180,7 @@ impl Output {
     fn upload(&self) -> Option<crate::remote::Upload> {
         let (blob, spliced) = match &self.spliced {
             Some(s) => (s.recipe.get()?.clone(), Some(self.size)),
-            None => (self.loaded.get()?.clone(), None),
+            None => (self.held()?, None),
         };
         Some(crate::remote::Upload {
             name: self.name.clone(),
@@ -195,25 +209,41 @@ impl Output {
     }
 
     /// The bytes when they are already in memory (a step that ran), reading nothing.
-    pub fn loaded_bytes(&self) -> Option<&[u8]> {
-        self.loaded.get().map(|b| b.as_slice())
+    pub fn loaded_bytes(&self) -> Option<Arc<Vec<u8>>> {
+        self.held()
+    }
+
+    fn held(&self) -> Option<Arc<Vec<u8>>> {
+        self.loaded.lock().expect("output lock").clone()
+    }
+
+    /// Lets go of a large output's bytes once the store holds them: they are read (and
+    /// verified, the first time) from there when needed. A blob already in the store was
+    /// not rewritten, so it is not trusted on this step's word.
+    fn release(&self) {
+        if self.size > KEPT_MAX {
+            *self.loaded.lock().expect("output lock") = None;
+        }
     }
 
     /// The bytes, read from the store (downloaded into it first, for a remote hit's output
     /// it lacks) and verified on first use.
     pub fn bytes(&self, store: &Store) -> Result<Arc<Vec<u8>>, CorruptOutput> {
-        if let Some(b) = self.loaded.get() {
-            return Ok(b.clone());
+        if let Some(b) = self.held() {
+            return Ok(b);
         }
         let bytes = self.bytes_unkept(store)?;
-        Ok(self.loaded.get_or_init(|| bytes).clone())
+        if self.size <= KEPT_MAX {
+            *self.loaded.lock().expect("output lock") = Some(bytes.clone());
+        }
+        Ok(bytes)
     }
 
     /// The bytes, as [`bytes`](Output::bytes), without keeping them: a folder's file, or
     /// a spliced output's source, read once.
     fn bytes_unkept(&self, store: &Store) -> Result<Arc<Vec<u8>>, CorruptOutput> {
-        if let Some(b) = self.loaded.get() {
-            return Ok(b.clone());
+        if let Some(b) = self.held() {
+            return Ok(b);
         }
         let Some(spliced) = &self.spliced else {
             return self.blob(store).map(Arc::new);
@@ -232,11 +262,7 @@ impl Output {
         let io = |e: std::io::Error| CorruptOutput {
             detail: format!("cannot write {}: {e}", self.name),
         };
-        let Some(spliced) = self
-            .spliced
-            .as_ref()
-            .filter(|_| self.loaded.get().is_none())
-        else {
+        let Some(spliced) = self.spliced.as_ref().filter(|_| self.held().is_none()) else {
             return file.write_all(&self.bytes_unkept(store)?).map_err(io);
         };
         let recipe = self.recipe(spliced, store)?;
@@ -249,9 +275,14 @@ impl Output {
     /// The blob `hash` names, downloaded first when it is still remote, and verified.
     fn blob(&self, store: &Store) -> Result<Vec<u8>, CorruptOutput> {
         self.download(store)?;
-        store.get_blob(&self.hash).map_err(|e| CorruptOutput {
-            detail: e.to_string(),
-        })
+        let trusted = self.trusted.load(Ordering::Relaxed);
+        let bytes = store
+            .get_blob_checked(&self.hash, !trusted)
+            .map_err(|e| CorruptOutput {
+                detail: e.to_string(),
+            })?;
+        self.trusted.store(true, Ordering::Relaxed);
+        Ok(bytes)
     }
 
     fn recipe(
@@ -311,7 +342,7 @@ impl Output {
     /// Whether the bytes are still to be downloaded from the remote cache.
     pub fn is_remote_only(&self, store: &Store) -> bool {
         self.remote.is_some()
-            && self.loaded.get().is_none()
+            && self.held().is_none()
             && !store.has_blob(&self.hash, self.blob_size())
     }
 
@@ -1368,6 +1399,9 @@ fn store(
             let files = stored.iter().filter_map(|o| o.upload()).collect();
             remote.upload_in_background(key, files);
         }
+    }
+    for output in &stored {
+        output.release();
     }
     Ok(stored)
 }
