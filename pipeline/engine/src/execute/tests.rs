@@ -377,3 +377,27 @@ fn a_spliced_output_whose_source_is_damaged_is_corrupt_not_wrong() {
     assert_eq!(outcome_names(&again), ["ran", "hit", "hit"]);
     assert_eq!(output_text(&bench, &again[2]), "hello world");
 }
+
+#[test]
+fn a_large_output_is_let_go_once_stored_and_read_back_whole() {
+    let bench = Bench::new();
+    let big = "x".repeat(100_000);
+    let graph = diamond(&bench, &big);
+    let cooker = Recorder::new();
+    let results = bench.run(&graph, &|s, i| cooker.cook(s, i));
+    assert_eq!(outcome_names(&results), ["ran"; 4]);
+    // a's output went to b and c from the store; d's is held by nobody either.
+    for r in &results {
+        assert!(r.outputs[0].loaded_bytes().is_none(), "{:?}", r.outputs[0]);
+    }
+    assert_eq!(output_text(&bench, &results[0]), format!("a({big})"));
+    assert_eq!(
+        output_text(&bench, &results[3]),
+        format!("d(b(a({big}))c(a({big})))")
+    );
+    // A small output stays in memory for the cook (the report reads it from there).
+    let other = Bench::new();
+    let small = diamond(&other, "x");
+    let results = other.run(&small, &|s, i| cooker.cook(s, i));
+    assert!(results[0].outputs[0].loaded_bytes().is_some());
+}
