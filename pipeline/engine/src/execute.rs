@@ -257,19 +257,22 @@ impl Output {
     }
 
     /// Writes the bytes to `file`; a spliced output's sources are read one at a time.
-    pub fn write_to(&self, file: &mut std::fs::File, store: &Store) -> Result<(), CorruptOutput> {
+    pub fn write_to(&self, file: &mut std::fs::File, store: &Store) -> Result<(), WriteError> {
         use std::io::Write;
-        let io = |e: std::io::Error| CorruptOutput {
-            detail: format!("cannot write {}: {e}", self.name),
-        };
         let Some(spliced) = self.spliced.as_ref().filter(|_| self.held().is_none()) else {
-            return file.write_all(&self.bytes_unkept(store)?).map_err(io);
+            return file
+                .write_all(&self.bytes_unkept(store)?)
+                .map_err(WriteError::Io);
         };
         let recipe = self.recipe(spliced, store)?;
         recipe
             .write(file, |name| self.source(spliced, name)?.bytes_unkept(store))
-            .map_err(spliced_error)?;
-        self.check_size(file.metadata().map_err(io)?.len())
+            .map_err(|e| match e {
+                crate::splice::Spliced::Io(e) => WriteError::Io(e),
+                e => WriteError::Corrupt(spliced_error(e)),
+            })?;
+        let written = file.metadata().map_err(WriteError::Io)?.len();
+        Ok(self.check_size(written)?)
     }
 
     /// The blob `hash` names, downloaded first when it is still remote, and verified.
@@ -362,6 +365,20 @@ impl Output {
         blob.cache
             .download(&blob.listed, store)
             .map_err(|detail| CorruptOutput { detail })
+    }
+}
+
+/// Why an output could not be written out: its cached bytes (or a source's) are damaged,
+/// or the file could not take them (a full disk, say), which is not the cache's fault.
+#[derive(Debug)]
+pub enum WriteError {
+    Corrupt(CorruptOutput),
+    Io(std::io::Error),
+}
+
+impl From<CorruptOutput> for WriteError {
+    fn from(e: CorruptOutput) -> WriteError {
+        WriteError::Corrupt(e)
     }
 }
 

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::atomic;
-use crate::execute::{CorruptOutput, Output};
+use crate::execute::{CorruptOutput, Output, WriteError};
 use crate::stat_cache::StatCache;
 use crate::store::Store;
 
@@ -81,9 +81,12 @@ fn write(path: &Path, output: &Output, store: &Store) -> Result<(), Error> {
     if output.is_spliced() {
         let mut corrupt = None;
         let written = atomic::write_with(path, |file| {
-            output.write_to(file, store).map_err(|e| {
-                corrupt = Some(e);
-                std::io::Error::other("a source of the spliced output failed")
+            output.write_to(file, store).map_err(|e| match e {
+                WriteError::Io(e) => e,
+                WriteError::Corrupt(e) => {
+                    corrupt = Some(e);
+                    std::io::Error::other("a source of the spliced output failed")
+                }
             })
         });
         return match (written, corrupt) {

@@ -336,6 +336,10 @@ fn a_spliced_output_is_stored_as_its_recipe_and_reads_as_its_pieces() {
         .write_to(&mut file, &bench.store)
         .unwrap();
     assert_eq!(std::fs::read(&path).unwrap(), b"hello world");
+    // A file that cannot take the bytes is the disk's failure, not a damaged cache.
+    let mut read_only = std::fs::File::open(&path).unwrap();
+    let failed = results[2].outputs[0].write_to(&mut read_only, &bench.store);
+    assert!(matches!(failed, Err(WriteError::Io(_))), "{failed:?}");
 }
 
 #[test]
