@@ -59,6 +59,42 @@ fn cold_then_noop_cook() {
     assert_eq!(summary["materialized"]["written"], 0);
 }
 
+/// The `.ucas` is written from a recipe; whatever stands in its place (a FIFO, a longer
+/// file of other bytes, one of the same length) is replaced, never read as it or waited on.
+#[cfg(unix)]
+#[test]
+fn a_spliced_set_file_replaced_by_anything_is_written_again() {
+    let ws = Workspace::without_donors(&["foundry"]);
+    ws.cook(&[]);
+    let ucas = ws.path("build/game/foundry/all/content/foundry_P.ucas");
+    let right = std::fs::read(&ucas).unwrap();
+    let mut same_length = right.clone();
+    same_length[right.len() / 2] ^= 1;
+    let longer = vec![0u8; right.len() * 4];
+    for stand_in in ["fifo", "longer", "same length"] {
+        std::fs::remove_file(&ucas).unwrap();
+        match stand_in {
+            "fifo" => assert!(std::process::Command::new("mkfifo")
+                .arg(&ucas)
+                .status()
+                .unwrap()
+                .success()),
+            "longer" => std::fs::write(&ucas, &longer).unwrap(),
+            _ => std::fs::write(&ucas, &same_length).unwrap(),
+        }
+        ws.cook(&[]);
+        let summary = ws.report()["summary"].clone();
+        assert_eq!(
+            summary["materialized"]["written"], 1,
+            "{stand_in}: {summary}"
+        );
+        assert_eq!(std::fs::read(&ucas).unwrap(), right, "{stand_in}");
+    }
+    // And once right, it stays: a no-op writes nothing.
+    ws.cook(&[]);
+    assert_eq!(ws.report()["summary"]["materialized"]["written"], 0);
+}
+
 #[test]
 fn damaged_set_folders_are_put_right_by_the_next_cook() {
     let ws = Workspace::with_packs(&["foundry"]);

@@ -87,24 +87,6 @@ pub struct Layout {
     pub pak: Vec<u8>,
 }
 
-impl Layout {
-    /// The `.ucas` bytes, from each block's packed data.
-    pub fn ucas(&self, data: &[&[u8]]) -> Vec<u8> {
-        let mut out = Vec::new();
-        for piece in &self.ucas {
-            match piece {
-                UcasPiece::Block {
-                    block,
-                    offset,
-                    length,
-                } => out.extend_from_slice(&data[*block][*offset as usize..][..*length as usize]),
-                UcasPiece::Literal(bytes) => out.extend_from_slice(bytes),
-            }
-        }
-        out
-    }
-}
-
 /// One block's packages (each checked against the namespace rule) and tags as chunks.
 pub fn block_chunks(
     pack_id: &str,
@@ -156,12 +138,14 @@ pub fn block_chunks(
 pub fn lay_out(pack_id: &str, blocks: &[IndexedBlockChunks]) -> Result<Layout, IoStoreError> {
     let root = forge_contract::ids::unreal_root(pack_id);
     // Each chunk, and the block whose data holds it (`None`: the header, made here).
-    let mut chunks: Vec<(IndexedChunk, Option<usize>)> = Vec::new();
-    for (b, block) in blocks.iter().enumerate() {
-        chunks.extend(block.packages.iter().map(|c| (c.clone(), Some(b))));
-    }
-    for (b, block) in blocks.iter().enumerate() {
-        chunks.extend(block.tags.iter().map(|c| (c.clone(), Some(b))));
+    let mut index: Vec<IndexedChunk> = Vec::new();
+    let mut holder: Vec<Option<usize>> = Vec::new();
+    let lists: [fn(&IndexedBlockChunks) -> &Vec<IndexedChunk>; 2] = [|b| &b.packages, |b| &b.tags];
+    for list in lists {
+        for (b, block) in blocks.iter().enumerate() {
+            index.extend(list(block).iter().cloned());
+            holder.resize(index.len(), Some(b));
+        }
     }
     let store: Vec<(u64, Vec<u64>)> = blocks
         .iter()
@@ -176,10 +160,9 @@ pub fn lay_out(pack_id: &str, blocks: &[IndexedBlockChunks]) -> Result<Layout, I
             path: None,
         };
         let packed = forge_iostore::pack(&[header], Compression::Zlib);
-        let indexed = forge_iostore::packed::split(&packed, &mut header_data);
-        chunks.extend(indexed.into_iter().map(|c| (c, None)));
+        index.extend(forge_iostore::packed::split(&packed, &mut header_data));
+        holder.resize(index.len(), None);
     }
-    let index: Vec<IndexedChunk> = chunks.iter().map(|(c, _)| c.clone()).collect();
     let (utoc, order) = forge_iostore::lay_out(&container_name(pack_id), &index)?;
     let toc = forge_iostore::Toc::parse(&utoc)?;
     if let Some(path) = forge_iostore::outside_namespace(&toc, &root)?.first() {
@@ -190,13 +173,13 @@ pub fn lay_out(pack_id: &str, blocks: &[IndexedBlockChunks]) -> Result<Layout, I
     }
     let ucas = order
         .iter()
-        .map(|&i| match &chunks[i] {
-            (c, Some(block)) => UcasPiece::Block {
-                block: *block,
-                offset: c.data_offset,
-                length: c.data_len(),
+        .map(|&i| match holder[i] {
+            Some(block) => UcasPiece::Block {
+                block,
+                offset: index[i].data_offset,
+                length: index[i].data_len(),
             },
-            (_, None) => UcasPiece::Literal(header_data.clone()),
+            None => UcasPiece::Literal(header_data.clone()),
         })
         .collect();
     Ok(Layout {
@@ -244,8 +227,18 @@ mod tests {
         let expected = forge_iostore::write("foundry_P", &whole, Compression::Zlib).unwrap();
         let (index, data): (Vec<_>, Vec<_>) = blocks.into_iter().map(pack_block).unzip();
         let layout = lay_out("foundry", &index).unwrap();
-        let data: Vec<&[u8]> = data.iter().map(Vec::as_slice).collect();
-        assert_eq!((layout.utoc.clone(), layout.ucas(&data)), expected);
+        let mut ucas = Vec::new();
+        for piece in &layout.ucas {
+            match piece {
+                UcasPiece::Block {
+                    block,
+                    offset,
+                    length,
+                } => ucas.extend_from_slice(&data[*block][*offset as usize..][..*length as usize]),
+                UcasPiece::Literal(bytes) => ucas.extend_from_slice(bytes),
+            }
+        }
+        assert_eq!((layout.utoc.clone(), ucas), expected);
         assert!(layout.ucas.len() >= 4, "one piece per chunk at least");
     }
 }

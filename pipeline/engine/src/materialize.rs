@@ -62,7 +62,7 @@ pub fn set_folder(
         write(path, output, store)?;
         if output.is_spliced() {
             // Its hash is the recipe's: the file's own is read back, in pieces.
-            let content = hash_file(path)?;
+            let content = hash_file(path, output.size)?;
             stat_cache.record_spliced(path, &content, &output.hash);
         } else {
             stat_cache.record(path, &output.hash);
@@ -111,10 +111,19 @@ fn holds(stat_cache: &StatCache, content: &str, output: &Output) -> bool {
     }
 }
 
-/// The BLAKE3 of a file, read in pieces rather than whole.
-fn hash_file(path: &Path) -> std::io::Result<String> {
+/// The BLAKE3 of a set file just written with `size` bytes, read in pieces rather than
+/// whole; a file that is no longer a regular file of that size is an error, not a wait.
+fn hash_file(path: &Path, size: u64) -> std::io::Result<String> {
+    let (file, found) = mjolnir_files::bounded::open_regular(path, size)
+        .map_err(|e| std::io::Error::other(format!("{}: {e}", path.display())))?;
     let mut hasher = blake3::Hasher::new();
-    hasher.update_reader(std::fs::File::open(path)?)?;
+    let read = std::io::copy(&mut std::io::Read::take(file, size), &mut hasher)?;
+    if found != size || read != size {
+        return Err(std::io::Error::other(format!(
+            "{} changed while it was written",
+            path.display()
+        )));
+    }
     Ok(hasher.finalize().to_hex().to_string())
 }
 
@@ -203,10 +212,15 @@ fn sweep(
             empty = false;
             // A stamp the cache does not know (a file written within its racy window, or
             // touched since) is settled by reading the file, not by rewriting it.
-            let content = stat_cache
-                .recorded(&path, &entry.metadata()?)
-                .or_else(|| stat_cache.hash(&path).ok().map(|h| h.hash));
-            let holds = content.is_some_and(|c| holds(stat_cache, &c, output));
+            // Only a regular file of the output's size can hold it: anything else is
+            // replaced without being read.
+            let meta = entry.metadata()?;
+            let holds = meta.is_file()
+                && meta.len() == output.size
+                && stat_cache
+                    .recorded(&path, &meta)
+                    .or_else(|| stat_cache.hash(&path).ok().map(|h| h.hash))
+                    .is_some_and(|c| holds(stat_cache, &c, output));
             if holds {
                 stale.remove(&path);
             }

@@ -60,8 +60,10 @@ fn open(path: &Path) -> Result<File, ReadError> {
     })
 }
 
-/// The bytes of the regular file at `path`, at most `limit` of them.
-pub fn read(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+/// The regular file at `path` and its size, refused when it holds more than `limit`
+/// bytes, to be read as a stream of at most `limit + 1` bytes (one more, so a file that
+/// grew while read is seen to be too large).
+pub fn open_regular(path: &Path, limit: u64) -> Result<(std::io::Take<File>, u64), ReadError> {
     let file = open(path)?;
     let meta = file.metadata().map_err(ReadError::Io)?;
     if !meta.is_file() {
@@ -70,10 +72,14 @@ pub fn read(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
     if meta.len() > limit {
         return Err(ReadError::TooLarge(limit));
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(limit + 1)
-        .read_to_end(&mut bytes)
-        .map_err(ReadError::Io)?;
+    Ok((file.take(limit + 1), meta.len()))
+}
+
+/// The bytes of the regular file at `path`, at most `limit` of them.
+pub fn read(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let (mut file, size) = open_regular(path, limit)?;
+    let mut bytes = Vec::with_capacity(size as usize);
+    file.read_to_end(&mut bytes).map_err(ReadError::Io)?;
     if bytes.len() as u64 > limit {
         return Err(ReadError::TooLarge(limit));
     }
