@@ -257,22 +257,28 @@ impl Output {
     }
 
     /// Writes the bytes to `file`; a spliced output's sources are read one at a time.
-    pub fn write_to(&self, file: &mut std::fs::File, store: &Store) -> Result<(), WriteError> {
+    /// Returns the BLAKE3 of what was written when that is known without reading it back.
+    pub fn write_to(
+        &self,
+        file: &mut std::fs::File,
+        store: &Store,
+    ) -> Result<Option<String>, WriteError> {
         use std::io::Write;
         let Some(spliced) = self.spliced.as_ref().filter(|_| self.held().is_none()) else {
-            return file
-                .write_all(&self.bytes_unkept(store)?)
-                .map_err(WriteError::Io);
+            let bytes = self.bytes_unkept(store)?;
+            file.write_all(&bytes).map_err(WriteError::Io)?;
+            return Ok((!self.is_spliced()).then(|| self.hash.clone()));
         };
         let recipe = self.recipe(spliced, store)?;
-        recipe
+        let content = recipe
             .write(file, |name| self.source(spliced, name)?.bytes_unkept(store))
             .map_err(|e| match e {
                 crate::splice::Spliced::Io(e) => WriteError::Io(e),
                 e => WriteError::Corrupt(spliced_error(e)),
             })?;
         let written = file.metadata().map_err(WriteError::Io)?.len();
-        Ok(self.check_size(written)?)
+        self.check_size(written)?;
+        Ok(content.map(|h| h.to_hex().to_string()))
     }
 
     /// The blob `hash` names, downloaded first when it is still remote, and verified.

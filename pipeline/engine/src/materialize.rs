@@ -10,6 +10,7 @@
 //! what a no-op cook spends here.
 
 use std::collections::{BTreeMap, HashMap};
+use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -59,10 +60,14 @@ pub fn set_folder(
     // A cold cook writes thousands of files here; they go to the pool's threads (most sit
     // in different block folders, so they do not queue on one directory).
     stale.par_iter().try_for_each(|(path, output)| {
-        write(path, output, store)?;
+        let content = write(path, output, store)?;
         if output.is_spliced() {
-            // Its hash is the recipe's: the file's own is read back, in pieces.
-            let content = hash_file(path, output.size)?;
+            // Its hash is the recipe's: the file's own was taken on the way, or is read
+            // back in pieces.
+            let content = match content {
+                Some(content) => content,
+                None => hash_file(path, output.size)?,
+            };
             stat_cache.record_spliced(path, &content, &output.hash);
         } else {
             stat_cache.record(path, &output.hash);
@@ -76,29 +81,32 @@ pub fn set_folder(
 /// A new file is written in place; one that exists is replaced atomically, so a reader
 /// never sees it half-written. A new file cut short has no recorded stamp, so the next cook
 /// reads it, finds it wrong and replaces it. A spliced output is written from its sources
-/// as they are read, never held whole (and always through a temporary file).
-fn write(path: &Path, output: &Output, store: &Store) -> Result<(), Error> {
+/// as they are read, never held whole (and always through a temporary file). Returns the
+/// file's BLAKE3 when it was taken while writing.
+fn write(path: &Path, output: &Output, store: &Store) -> Result<Option<String>, Error> {
     if output.is_spliced() {
         let mut corrupt = None;
+        let mut content = None;
         let written = atomic::write_with(path, |file| {
-            output.write_to(file, store).map_err(|e| match e {
+            content = output.write_to(file, store).map_err(|e| match e {
                 WriteError::Io(e) => e,
                 WriteError::Corrupt(e) => {
                     corrupt = Some(e);
                     std::io::Error::other("a source of the spliced output failed")
                 }
-            })
+            })?;
+            Ok(())
         });
         return match (written, corrupt) {
             (_, Some(e)) => Err(Error::Corrupt(e)),
-            (result, None) => Ok(result?),
+            (result, None) => Ok(result.map(|()| content)?),
         };
     }
     let bytes = output.bytes(store).map_err(Error::Corrupt)?;
     if !atomic::create(path, &bytes)? {
         atomic::write(path, &bytes)?;
     }
-    Ok(())
+    Ok(Some(output.hash.clone()))
 }
 
 /// Whether a file whose content hash is `content` holds `output`: its bytes' hash, or for a
@@ -109,6 +117,25 @@ fn holds(stat_cache: &StatCache, content: &str, output: &Output) -> bool {
     } else {
         content == output.hash
     }
+}
+
+/// Whether the file at `path` already holds `output`. Only a regular file of the output's
+/// size can; a stamp the cache does not know (a file written within its racy window, or
+/// touched since) is settled by reading the file, unless no file was ever written from
+/// the output's recipe (an edit's new container), which nothing on disk can hold.
+fn file_holds(stat_cache: &StatCache, path: &Path, meta: &Metadata, output: &Output) -> bool {
+    if !meta.is_file() || meta.len() != output.size {
+        return false;
+    }
+    if let Some(content) = stat_cache.recorded(path, meta) {
+        return holds(stat_cache, &content, output);
+    }
+    if output.is_spliced() && !stat_cache.knows_recipe(&output.hash) {
+        return false;
+    }
+    stat_cache
+        .hash(path)
+        .is_ok_and(|h| holds(stat_cache, &h.hash, output))
 }
 
 /// The BLAKE3 of a set file just written with `size` bytes, read in pieces rather than
@@ -210,18 +237,7 @@ fn sweep(
             }
         } else if let Some(output) = stale.get(&path) {
             empty = false;
-            // A stamp the cache does not know (a file written within its racy window, or
-            // touched since) is settled by reading the file, not by rewriting it.
-            // Only a regular file of the output's size can hold it: anything else is
-            // replaced without being read.
-            let meta = entry.metadata()?;
-            let holds = meta.is_file()
-                && meta.len() == output.size
-                && stat_cache
-                    .recorded(&path, &meta)
-                    .or_else(|| stat_cache.hash(&path).ok().map(|h| h.hash))
-                    .is_some_and(|c| holds(stat_cache, &c, output));
-            if holds {
+            if file_holds(stat_cache, &path, &entry.metadata()?, output) {
                 stale.remove(&path);
             }
         } else if let Some(list) = removals.as_deref_mut() {

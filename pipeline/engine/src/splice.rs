@@ -199,54 +199,119 @@ impl Recipe {
         Ok(out.into_inner())
     }
 
-    /// Writes the output to `file` from its start, reading one source at a time (so only
-    /// one source is held): every literal first, then each source's pieces at their places.
+    /// Writes the output to `file` from its start, holding one source at a time. When each
+    /// source's copies come in one run (as a container's blocks do), the output is written
+    /// front to back and its BLAKE3 returned, so that no one need read it back; otherwise
+    /// every literal goes first, then each source's pieces at their places, and the hash is
+    /// `None`.
     pub fn write<W: Write + Seek, E>(
+        &self,
+        file: &mut W,
+        bytes_of: impl FnMut(&str) -> Result<Arc<Vec<u8>>, E>,
+    ) -> Result<Option<blake3::Hash>, Spliced<E>> {
+        if self.in_source_runs() {
+            return self.write_in_order(file, bytes_of).map(Some);
+        }
+        self.write_by_source(file, bytes_of)?;
+        Ok(None)
+    }
+
+    /// Whether no source's copies are interrupted by another source's.
+    fn in_source_runs(&self) -> bool {
+        let mut started = vec![false; self.sources.len()];
+        let mut current = None;
+        for p in &self.pieces {
+            if let Piece::Copy { source, .. } = p {
+                let s = *source as usize;
+                if current != Some(s) {
+                    if std::mem::replace(&mut started[s], true) {
+                        return false;
+                    }
+                    current = Some(s);
+                }
+            }
+        }
+        true
+    }
+
+    fn write_in_order<W: Write, E>(
+        &self,
+        file: &mut W,
+        mut bytes_of: impl FnMut(&str) -> Result<Arc<Vec<u8>>, E>,
+    ) -> Result<blake3::Hash, Spliced<E>> {
+        let mut hasher = blake3::Hasher::new();
+        let mut held: Option<(u32, Arc<Vec<u8>>)> = None;
+        for p in &self.pieces {
+            let piece = match p {
+                Piece::Literal(bytes) => bytes.as_slice(),
+                Piece::Copy {
+                    source,
+                    offset,
+                    length,
+                } => {
+                    if held.as_ref().is_none_or(|(s, _)| s != source) {
+                        // The source before is let go before the next is read.
+                        drop(held.take());
+                        let name = &self.sources[*source as usize];
+                        held = Some((*source, bytes_of(name).map_err(Spliced::Source)?));
+                    }
+                    let (_, bytes) = held.as_ref().expect("just read");
+                    slice(bytes, *offset, *length)?
+                }
+            };
+            hasher.update(piece);
+            file.write_all(piece)?;
+        }
+        Ok(hasher.finalize())
+    }
+
+    fn write_by_source<W: Write + Seek, E>(
         &self,
         file: &mut W,
         mut bytes_of: impl FnMut(&str) -> Result<Arc<Vec<u8>>, E>,
     ) -> Result<(), Spliced<E>> {
-        let mut places = Vec::with_capacity(self.pieces.len());
+        let mut by_source = vec![Vec::new(); self.sources.len()];
         let mut at = 0u64;
         for p in &self.pieces {
-            places.push(at);
-            at += match p {
-                Piece::Copy { length, .. } => *length,
-                Piece::Literal(bytes) => bytes.len() as u64,
-            };
-        }
-        for (p, &at) in self.pieces.iter().zip(&places) {
-            if let Piece::Literal(bytes) = p {
-                file.seek(SeekFrom::Start(at))?;
-                file.write_all(bytes)?;
-            }
-        }
-        for (index, name) in self.sources.iter().enumerate() {
-            let bytes = bytes_of(name).map_err(Spliced::Source)?;
-            for (p, &at) in self.pieces.iter().zip(&places) {
-                let Piece::Copy {
+            match p {
+                Piece::Copy {
                     source,
                     offset,
                     length,
-                } = p
-                else {
-                    continue;
-                };
-                if *source as usize != index {
-                    continue;
+                } => {
+                    by_source[*source as usize].push((at, *offset, *length));
+                    at += length;
                 }
-                let piece = usize::try_from(*offset)
-                    .ok()
-                    .zip(usize::try_from(offset + length).ok())
-                    .and_then(|(from, to)| bytes.get(from..to))
-                    .ok_or(Spliced::OutOfRange)?;
-                file.seek(SeekFrom::Start(at))?;
-                file.write_all(piece)?;
+                Piece::Literal(bytes) => {
+                    file.seek(SeekFrom::Start(at))?;
+                    file.write_all(bytes)?;
+                    at += bytes.len() as u64;
+                }
+            }
+        }
+        for (name, copies) in self.sources.iter().zip(&by_source) {
+            let bytes = bytes_of(name).map_err(Spliced::Source)?;
+            for &(place, offset, length) in copies {
+                file.seek(SeekFrom::Start(place))?;
+                file.write_all(slice(&bytes, offset, length)?)?;
             }
         }
         file.seek(SeekFrom::Start(at))?;
         Ok(())
     }
+}
+
+/// `length` bytes of `bytes` from `offset`; a damaged cache's source may be shorter.
+fn slice<E>(bytes: &[u8], offset: u64, length: u64) -> Result<&[u8], Spliced<E>> {
+    usize::try_from(offset)
+        .ok()
+        .zip(
+            offset
+                .checked_add(length)
+                .and_then(|end| usize::try_from(end).ok()),
+        )
+        .and_then(|(from, to)| bytes.get(from..to))
+        .ok_or(Spliced::OutOfRange)
 }
 
 /// Why a spliced output could not be written.
@@ -355,6 +420,23 @@ mod tests {
         let mut huge = Recipe::default().to_bytes();
         huge[8..12].copy_from_slice(&u32::MAX.to_le_bytes());
         assert!(Recipe::from_bytes(&huge).is_err());
+    }
+
+    #[test]
+    fn a_recipe_in_source_runs_is_written_front_to_back_and_hashed_on_the_way() {
+        let mut runs = Recipe::default();
+        runs.copy("a", 2, 3);
+        runs.literal(b"-");
+        runs.copy("a", 0, 1);
+        runs.copy("b", 1, 2);
+        let mut out = std::io::Cursor::new(Vec::new());
+        let hash = runs.write(&mut out, sources()).unwrap();
+        assert_eq!(out.get_ref(), b"234-0bc");
+        assert_eq!(hash, Some(blake3::hash(b"234-0bc")));
+        // `b` comes back after `a`: written by source, with no hash on the way.
+        let mut out = std::io::Cursor::new(Vec::new());
+        assert_eq!(recipe().write(&mut out, sources()).unwrap(), None);
+        assert_eq!(out.get_ref(), b"ef--2345a!");
     }
 
     #[test]

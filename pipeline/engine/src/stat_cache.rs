@@ -14,6 +14,7 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 
 use crate::atomic;
+use mjolnir_files::bounded::ReadError;
 
 const FORMAT: u32 = 3;
 pub const RACY_WINDOW: Duration = Duration::from_millis(100);
@@ -43,6 +44,10 @@ impl Stamp {
 struct Entry {
     stamp: Stamp,
     hash: String,
+    /// Whether this cook found the file as stamped (or wrote it): saving then need not
+    /// ask whether it still exists.
+    #[serde(skip)]
+    seen: bool,
 }
 
 /// The file is written sorted (`BTreeMap`) and read into a hash map: ordering paths
@@ -144,11 +149,10 @@ impl StatCache {
         if !meta.is_file() {
             return None;
         }
-        let entries = self.entries.lock().expect("stat cache lock");
-        entries
-            .get(path)
-            .filter(|e| e.stamp == stamp(&meta))
-            .map(|e| (e.hash.clone(), meta.len()))
+        let mut entries = self.entries.lock().expect("stat cache lock");
+        let entry = entries.get_mut(path).filter(|e| e.stamp == stamp(&meta))?;
+        entry.seen = true;
+        Some((entry.hash.clone(), meta.len()))
     }
 
     /// The content hash of `path`, reading the file only when its stamp changed.
@@ -169,8 +173,9 @@ impl StatCache {
             ));
         }
         let now = stamp(&meta);
-        if let Some(e) = self.entries.lock().expect("stat cache lock").get(path) {
+        if let Some(e) = self.entries.lock().expect("stat cache lock").get_mut(path) {
             if e.stamp == now {
+                e.seen = true;
                 return Ok(Hashed {
                     hash: e.hash.clone(),
                     size: now.size,
@@ -178,7 +183,13 @@ impl StatCache {
                 });
             }
         }
-        let bytes = std::fs::read(path)?;
+        // Read no further than the size just seen: a file that grew since is an error,
+        // and one swapped for a FIFO is refused, not waited on.
+        let bytes = mjolnir_files::bounded::read(path, now.size).map_err(|e| match e {
+            ReadError::Io(e) => e,
+            ReadError::NotFound => std::io::ErrorKind::NotFound.into(),
+            e => std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()),
+        })?;
         let hash = blake3::hash(&bytes).to_hex().to_string();
         self.mark_changed();
         self.entries.lock().expect("stat cache lock").insert(
@@ -186,6 +197,7 @@ impl StatCache {
             Entry {
                 stamp: now,
                 hash: hash.clone(),
+                seen: true,
             },
         );
         Ok(Hashed {
@@ -238,8 +250,9 @@ impl StatCache {
     /// The content hash recorded for `path`, whose metadata the caller already has (from a
     /// directory listing), if it is a regular file and its stamp is unchanged.
     pub fn recorded(&self, path: &Path, meta: &std::fs::Metadata) -> Option<String> {
-        let entries = self.entries.lock().expect("stat cache lock");
-        let entry = entries.get(path).filter(|e| e.stamp == stamp(meta))?;
+        let mut entries = self.entries.lock().expect("stat cache lock");
+        let entry = entries.get_mut(path).filter(|e| e.stamp == stamp(meta))?;
+        entry.seen = true;
         meta.is_file().then(|| entry.hash.clone())
     }
 
@@ -260,6 +273,14 @@ impl StatCache {
         derived.get(&spliced_key(content_hash))?.first().cloned()
     }
 
+    /// Whether any file was recorded as written from recipe `recipe_hash`.
+    pub fn knows_recipe(&self, recipe_hash: &str) -> bool {
+        let derived = self.derived.lock().expect("stat cache lock");
+        derived.iter().any(|(key, facts)| {
+            key.starts_with("spliced@") && facts.first().map(String::as_str) == Some(recipe_hash)
+        })
+    }
+
     /// Records a file the pipeline just wrote, whose hash it already knows.
     pub fn record(&self, path: &Path, hash: &str) {
         if let Ok(meta) = std::fs::symlink_metadata(path) {
@@ -269,6 +290,7 @@ impl StatCache {
                 Entry {
                     stamp: stamp(&meta),
                     hash: hash.to_string(),
+                    seen: true,
                 },
             );
         }
@@ -299,25 +321,22 @@ impl StatCache {
         }
         let now = SystemTime::now();
         let all = self.entries.lock().expect("stat cache lock");
-        let entries: BTreeMap<PathBuf, Entry> = all
+        let entries: BTreeMap<&PathBuf, &Entry> = all
             .iter()
             // The file is JSON: a path that is not UTF-8 is not remembered, only rehashed.
-            .filter(|(p, e)| !e.stamp.is_racy(now) && p.to_str().is_some() && p.exists())
-            .map(|(p, e)| (p.clone(), e.clone()))
+            .filter(|(p, e)| !e.stamp.is_racy(now) && p.to_str().is_some())
+            .filter(|(p, e)| e.seen || p.exists())
             .collect();
         // A racy file's stamp is not kept, but what was derived from its content is: the
         // next cook that reads it again finds it.
-        let live: std::collections::BTreeSet<&String> = all.values().map(|e| &e.hash).collect();
+        let live: std::collections::HashSet<&str> = all.values().map(|e| e.hash.as_str()).collect();
         let derived = self
             .derived
             .lock()
             .expect("stat cache lock")
             .iter()
             // Keyed `<deriver>@<version>:<hash>`: kept while a file with that content is.
-            .filter(|(key, _)| {
-                key.rsplit_once(':')
-                    .is_some_and(|(_, h)| live.contains(&h.to_string()))
-            })
+            .filter(|(key, _)| key.rsplit_once(':').is_some_and(|(_, h)| live.contains(h)))
             .map(|(h, f)| (h.clone(), f.clone()))
             .collect();
         let bytes = serde_json::to_vec(&OnDisk {
