@@ -83,8 +83,12 @@ struct StepRecord<'a> {
     reason: Option<&'a crate::fingerprint::Dirty>,
     #[serde(skip_serializing_if = "Option::is_none")]
     errors: Option<&'a [forge_contract::Diagnostic]>,
-    inputs: Vec<FileRecord<'a>>,
-    outputs: Vec<FileRecord<'a>>,
+    /// Absent for a cached step: its files are those of the cook that ran it, and
+    /// listing them again would make every cook's report as large as the whole pack.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    inputs: Option<Vec<FileRecord<'a>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    outputs: Option<Vec<FileRecord<'a>>>,
 }
 
 #[derive(Serialize)]
@@ -107,6 +111,7 @@ fn step_records<'a>(graph: &'a Graph, results: &'a [Finished]) -> Vec<StepRecord
                 Outcome::Skipped => ("skipped", None, None),
                 Outcome::Stale(dirty) => ("stale", Some(dirty), None),
             };
+            let files = !matches!(r.outcome, Outcome::Hit);
             StepRecord {
                 id: &step.id,
                 pack: &step.pack,
@@ -117,24 +122,26 @@ fn step_records<'a>(graph: &'a Graph, results: &'a [Finished]) -> Vec<StepRecord
                 duration_ms: (r.duration.as_secs_f64() * 1e6).round() / 1000.0,
                 reason,
                 errors,
-                inputs: r
-                    .inputs
-                    .iter()
-                    .map(|i| FileRecord {
-                        name: &i.name,
-                        hash: &i.hash,
-                        size: i.size,
-                    })
-                    .collect(),
-                outputs: r
-                    .outputs
-                    .iter()
-                    .map(|o| FileRecord {
-                        name: &o.name,
-                        hash: &o.hash,
-                        size: o.size,
-                    })
-                    .collect(),
+                inputs: files.then(|| {
+                    r.inputs
+                        .iter()
+                        .map(|i| FileRecord {
+                            name: &i.name,
+                            hash: &i.hash,
+                            size: i.size,
+                        })
+                        .collect()
+                }),
+                outputs: files.then(|| {
+                    r.outputs
+                        .iter()
+                        .map(|o| FileRecord {
+                            name: &o.name,
+                            hash: &o.hash,
+                            size: o.size,
+                        })
+                        .collect()
+                }),
             }
         })
         .collect()

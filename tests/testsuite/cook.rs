@@ -214,7 +214,19 @@ fn blob_of(ws: &Workspace, step_id: &str) -> std::path::PathBuf {
         .find(|s| s["id"] == step_id)
         .unwrap()
         .clone();
-    let hash = step["outputs"][0]["hash"].as_str().unwrap().to_string();
+    // A cached step's record has no outputs: its key names them in the action log.
+    let key = step["key"].as_str().unwrap();
+    let actions = std::fs::read_to_string(ws.path("build/cache/actions.log")).unwrap();
+    let sealed = actions
+        .lines()
+        .rev()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|l| l["key"] == key)
+        .unwrap();
+    let hash = sealed["value"]["outputs"][0]["hash"]
+        .as_str()
+        .unwrap()
+        .to_string();
     ws.path(&format!("build/cache/blobs/{}/{hash}", &hash[..2]))
 }
 
