@@ -341,11 +341,11 @@ fn print_failures(graph: &Graph, results: &[Finished]) {
     }
 }
 
-fn print_explain(graph: &Graph, results: &[Finished]) {
+fn print_explain(store: &Store, graph: &Graph, results: &[Finished]) {
     for (step, r) in graph.steps.iter().zip(results) {
         if let Outcome::Ran(dirty) = &r.outcome {
             eprintln!("ran {}: {}", step.id, dirty.describe());
-            if let Some(line) = geometry_fields_line(r) {
+            if let Some(line) = geometry_fields_line(store, r) {
                 eprintln!("  {line}");
             }
         }
@@ -402,12 +402,12 @@ fn check_folders(folders: &[Folder], config: &Config, stat_cache: &StatCache) ->
 
 /// For a block's geometry that ran, which fields came from the model, when any did:
 /// `origin from source/geometry.json; hulls, supports, joins from source/models/ramp.blend`.
-fn geometry_fields_line(r: &Finished) -> Option<String> {
+fn geometry_fields_line(store: &Store, r: &Finished) -> Option<String> {
     let fields = r
         .outputs
         .iter()
         .find(|o| o.name == steps::block_geometry::FIELDS)?;
-    let fields: Value = serde_json::from_slice(&fields.loaded_bytes()?).ok()?;
+    let fields: Value = serde_json::from_slice(&fields.bytes(store).ok()?).ok()?;
     let mut by_file: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for (field, file) in fields.as_object()? {
         by_file.entry(file.as_str()?).or_default().push(field);
@@ -869,6 +869,7 @@ fn print_ending(
 /// What failed, whether Ctrl-C cut the cook short, and with `--explain` why each step ran.
 fn print_outcomes(
     options: &Options,
+    store: &Store,
     graph: &Graph,
     results: &[Finished],
     (counts, ok): (report::Counts, bool),
@@ -883,7 +884,7 @@ fn print_outcomes(
         );
     }
     if options.explain {
-        print_explain(graph, results);
+        print_explain(store, graph, results);
     }
 }
 
@@ -940,7 +941,7 @@ fn finish(
     locate_declarations(&mut results);
     let counts = report::count(&results);
     let ok = counts.failed == 0 && counts.skipped == 0;
-    print_outcomes(options, &graph, &results, (counts, ok));
+    print_outcomes(options, settings.store, &graph, &results, (counts, ok));
     let elapsed = started.elapsed();
     let errors: Vec<&Diagnostic> = results
         .iter()

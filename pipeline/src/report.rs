@@ -1,5 +1,6 @@
 //! `build/report.json` and the closing summary line.
 
+use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
 
@@ -153,14 +154,17 @@ pub fn serialize_steps(graph: &Graph, results: &[Finished]) -> Vec<u8> {
 }
 
 pub fn write(path: &Path, report: &Report) -> std::io::Result<()> {
-    // Compact: a no-op cook writes this every time, and it holds every step's inputs.
-    let mut bytes = Vec::with_capacity(report.steps.len() + 4096);
-    bytes.extend_from_slice(format!("{{\"format\":{FORMAT},\"summary\":").as_bytes());
-    bytes.extend(serde_json::to_vec(report.summary).expect("the summary serializes"));
-    bytes.extend_from_slice(b",\"errors\":");
-    bytes.extend(serde_json::to_vec(report.errors).expect("diagnostics serialize"));
-    bytes.extend_from_slice(b",\"steps\":");
-    bytes.extend_from_slice(report.steps);
-    bytes.extend_from_slice(b"}\n");
-    crate::atomic::write(path, &bytes)
+    // Compact: a no-op cook writes this every time. Written in pieces, so the steps' bulk,
+    // already serialized, is not copied into a second buffer.
+    crate::atomic::write_with(path, |file| {
+        let mut out = std::io::BufWriter::new(file);
+        write!(out, "{{\"format\":{FORMAT},\"summary\":")?;
+        serde_json::to_writer(&mut out, report.summary)?;
+        out.write_all(b",\"errors\":")?;
+        serde_json::to_writer(&mut out, report.errors)?;
+        out.write_all(b",\"steps\":")?;
+        out.write_all(report.steps)?;
+        out.write_all(b"}\n")?;
+        out.flush()
+    })
 }

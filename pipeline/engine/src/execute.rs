@@ -31,8 +31,8 @@ pub struct Output {
     pub hash: String,
     pub size: u64,
     /// The bytes, while they are held: those a step just made until it has stored them,
-    /// and small outputs for the whole cook. A large output read from the store is not
-    /// kept, so a cook's memory does not grow with what it has made.
+    /// and small outputs until every step that reads them is done. A large output read
+    /// from the store is not kept, so a cook's memory does not grow with what it has made.
     loaded: Mutex<Option<Arc<Vec<u8>>>>,
     /// The store's blob is known to hold these bytes (written or verified this cook):
     /// reading it again skips the hash.
@@ -41,8 +41,8 @@ pub struct Output {
     spliced: Option<Spliced>,
 }
 
-/// Outputs smaller than this stay in memory once read; larger ones are read from the store
-/// each time they are needed.
+/// Outputs smaller than this stay in memory once read, until the steps that read them are
+/// done; larger ones are read from the store each time they are needed.
 const KEPT_MAX: u64 = 64 << 10;
 
 /// A spliced output's (`splice`): its blob is its recipe, and these are what it copies from.
@@ -222,8 +222,14 @@ impl Output {
     /// not rewritten, so it is not trusted on this step's word.
     fn release(&self) {
         if self.size > KEPT_MAX {
-            *self.loaded.lock().expect("output lock") = None;
+            self.let_go();
         }
+    }
+
+    /// Lets go of the bytes whatever their size: nothing in this run reads them from
+    /// memory again, and a later reader finds them in the store.
+    fn let_go(&self) {
+        *self.loaded.lock().expect("output lock") = None;
     }
 
     /// The bytes, read from the store (downloaded into it first, for a remote hit's output
@@ -241,7 +247,7 @@ impl Output {
 
     /// The bytes, as [`bytes`](Output::bytes), without keeping them: a folder's file, or
     /// a spliced output's source, read once.
-    fn bytes_unkept(&self, store: &Store) -> Result<Arc<Vec<u8>>, CorruptOutput> {
+    pub fn bytes_unkept(&self, store: &Store) -> Result<Arc<Vec<u8>>, CorruptOutput> {
         if let Some(b) = self.held() {
             return Ok(b);
         }
@@ -535,7 +541,12 @@ pub trait Observer: Sync {
 
 struct Run {
     states: Vec<State>,
+    deps: Vec<Vec<StepId>>,
     dependents: Vec<Vec<StepId>>,
+    /// For each step, how many of its dependents are not done yet. At zero no step of this
+    /// run reads its outputs again, so their bytes are let go: a cook's memory then holds
+    /// the outputs of the steps in flight and of those waiting on them, not of the pack.
+    unfinished_dependents: Vec<usize>,
     results: Vec<Option<Finished>>,
     ready: VecDeque<StepId>,
 }
@@ -546,6 +557,7 @@ impl Run {
         let done = prior.len();
         let mut dependents = vec![Vec::new(); n];
         let mut states = Vec::with_capacity(n);
+        let mut all_deps = Vec::with_capacity(n);
         for (id, step) in graph.steps.iter().enumerate() {
             let mut deps: Vec<StepId> = step.deps().collect();
             deps.sort_unstable();
@@ -554,11 +566,14 @@ impl Run {
                 dependents[d].push(id);
             }
             states.push(State::Waiting(deps.len()));
+            all_deps.push(deps);
         }
         let mut results: Vec<Option<Finished>> = prior.into_iter().map(Some).collect();
         results.resize(n, None);
         let mut run = Run {
             states,
+            deps: all_deps,
+            unfinished_dependents: dependents.iter().map(Vec::len).collect(),
             dependents,
             results,
             ready: VecDeque::new(),
@@ -594,6 +609,7 @@ impl Run {
         match to {
             State::Ready => self.ready.push_back(id),
             State::Done if self.results[id].is_some() => {
+                self.let_go_of_what_is_read(id);
                 let failed = !matches!(
                     self.results[id].as_ref().map(|r| &r.outcome),
                     Some(Outcome::Hit | Outcome::Ran(_))
@@ -608,8 +624,38 @@ impl Run {
                         }
                     }
                 }
+                self.let_go_unless_read_next(id);
             }
             _ => {}
+        }
+    }
+
+    /// `id` is done, so it reads its dependencies no more: those that no other step still
+    /// waits to read let go of their outputs' bytes.
+    fn let_go_of_what_is_read(&mut self, id: StepId) {
+        for i in 0..self.deps[id].len() {
+            let d = self.deps[id][i];
+            self.unfinished_dependents[d] -= 1;
+            if self.unfinished_dependents[d] == 0 {
+                self.let_go_of(d);
+            }
+        }
+    }
+
+    /// A done step's outputs stay in memory only while every step that reads them is
+    /// ready to start. One still waiting on other steps may be far off (a set's step waits
+    /// for every block), and reads them from the store, rather than the cook holding every
+    /// block's outputs until then.
+    fn let_go_unless_read_next(&self, id: StepId) {
+        let later = |&d: &StepId| matches!(self.states[d], State::Waiting(_));
+        if self.dependents[id].is_empty() || self.dependents[id].iter().any(later) {
+            self.let_go_of(id);
+        }
+    }
+
+    fn let_go_of(&self, id: StepId) {
+        for output in self.results[id].iter().flat_map(|r| &r.outputs) {
+            output.let_go();
         }
     }
 
@@ -766,9 +812,11 @@ impl Scheduler<'_, '_> {
                         break;
                     };
                     let graph = self.graph;
-                    let upstream: Vec<Option<Finished>> = graph.steps[id]
+                    // Only the outputs go to the worker: a set's step has every block
+                    // upstream, and their input records would be copied for nothing.
+                    let upstream: Vec<Option<Vec<Arc<Output>>>> = graph.steps[id]
                         .deps()
-                        .map(|d| self.run.results[d].clone())
+                        .map(|d| self.run.results[d].as_ref().map(|r| r.outputs.clone()))
                         .collect();
                     let tx = self.tx.clone();
                     self.in_flight += 1;
@@ -983,7 +1031,7 @@ struct Gathered {
 fn run_step(
     graph: &Graph,
     id: StepId,
-    upstream: &[Option<Finished>],
+    upstream: &[Option<Vec<Arc<Output>>>],
     settings: &Settings,
     cook: &CookFn<'_>,
 ) -> Finished {
@@ -1052,7 +1100,7 @@ fn run_step(
 /// upstream outputs by their recorded hash.
 fn gather(
     step: &Step,
-    upstream: &[Option<Finished>],
+    upstream: &[Option<Vec<Arc<Output>>>],
     settings: &Settings,
 ) -> Result<Gathered, (Vec<InputRecord>, Vec<Diagnostic>)> {
     let mut g = Gathered {
@@ -1085,7 +1133,7 @@ fn gather(
                     .next()
                     .and_then(Option::as_ref)
                     .expect("dependencies are done");
-                let Some(out) = dep.outputs.iter().find(|o| &o.name == output) else {
+                let Some(out) = dep.iter().find(|o| &o.name == output) else {
                     let message = format!("the upstream step made no {output}");
                     return Err((g.records, vec![finding("missing_input", &step.id, message)]));
                 };

@@ -102,7 +102,8 @@ fn write(path: &Path, output: &Output, store: &Store) -> Result<Option<String>, 
             (result, None) => Ok(result.map(|()| content)?),
         };
     }
-    let bytes = output.bytes(store).map_err(Error::Corrupt)?;
+    // Not kept: a set folder's files are read once, and keeping them would hold the pack.
+    let bytes = output.bytes_unkept(store).map_err(Error::Corrupt)?;
     if !atomic::create(path, &bytes)? {
         atomic::write(path, &bytes)?;
     }
