@@ -4,7 +4,7 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use forge_contract::Diagnostic;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -59,8 +59,8 @@ struct Attempt {
     materialized: materialize::Changes,
     /// What was damaged, when a cached output failed its check.
     corrupt: Option<String>,
-    /// The report's step records, serialized while the set folders were materialized.
-    step_records: Option<Vec<u8>>,
+    /// The report, its step records written while the set folders were materialized.
+    step_records: Option<report::Begun>,
 }
 
 impl Attempt {
@@ -230,7 +230,13 @@ impl Cook<'_> {
                         })
                         .collect()
                 },
-                || report::serialize_steps(&attempt.graph, &attempt.results),
+                || {
+                    report::begin(
+                        &config.out.join("report.json"),
+                        &attempt.graph,
+                        &attempt.results,
+                    )
+                },
             )
         });
         for ((dir, _), outcome) in folders.iter().zip(outcomes) {
@@ -242,7 +248,9 @@ impl Cook<'_> {
                 Err(e) => return Ok(attempt.corrupt(folder_error(dir, e)?)),
             }
         }
-        attempt.step_records = Some(step_records);
+        attempt.step_records = Some(step_records.with_context(|| {
+            format!("cannot write {}", config.out.join("report.json").display())
+        })?);
         Ok(attempt)
     }
 }
@@ -893,7 +901,7 @@ fn write_reports(
     options: &Options,
     pool: &rayon::ThreadPool,
     (sets, maps): (&[SetPlan], &[MapPlan]),
-    full: &report::Report,
+    (begun, full): (report::Begun, &report::Report),
     (graph, results): (&Graph, &[Finished]),
 ) -> Result<()> {
     let config = &options.config;
@@ -903,7 +911,7 @@ fn write_reports(
         .map(|s| (config.packs[s.pack].id.clone(), s.spec.name.clone()))
         .collect();
     let (json_written, html_written) = pool.join(
-        || report::write(&config.out.join("report.json"), full),
+        || begun.finish(full),
         || {
             crate::html::write(
                 &config.out,
@@ -969,13 +977,23 @@ fn finish(
         .filter(|r| matches!(r.outcome, Outcome::Hit | Outcome::Ran(_)))
         .filter_map(|r| r.key.as_deref());
     crate::usage::record_uses(&config.cache, number, used)?;
-    let steps = step_records.unwrap_or_else(|| report::serialize_steps(&graph, &results));
+    let report_json = config.out.join("report.json");
+    let begun = match step_records {
+        Some(begun) => begun,
+        None => report::begin(&report_json, &graph, &results)
+            .with_context(|| format!("cannot write {}", report_json.display()))?,
+    };
     let full = report::Report {
         summary: &summary,
         errors: &errors,
-        steps: &steps,
     };
-    write_reports(options, pool, (&sets, &maps), &full, (&graph, &results))?;
+    write_reports(
+        options,
+        pool,
+        (&sets, &maps),
+        (begun, &full),
+        (&graph, &results),
+    )?;
     print_ending(options, settings, (&summary, &errors, &line), ok);
     // The process ends next; freeing every step, output and cache entry first only costs
     // a no-op cook time.

@@ -59,13 +59,11 @@ pub fn summary_line(packs: usize, counts: Counts, elapsed: Duration) -> String {
     line
 }
 
-/// `build/report.json`: `{"format", "summary", "errors", "steps"}`. The steps come
-/// already serialized ([`serialize_steps`]), since they are most of the file and a cook
-/// serializes them while it materializes the set folders.
+/// `build/report.json`: `{"format", "steps", "summary", "errors"}`. The steps are
+/// written first ([`begin`]), while the cook materializes the set folders.
 pub struct Report<'a> {
     pub summary: &'a serde_json::Value,
     pub errors: &'a [&'a forge_contract::Diagnostic],
-    pub steps: &'a [u8],
 }
 
 /// One step's record in the report. Borrowed and serialized straight to the file: a
@@ -148,23 +146,34 @@ fn step_records<'a>(graph: &'a Graph, results: &'a [Finished]) -> Vec<StepRecord
         .collect()
 }
 
-/// Every step's record, as the JSON array that goes under `"steps"`.
-pub fn serialize_steps(graph: &Graph, results: &[Finished]) -> Vec<u8> {
-    serde_json::to_vec(&step_records(graph, results)).expect("step records serialize")
+/// `build/report.json`, begun: `{"format":N,"steps":[...]` is written while the set
+/// folders are materialized (the steps are most of the file), and the summary and errors
+/// follow once the cook is done. The file is renamed into place whole at
+/// [`finish`](Begun::finish), so a reader sees this cook's report or the one before.
+pub struct Begun(crate::atomic::Pending);
+
+pub fn begin(path: &Path, graph: &Graph, results: &[Finished]) -> std::io::Result<Begun> {
+    let mut pending = crate::atomic::Pending::new(path)?;
+    // Compact, and streamed: a no-op cook writes this every time, and a cold cook's
+    // records would otherwise be a buffer of megabytes at the cook's fullest moment.
+    let mut out = std::io::BufWriter::new(pending.file());
+    write!(out, "{{\"format\":{FORMAT},\"steps\":")?;
+    serde_json::to_writer(&mut out, &step_records(graph, results))?;
+    out.flush()?;
+    drop(out);
+    Ok(Begun(pending))
 }
 
-pub fn write(path: &Path, report: &Report) -> std::io::Result<()> {
-    // Compact: a no-op cook writes this every time. Written in pieces, so the steps' bulk,
-    // already serialized, is not copied into a second buffer.
-    crate::atomic::write_with(path, |file| {
-        let mut out = std::io::BufWriter::new(file);
-        write!(out, "{{\"format\":{FORMAT},\"summary\":")?;
+impl Begun {
+    pub fn finish(mut self, report: &Report) -> std::io::Result<()> {
+        let mut out = std::io::BufWriter::new(self.0.file());
+        out.write_all(b",\"summary\":")?;
         serde_json::to_writer(&mut out, report.summary)?;
         out.write_all(b",\"errors\":")?;
         serde_json::to_writer(&mut out, report.errors)?;
-        out.write_all(b",\"steps\":")?;
-        out.write_all(report.steps)?;
         out.write_all(b"}\n")?;
-        out.flush()
-    })
+        out.flush()?;
+        drop(out);
+        self.0.finish()
+    }
 }

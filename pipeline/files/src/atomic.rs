@@ -55,25 +55,63 @@ pub fn write_with(
     path: &Path,
     fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let temp = dir.join(format!("{TEMP_PREFIX}{}-{n}", std::process::id()));
-    let result = (|| {
+    let mut pending = Pending::new(path)?;
+    fill(pending.file())?;
+    pending.finish()
+}
+
+/// A write through a temporary file that may span several stages of a cook (the report's
+/// step records first, its summary once the cook is done). `path` changes only at
+/// [`finish`](Pending::finish); dropped unfinished, the temporary file is removed.
+pub struct Pending {
+    temp: std::path::PathBuf,
+    path: std::path::PathBuf,
+    file: Option<std::fs::File>,
+}
+
+impl Pending {
+    pub fn new(path: &Path) -> std::io::Result<Pending> {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let temp = dir.join(format!("{TEMP_PREFIX}{}-{n}", std::process::id()));
         // The folder usually exists; it is made only when creating the file says it is
         // missing, which saves a system call on each of a cold cook's thousands of writes.
-        let mut file = match std::fs::File::create(&temp) {
+        let file = match std::fs::File::create(&temp) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 std::fs::create_dir_all(dir)?;
                 std::fs::File::create(&temp)?
             }
             other => other?,
         };
-        fill(&mut file)?;
-        drop(file);
-        std::fs::rename(&temp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
+        Ok(Pending {
+            temp,
+            path: path.to_path_buf(),
+            file: Some(file),
+        })
     }
-    result
+
+    pub fn file(&mut self) -> &mut std::fs::File {
+        self.file
+            .as_mut()
+            .expect("an unfinished write has its file")
+    }
+
+    /// Closes the temporary file and renames it over the target.
+    pub fn finish(mut self) -> std::io::Result<()> {
+        drop(self.file.take());
+        let renamed = std::fs::rename(&self.temp, &self.path);
+        if renamed.is_ok() {
+            self.temp.clear();
+        }
+        renamed
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        drop(self.file.take());
+        if !self.temp.as_os_str().is_empty() {
+            let _ = std::fs::remove_file(&self.temp);
+        }
+    }
 }
