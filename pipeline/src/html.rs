@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::execute::{Finished, Outcome};
 use crate::graph::Graph;
 use crate::layout;
-use crate::steps::{assemble, render, sheet, Lands};
+use crate::steps::{assemble, render, sheet, view, Lands};
 
 fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -24,7 +24,7 @@ const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#
 table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:4px 8px;vertical-align:top;text-align:left}th{background:#f0f0f0}\
 .pass{color:#1a7f37}.fail{color:#c62828;font-weight:600}.waived{color:#9a6700}img.preview{width:160px;height:160px;background:#eee}\
 img.sheet{max-width:100%;border:1px solid #ddd}.grid{display:flex;flex-wrap:wrap;gap:12px}.card{background:#fff;border:1px solid #ddd;padding:8px;width:180px}\
-.summary{font-size:16px}code{background:#eee;padding:0 3px}";
+.summary{font-size:16px}code{background:#eee;padding:0 3px}#viewer{position:fixed;inset:24px;background:#fff;border:1px solid #bbb;box-shadow:0 4px 24px #0004;display:flex;flex-direction:column;z-index:10}#viewer .viewer-bar{padding:6px 10px;display:flex;flex-wrap:wrap;gap:10px;align-items:center;border-bottom:1px solid #ddd}#viewer .viewer-checks a{margin-right:8px}#viewer .viewer-canvas{flex:1;min-height:0}#viewer canvas{display:block}#viewer.shot{inset:0;border:0;box-shadow:none}#viewer.shot .viewer-bar{display:none}";
 
 /// Writes the report page into `out` (the build folder) for the sets cooked this time.
 pub fn write(
@@ -51,8 +51,9 @@ pub fn write(
     let failures = failures(graph, results);
     write_failures(&mut h, &failures);
     let cooked = failures.is_empty();
+    let mut views = false;
     for (pack, set) in sets {
-        write_set(&mut h, out, pack, set, cooked, graph, results);
+        views |= write_set(&mut h, out, pack, set, cooked, graph, results);
     }
     if cooked {
         write_maps(&mut h, maps);
@@ -60,9 +61,31 @@ pub fn write(
     write_slowest(&mut h, graph, results);
     let _ = writeln!(
         h,
-        "</table><p>Every step is in <code>report.json</code>.</p></body></html>"
+        "</table><p>Every step is in <code>report.json</code>.</p>"
     );
+    if views {
+        write_viewer(out)?;
+        let _ = write!(h, "<script src=\"{VIEWER_FILE}\"></script>");
+    }
+    let _ = writeln!(h, "</body></html>");
     crate::atomic::write(&out.join("report.html"), h.as_bytes())
+}
+
+/// The 3D viewer: three.js and the page's viewer code in one classic script (a page opened
+/// from disk cannot load modules), built from `pipeline/viewer/` (its README says how).
+const VIEWER: &str = include_str!("../viewer/dist/viewer.js");
+const VIEWER_FILE: &str = "viewer.js";
+
+/// Writes the viewer beside the page unless it is already there: a cook that changed one
+/// block does not rewrite 600 KB.
+fn write_viewer(out: &Path) -> std::io::Result<()> {
+    let path = out.join(VIEWER_FILE);
+    let same = mjolnir_files::bounded::read(&path, VIEWER.len() as u64)
+        .is_ok_and(|bytes| bytes == VIEWER.as_bytes());
+    if same {
+        return Ok(());
+    }
+    crate::atomic::write(&path, VIEWER.as_bytes())
 }
 
 type Failure<'a> = (&'a str, &'a forge_contract::Diagnostic);
@@ -152,6 +175,8 @@ fn write_slowest(h: &mut String, graph: &Graph, results: &[Finished]) {
 /// cached), whether it made the contact sheet, and each block's failed findings.
 struct Fresh<'a> {
     previews: BTreeSet<&'a str>,
+    /// Blocks whose 3D view data this cook made (or found cached).
+    views: BTreeSet<&'a str>,
     sheet: bool,
     blocks: BTreeSet<&'a str>,
     failed: BTreeMap<&'a str, Vec<&'a forge_contract::Diagnostic>>,
@@ -161,6 +186,7 @@ impl<'a> Fresh<'a> {
     fn of(pack: &str, graph: &'a Graph, results: &'a [Finished]) -> Fresh<'a> {
         let mut fresh = Fresh {
             previews: BTreeSet::new(),
+            views: BTreeSet::new(),
             sheet: false,
             blocks: BTreeSet::new(),
             failed: BTreeMap::new(),
@@ -180,8 +206,14 @@ impl<'a> Fresh<'a> {
             match block {
                 Some(b) => {
                     fresh.blocks.insert(b);
-                    if previews {
-                        fresh.previews.insert(b);
+                    match step.kind.name {
+                        _ if !previews => {}
+                        name if name == view::KIND.cooker.name => {
+                            fresh.views.insert(b);
+                        }
+                        _ => {
+                            fresh.previews.insert(b);
+                        }
                     }
                 }
                 None => fresh.sheet |= previews,
@@ -205,7 +237,7 @@ fn write_set(
     cooked: bool,
     graph: &Graph,
     results: &[Finished],
-) {
+) -> bool {
     let _ = write!(
         h,
         "<h2>{} <small>({})</small></h2>",
@@ -242,6 +274,19 @@ fn write_set(
         if fresh.previews.contains(id) {
             write_preview(h, out, &render, id);
         }
+        let view = fresh
+            .views
+            .contains(id)
+            .then(|| format!("{pack}/{set}/{id}"));
+        if let Some(key) = &view {
+            let _ = write!(
+                h,
+                "<a class=\"view3d\" href=\"#view={0}\" data-view=\"{0}\" data-src=\"{1}/{2}\">3D view</a><br>",
+                escape(key),
+                escape(&render),
+                escape(&view::script_output(id))
+            );
+        }
         for d in fresh.failed.get(id).into_iter().flatten() {
             let _ = write!(
                 h,
@@ -260,11 +305,12 @@ fn write_set(
             .into_iter()
             .flatten()
         {
-            write_check(h, c);
+            write_check(h, c, view.as_deref());
         }
         let _ = write!(h, "</div>");
     }
     let _ = write!(h, "</div>");
+    !fresh.views.is_empty()
 }
 
 /// A block's preview, opening the full-size image, and its turntable when there is one.
@@ -299,8 +345,9 @@ fn caption(sidecar: &Path) -> Option<String> {
     value["caption"].as_str().map(str::to_string)
 }
 
-/// One check's line: passed, failed, or waived with its reason and reviewer.
-fn write_check(h: &mut String, c: &Value) {
+/// One check's line: passed, failed, or waived with its reason and reviewer. With a 3D
+/// view, the check's name opens it framed on the check's rays.
+fn write_check(h: &mut String, c: &Value, view: Option<&str>) {
     let waiver = c["waiver"].is_object().then(|| {
         format!(
             " &mdash; waived: {} (reviewed by {})",
@@ -313,11 +360,23 @@ fn write_check(h: &mut String, c: &Value) {
         (_, Some(_)) => ("waived", "waived"),
         _ => ("fail", "FAIL"),
     };
+    let (check, name) = (
+        c["check"].as_str().unwrap_or(""),
+        c["name"].as_str().unwrap_or(""),
+    );
+    let name = match view {
+        Some(key) if c["rays"].as_u64().is_some_and(|n| n > 0) => format!(
+            "<a href=\"#view={}&amp;frame={}\"><code>{}</code></a>",
+            escape(key),
+            escape(&format!("{check}/{name}")),
+            escape(name)
+        ),
+        _ => format!("<code>{}</code>", escape(name)),
+    };
     let _ = write!(
         h,
-        "<span class=\"{class}\">{word}</span> {} <code>{}</code> ({} rays){}<br>",
-        escape(c["check"].as_str().unwrap_or("")),
-        escape(c["name"].as_str().unwrap_or("")),
+        "<span class=\"{class}\">{word}</span> {} {name} ({} rays){}<br>",
+        escape(check),
         c["rays"],
         waiver.unwrap_or_default()
     );

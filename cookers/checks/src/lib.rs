@@ -18,6 +18,10 @@
 //! report lists the waiver. Densities and limits are the constants below
 //! (`docs/checks.md`).
 
+mod trace;
+
+pub use trace::{trace, TracedCheck, TracedHit, TracedRay};
+
 use forge_collision::reference::SourceShapes;
 use forge_collision::{CollisionModel, ModelHit, MoppIndex};
 use forge_contract::geometry::{ApertureKind, Axis, BlockGeometry, Edge, Frame};

@@ -18,6 +18,7 @@
 
 mod accessor;
 mod error;
+mod glb;
 mod imported;
 mod looks;
 
@@ -28,6 +29,7 @@ use gltf::mesh::Mode;
 use nalgebra::{Matrix3, Matrix4, Quaternion, UnitQuaternion, Vector3, Vector4};
 
 pub use error::ImportError;
+pub use glb::{write_glb, GlbMaterial, GlbNode, GlbPrimitive};
 pub use imported::{ImportedMesh, Section, FORMAT_VERSION};
 pub use looks::{image_uris, looks, BaseColourTexture, MaterialLook, WrappingMode};
 

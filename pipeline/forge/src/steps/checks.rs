@@ -68,6 +68,17 @@ pub fn run(
     inputs: &Inputs,
     file: &str,
 ) -> Result<(forge_contract::BlockGeometry, forge_checks::BlockReport), Vec<Diagnostic>> {
+    with_check_inputs(step, inputs, file, forge_checks::run)
+}
+
+/// Calls `checking` with what the checks read, built from the step's inputs; the 3D view
+/// traces every ray through the same.
+pub fn with_check_inputs<T>(
+    step: &CookCtx,
+    inputs: &Inputs,
+    file: &str,
+    checking: impl FnOnce(&forge_checks::Inputs) -> T,
+) -> Result<(forge_contract::BlockGeometry, T), Vec<Diagnostic>> {
     let block = collision::source_block(inputs)?;
     let entry = forge_contract::parse_entry(file, step.pack, text(inputs, "entry.json", file)?)?;
     let model = collision::read(inputs, file)?;
@@ -90,7 +101,7 @@ pub fn run(
         })
         .map(|t| t.map(|i| mesh.placed_m(mesh.positions[i as usize])))
         .collect();
-    let report = forge_checks::run(&forge_checks::Inputs {
+    let checked = checking(&forge_checks::Inputs {
         block: &block,
         dimensions_m: entry.dimensions_m,
         model: &model,
@@ -99,7 +110,7 @@ pub fn run(
         visual_triangles_m: &triangles,
         source: &source,
     });
-    Ok((block, report))
+    Ok((block, checked))
 }
 
 /// One finding per unwaived failed check.

@@ -45,6 +45,7 @@ pub mod tags;
 pub mod unreal_actor;
 pub mod unreal_material;
 pub mod unreal_mesh;
+pub mod view;
 
 /// Every kind, in flow order.
 pub static REGISTRY: &[&StepKind] = &[
@@ -65,6 +66,7 @@ pub static REGISTRY: &[&StepKind] = &[
     &checks::KIND,
     &tags::KIND,
     &render::KIND,
+    &view::KIND,
     &block_chunks::KIND,
     &block_facts::KIND,
     &assemble::KIND,

@@ -203,11 +203,14 @@ fn triangles(mesh: &forge_mesh::StaticMesh) -> Vec<Triangle> {
     out
 }
 
-type Looks = BTreeMap<String, Look>;
+pub(super) type Looks = BTreeMap<String, Look>;
 
 /// The looks of the model's materials (base colour and texture), by slot, and a note for
 /// each texture that cannot be shown.
-fn looks(inputs: &Inputs, model_name: &str) -> Result<(Looks, Vec<String>), Vec<Diagnostic>> {
+pub(super) fn looks(
+    inputs: &Inputs,
+    model_name: &str,
+) -> Result<(Looks, Vec<String>), Vec<Diagnostic>> {
     let file = source_file(model_name);
     let (model, external) = import::model_and_buffers(inputs, model_name, &file)?;
     let materials =

@@ -1,0 +1,256 @@
+//! A binary glTF (`.glb`) writer for views of a cooked piece: named nodes of triangles with
+//! flat-colour materials, in pack space (converted to glTF's Y up on the way out). What it
+//! writes reads back through [`import`](crate::import), the reader beside it.
+//!
+//! Layout (glTF 2.0, section 4.4): a 12-byte header (`glTF`, version 2, total length), a
+//! JSON chunk padded with spaces to 4 bytes, and one BIN chunk padded with zeros holding,
+//! per primitive, its positions (f32 x 3), its normals when given (f32 x 3) and its indices
+//! (u32). Accessors carry the position bounds glTF requires.
+
+use serde_json::{json, Value};
+
+/// A flat material: a base colour (linear RGBA) and whether it is seen through.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GlbMaterial {
+    pub name: String,
+    pub base_colour: [f32; 4],
+    pub double_sided: bool,
+    pub translucent: bool,
+}
+
+/// Triangles under one material.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GlbPrimitive {
+    pub material: usize,
+    /// Pack-space metres, Z up.
+    pub positions: Vec<[f64; 3]>,
+    /// One per position, when the mesh has them.
+    pub normals: Option<Vec<[f64; 3]>>,
+    pub triangles: Vec<[u32; 3]>,
+}
+
+/// A named node with one mesh of any number of primitives.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GlbNode {
+    pub name: String,
+    pub primitives: Vec<GlbPrimitive>,
+}
+
+/// The `.glb` of `nodes`, every node a child of the one scene's root list.
+pub fn write_glb(materials: &[GlbMaterial], nodes: &[GlbNode]) -> Vec<u8> {
+    let mut bin = Vec::new();
+    let mut views = Vec::new();
+    let mut accessors = Vec::new();
+    let mut meshes = Vec::new();
+    for node in nodes {
+        let primitives: Vec<Value> = node
+            .primitives
+            .iter()
+            .map(|p| primitive(p, &mut bin, &mut views, &mut accessors))
+            .collect();
+        meshes.push(json!({ "name": node.name, "primitives": primitives }));
+    }
+    let document = json!({
+        "asset": { "version": "2.0", "generator": "mjolnir forge" },
+        "scene": 0,
+        "scenes": [{ "nodes": (0..nodes.len()).collect::<Vec<_>>() }],
+        "nodes": nodes.iter().enumerate().map(|(i, n)| json!({ "name": n.name, "mesh": i })).collect::<Vec<_>>(),
+        "meshes": meshes,
+        "materials": materials.iter().map(material).collect::<Vec<_>>(),
+        "buffers": [{ "byteLength": bin.len() }],
+        "bufferViews": views,
+        "accessors": accessors,
+    });
+    container(
+        &serde_json::to_vec(&document).expect("a glTF document serializes"),
+        bin,
+    )
+}
+
+fn material(m: &GlbMaterial) -> Value {
+    let mut v = json!({
+        "name": m.name,
+        "pbrMetallicRoughness": { "baseColorFactor": m.base_colour, "metallicFactor": 0.0, "roughnessFactor": 0.8 },
+        "doubleSided": m.double_sided,
+    });
+    if m.translucent {
+        v["alphaMode"] = json!("BLEND");
+    }
+    v
+}
+
+/// Appends a primitive's arrays to `bin` and returns its JSON.
+fn primitive(
+    p: &GlbPrimitive,
+    bin: &mut Vec<u8>,
+    views: &mut Vec<Value>,
+    accessors: &mut Vec<Value>,
+) -> Value {
+    let gltf: Vec<[f64; 3]> = p
+        .positions
+        .iter()
+        .map(|&q| forge_units::pack_to_gltf(q))
+        .collect();
+    let (lo, hi) = bounds(&gltf);
+    let position = vec3_accessor(&gltf, bin, views, accessors);
+    accessors[position]["min"] = json!(lo);
+    accessors[position]["max"] = json!(hi);
+    let mut attributes = json!({ "POSITION": position });
+    if let Some(normals) = &p.normals {
+        let gltf: Vec<[f64; 3]> = normals
+            .iter()
+            .map(|&n| forge_units::pack_to_gltf(n))
+            .collect();
+        attributes["NORMAL"] = json!(vec3_accessor(&gltf, bin, views, accessors));
+    }
+    let start = bin.len();
+    for t in &p.triangles {
+        for i in t {
+            bin.extend_from_slice(&i.to_le_bytes());
+        }
+    }
+    views.push(json!({ "buffer": 0, "byteOffset": start, "byteLength": bin.len() - start, "target": 34963 }));
+    accessors.push(json!({
+        "bufferView": views.len() - 1,
+        "componentType": 5125,
+        "count": p.triangles.len() * 3,
+        "type": "SCALAR",
+    }));
+    json!({ "attributes": attributes, "indices": accessors.len() - 1, "material": p.material, "mode": 4 })
+}
+
+fn vec3_accessor(
+    values: &[[f64; 3]],
+    bin: &mut Vec<u8>,
+    views: &mut Vec<Value>,
+    accessors: &mut Vec<Value>,
+) -> usize {
+    let start = bin.len();
+    for v in values {
+        for c in v {
+            bin.extend_from_slice(&(*c as f32).to_le_bytes());
+        }
+    }
+    views.push(json!({ "buffer": 0, "byteOffset": start, "byteLength": bin.len() - start, "target": 34962 }));
+    accessors.push(json!({
+        "bufferView": views.len() - 1,
+        "componentType": 5126,
+        "count": values.len(),
+        "type": "VEC3",
+    }));
+    accessors.len() - 1
+}
+
+/// The bounds glTF requires on positions, as the f32 values stored.
+fn bounds(points: &[[f64; 3]]) -> ([f32; 3], [f32; 3]) {
+    let (mut lo, mut hi) = ([f32::MAX; 3], [f32::MIN; 3]);
+    for p in points {
+        for k in 0..3 {
+            lo[k] = lo[k].min(p[k] as f32);
+            hi[k] = hi[k].max(p[k] as f32);
+        }
+    }
+    if points.is_empty() {
+        return ([0.0; 3], [0.0; 3]);
+    }
+    (lo, hi)
+}
+
+fn container(json: &[u8], mut bin: Vec<u8>) -> Vec<u8> {
+    let mut json = json.to_vec();
+    while json.len() % 4 != 0 {
+        json.push(b' ');
+    }
+    while bin.len() % 4 != 0 {
+        bin.push(0);
+    }
+    let total = 12 + 8 + json.len() + 8 + bin.len();
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(b"glTF");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&(total as u32).to_le_bytes());
+    out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"JSON");
+    out.extend_from_slice(&json);
+    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"BIN\0");
+    out.extend_from_slice(&bin);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quad(z: f64) -> GlbPrimitive {
+        GlbPrimitive {
+            material: 0,
+            positions: vec![[0.0, 0.0, z], [1.0, 0.0, z], [1.0, 2.0, z], [0.0, 2.0, z]],
+            normals: Some(vec![[0.0, 0.0, 1.0]; 4]),
+            triangles: vec![[0, 1, 2], [0, 2, 3]],
+        }
+    }
+
+    #[test]
+    fn a_written_glb_reads_back_through_the_importer_in_pack_space() {
+        let materials = [GlbMaterial {
+            name: "Primary".into(),
+            base_colour: [0.5, 0.25, 0.125, 1.0],
+            double_sided: false,
+            translucent: false,
+        }];
+        let nodes = [GlbNode {
+            name: "visual".into(),
+            primitives: vec![quad(0.5)],
+        }];
+        let glb = write_glb(&materials, &nodes);
+        assert_eq!(glb.len() % 4, 0);
+        assert_eq!(
+            u32::from_le_bytes(glb[8..12].try_into().unwrap()) as usize,
+            glb.len()
+        );
+        let mesh = crate::import("view.glb", &glb, &Default::default()).unwrap();
+        assert_eq!(mesh.triangles.len(), 2);
+        let mut points: Vec<[f64; 3]> = mesh.positions.clone();
+        points.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        assert_eq!(
+            points,
+            [
+                [0.0, 0.0, 0.5],
+                [0.0, 2.0, 0.5],
+                [1.0, 0.0, 0.5],
+                [1.0, 2.0, 0.5]
+            ]
+        );
+        assert_eq!(mesh.sections[0].material, "Primary");
+        // The same input writes the same bytes.
+        assert_eq!(glb, write_glb(&materials, &nodes));
+    }
+
+    #[test]
+    fn hull_nodes_keep_their_names_and_translucent_materials_blend() {
+        let materials = [GlbMaterial {
+            name: "collision".into(),
+            base_colour: [0.2, 0.6, 1.0, 0.35],
+            double_sided: true,
+            translucent: true,
+        }];
+        let nodes = [
+            GlbNode {
+                name: "UCX_post".into(),
+                primitives: vec![quad(0.0)],
+            },
+            GlbNode {
+                name: "UCX_lintel".into(),
+                primitives: vec![quad(1.0)],
+            },
+        ];
+        let glb = write_glb(&materials, &nodes);
+        let doc = gltf::Gltf::from_slice(&glb).unwrap();
+        let names: Vec<_> = doc.nodes().map(|n| n.name().unwrap().to_string()).collect();
+        assert_eq!(names, ["UCX_post", "UCX_lintel"]);
+        let m = doc.materials().next().unwrap();
+        assert_eq!(m.alpha_mode(), gltf::material::AlphaMode::Blend);
+        assert!(m.double_sided());
+    }
+}
