@@ -288,10 +288,18 @@ fn write_set(
             );
         }
         for d in fresh.failed.get(id).into_iter().flatten() {
+            // A check's finding opens the view framed on the check that failed with it.
+            let code = match &view {
+                Some(key) => format!(
+                    "<a href=\"#view={}&amp;frame={1}\"><code>{1}</code></a>",
+                    escape(key),
+                    escape(d.code)
+                ),
+                None => format!("<code>{}</code>", escape(d.code)),
+            };
             let _ = write!(
                 h,
-                "<span class=\"fail\">FAIL</span> <code>{}</code> {}<br>",
-                escape(d.code),
+                "<span class=\"fail\">FAIL</span> {code} {}<br>",
                 escape(&d.message)
             );
         }

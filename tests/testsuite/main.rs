@@ -27,3 +27,4 @@ mod release;
 mod remote_cache;
 mod render;
 mod unreal;
+mod viewer;

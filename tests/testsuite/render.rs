@@ -7,7 +7,7 @@ use serde_json::Value;
 use support::{stderr, Workspace};
 
 /// An independent pinhole projection from a sidecar: pack metres to pixels (y down).
-struct View {
+pub struct View {
     eye: [f64; 3],
     right: [f64; 3],
     up: [f64; 3],
@@ -22,7 +22,7 @@ fn norm(v: [f64; 3]) -> [f64; 3] {
 }
 
 impl View {
-    fn from_sidecar(v: &Value) -> View {
+    pub fn from_sidecar(v: &Value) -> View {
         let c = &v["camera"];
         let get = |k: &str| [0, 1, 2].map(|i| c[k][i].as_f64().unwrap());
         let (eye, target, up) = (get("position_m"), get("target_m"), get("up"));
@@ -49,7 +49,7 @@ impl View {
         }
     }
 
-    fn project(&self, p: [f64; 3]) -> [f64; 2] {
+    pub fn project(&self, p: [f64; 3]) -> [f64; 2] {
         let d = [p[0] - self.eye[0], p[1] - self.eye[1], p[2] - self.eye[2]];
         let dot = |a: [f64; 3]| a[0] * d[0] + a[1] * d[1] + a[2] * d[2];
         let z = dot(self.fwd);

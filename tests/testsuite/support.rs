@@ -256,6 +256,51 @@ impl Workspace {
     }
 }
 
+impl Workspace {
+    /// A screenshot of `page#fragment` with WebGL on (SwiftShader, Chromium's software
+    /// GL), the window `size` pixels, after the page's scripts have had five seconds of
+    /// virtual time: what the 3D viewer drew.
+    pub fn webgl_screenshot(
+        &self,
+        chromium: &str,
+        page: &str,
+        fragment: &str,
+        size: [u32; 2],
+    ) -> image::RgbaImage {
+        let shot = self.path("webgl.png");
+        let _ = std::fs::remove_file(&shot);
+        let out = std::process::Command::new(chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--use-angle=swiftshader",
+                "--enable-unsafe-swiftshader",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--hide-scrollbars",
+                "--virtual-time-budget=5000",
+            ])
+            .arg(format!("--window-size={},{}", size[0], size[1]))
+            .arg(format!("--screenshot={}", shot.display()))
+            .arg(format!(
+                "--user-data-dir={}",
+                self.path("chromium-profile").display()
+            ))
+            .arg(format!("file://{}#{fragment}", self.path(page).display()))
+            .output()
+            .unwrap();
+        assert!(
+            shot.is_file(),
+            "no screenshot: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        image::open(&shot).unwrap().to_rgba8()
+    }
+}
+
 /// nginx serving a WebDAV folder on a loopback port, set up as Bazel's documentation sets
 /// up an HTTP cache (`dav_methods PUT`, `create_full_put_path`). Stopped when dropped.
 pub struct Nginx {

@@ -207,11 +207,13 @@ class View {
     this.draw();
   }
 
-  // Points the camera at a check's rays: its failing hits, or all of its rays.
+  // Points the camera at a check's rays (named `check/name`, or by the code it failed
+  // with): its failing hits, or all of its rays.
   frame(name) {
-    const group = this.rays.getObjectByName(name);
-    const check = this.data.rays.checks.find((c) => c.check + "/" + c.name === name);
-    if (!group || !check) return;
+    const check = this.data.rays.checks.find(
+      (c) => c.check + "/" + c.name === name || (c.failure && c.failure.code === name)
+    );
+    if (!check || !check.rays.length) return;
     const box = new THREE.Box3();
     const failing = check.rays.filter((r) => !r.passed && r.hit);
     for (const r of failing.length ? failing : check.rays) {

@@ -1,0 +1,190 @@
+//! The report's 3D viewer, in a real browser (headless Chromium drawing WebGL through
+//! SwiftShader): it frames each block as its preview does, its hull toggle changes the
+//! picture, and a failing ray is red with its hit where the cook says.
+
+use crate::render::View;
+use crate::support;
+
+use serde_json::Value;
+use support::{stderr, Workspace};
+
+const SIZE: u32 = 256;
+
+/// Every view the report links: `(key, data script)`.
+fn views(ws: &Workspace) -> Vec<(String, String)> {
+    let html = std::fs::read_to_string(ws.path("build/report.html")).unwrap();
+    html.split("data-view=\"")
+        .skip(1)
+        .map(|rest| {
+            let key = rest.split('"').next().unwrap().to_string();
+            let src = rest.split("data-src=\"").nth(1).unwrap();
+            (key, src.split('"').next().unwrap().to_string())
+        })
+        .collect()
+}
+
+fn rays(ws: &Workspace, script: &str) -> Value {
+    let path = ws.path(&format!(
+        "build/{}",
+        script.replace(".view.js", ".rays.json")
+    ));
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+fn iou(a: &[bool], b: &[bool]) -> f64 {
+    let both = a.iter().zip(b).filter(|(x, y)| **x && **y).count() as f64;
+    let either = a.iter().zip(b).filter(|(x, y)| **x || **y).count() as f64;
+    both / either
+}
+
+#[test]
+fn every_blocks_view_from_the_preview_camera_matches_its_preview() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    // Without outlines, the preview's silhouette is the mesh's alone; at the default size,
+    // as a railing's posts are only a few pixels wide at 256, where a pixel's edge rule
+    // weighs on their outline.
+    let out = ws.mjolnir(&[
+        "forge",
+        "render",
+        "foundry",
+        "--transparent",
+        "--no-outline",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let views = views(&ws);
+    assert!(views.len() >= 20, "{views:?}");
+    for (_, script) in &views {
+        assert!(ws.path(&format!("build/{script}")).is_file(), "{script}");
+    }
+    let Some(chromium) = support::chromium() else {
+        return;
+    };
+    for (key, script) in &views {
+        let fragment = format!("view={key}&shot=1&silhouette=1");
+        let shot = ws.webgl_screenshot(chromium, "build/report.html", &fragment, [512; 2]);
+        let png = ws.path(&format!("build/{}", script.replace(".view.js", ".png")));
+        let preview = image::open(png).unwrap().to_rgba8();
+        let ours: Vec<bool> = shot.pixels().map(|p| p[0] >= 128).collect();
+        let theirs: Vec<bool> = preview.pixels().map(|p| p[3] >= 128).collect();
+        let iou = iou(&ours, &theirs);
+        assert!(iou >= 0.95, "{key}: IoU {iou:.4} against the preview");
+    }
+}
+
+#[test]
+fn the_hull_toggle_changes_the_picture() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    let size = SIZE.to_string();
+    let render = [
+        "forge",
+        "render",
+        "foundry",
+        "--only",
+        "wall_door",
+        "--size",
+        &size,
+    ];
+    assert_eq!(ws.mjolnir(&render).status.code(), Some(0));
+    let Some(chromium) = support::chromium() else {
+        return;
+    };
+    let (key, _) = views(&ws).remove(0);
+    let shot = |fragment: &str| {
+        let fragment = format!("view={key}&shot=1&rays=0&shapes=0&{fragment}");
+        ws.webgl_screenshot(chromium, "build/report.html", &fragment, [SIZE; 2])
+    };
+    let without = shot("hulls=0");
+    let wire = shot("hulls=1");
+    let solid = shot("hulls=1&hullstyle=solid");
+    let differing = |a: &image::RgbaImage, b: &image::RgbaImage| {
+        a.pixels().zip(b.pixels()).filter(|(x, y)| x != y).count()
+    };
+    assert!(differing(&without, &wire) > 300, "the hulls' edges show");
+    assert!(
+        differing(&wire, &solid) > 3000,
+        "solid hulls cover the mesh"
+    );
+    let blank = without
+        .pixels()
+        .filter(|p| **p == *without.get_pixel(0, 0))
+        .count();
+    assert!(blank < (SIZE * SIZE) as usize * 9 / 10, "the mesh is drawn");
+}
+
+/// A pixel of the failing red, near `at`.
+fn red_near(img: &image::RgbaImage, at: [f64; 2], radius: i64) -> bool {
+    let (x, y) = (at[0] as i64, at[1] as i64);
+    (-radius..=radius).any(|dy| {
+        (-radius..=radius).any(|dx| {
+            let (px, py) = (x + dx, y + dy);
+            px >= 0 && py >= 0 && (px as u32) < img.width() && (py as u32) < img.height() && {
+                let p = img.get_pixel(px as u32, py as u32);
+                p[0] > 180 && p[1] < 90 && p[2] < 90
+            }
+        })
+    })
+}
+
+#[test]
+fn a_failing_rays_hit_is_drawn_red_where_the_cook_says() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    let models = ws.path("packs/foundry/source/models");
+    std::fs::copy(models.join("wall_2.gltf"), models.join("wall_door.gltf")).unwrap();
+    let size = SIZE.to_string();
+    let render = [
+        "forge",
+        "render",
+        "foundry",
+        "--only",
+        "wall_door",
+        "--size",
+        &size,
+    ];
+    assert_eq!(
+        ws.mjolnir(&render).status.code(),
+        Some(1),
+        "the doorway is closed"
+    );
+    let (key, script) = views(&ws).remove(0);
+    let data = rays(&ws, &script);
+    let doorway = &data["checks"][0];
+    assert_eq!(doorway["name"], "doorway");
+    assert_eq!(doorway["failure"]["code"], "aperture_blocked_visual");
+    let rays = doorway["rays"].as_array().unwrap();
+    assert!(
+        rays.iter().all(|r| r["passed"] == false),
+        "a wall blocks every ray"
+    );
+    // The cook's own finding names its first failing ray's hit; the trace agrees.
+    let hit = &rays[0]["hit"];
+    assert_eq!(hit["by"], "visual");
+    let point: Vec<f64> = hit["point_m"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    let html = std::fs::read_to_string(ws.path("build/report.html")).unwrap();
+    assert!(
+        html.contains(&format!("#view={key}&amp;frame=aperture_blocked_visual")),
+        "the finding links its rays"
+    );
+    let Some(chromium) = support::chromium() else {
+        return;
+    };
+    let view = View::from_sidecar(&data);
+    let at = view.project([point[0], point[1], point[2]]);
+    let fragment = format!("view={key}&shot=1&hulls=0&shapes=0");
+    let shot = ws.webgl_screenshot(chromium, "build/report.html", &fragment, [SIZE; 2]);
+    assert!(red_near(&shot, at, 2), "the hit marker at {at:?}");
+    let without = ws.webgl_screenshot(
+        chromium,
+        "build/report.html",
+        &format!("view={key}&shot=1&hulls=0&shapes=0&rays=0"),
+        [SIZE; 2],
+    );
+    assert!(
+        !red_near(&without, at, 2),
+        "nothing red there without the rays"
+    );
+}
