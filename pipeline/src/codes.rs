@@ -198,6 +198,7 @@ const COMPAT: &[Row] = &[
 const MODELS: &[Row] = &[
     ("gltf_parse", Error, Input, "a model is not a readable glTF or GLB file"),
     ("gltf_invalid", Error, Input, "a model refers to an accessor, view or buffer it does not have"),
+    ("view_script", Error, Input, "a 3D view's page script is not the one call with a model and its rays that the cook writes"),
     ("gltf_missing_buffer", Error, Input, "a GLB has no BIN chunk, but a buffer refers to it"),
     ("gltf_bad_uri", Error, Input, "a buffer's data URI is not base64"),
     ("gltf_truncated_buffer", Error, Input, "a buffer is shorter than it declares"),

@@ -51,6 +51,14 @@ pub fn inspect(path: &Path, as_json: bool, global: Option<&Path>) -> Result<i32>
             }
         }
         (summary, text)
+    } else if bytes.starts_with(b"glTF") {
+        glb_nodes(
+            &forge_gltf::read_glb_nodes(&path.display().to_string(), &bytes).map_err(fail(path))?,
+        )
+    } else if let Some(view) = view_rays(&bytes) {
+        view
+    } else if let Some(script) = bytes.strip_prefix(VIEW_SCRIPT_START) {
+        view_script(path, script)?
     } else if bytes.starts_with(b"FCOL") {
         collision(&CollisionModel::from_bytes(&bytes).map_err(fail(path))?)
     } else if bytes.starts_with(b"FMOP") {
@@ -310,6 +318,90 @@ fn mopp(index: &MoppIndex) -> Result<(Value, String), forge_bytes::ReadError> {
         index.mopp.scale
     );
     Ok((summary, text))
+}
+
+/// A `.glb`'s nodes: a 3D view's `visual` mesh and `UCX_` hulls, or any other tool's.
+fn glb_nodes(nodes: &[forge_gltf::GlbNodeSummary]) -> (Value, String) {
+    let values: Vec<Value> = nodes
+        .iter()
+        .map(|n| json!({"name": n.name, "primitives": n.primitives, "triangles": n.triangles}))
+        .collect();
+    let mut text = format!("glTF binary: {} nodes\n", nodes.len());
+    for n in nodes {
+        text.push_str(&format!(
+            "  {:?}: {} triangles in {} primitives\n",
+            n.name, n.triangles, n.primitives
+        ));
+    }
+    (json!({"format": "glb", "nodes": values}), text)
+}
+
+const VIEW_SCRIPT_START: &[u8] = b"MJOLNIR_VIEW.add(";
+
+/// A 3D view's page script (`<block>.view.js`): `MJOLNIR_VIEW.add(block, glb, rays);`,
+/// whose arguments are JSON. Read as the `.glb` and the rays it carries.
+fn view_script(path: &Path, script: &[u8]) -> Result<(Value, String)> {
+    use base64::Engine;
+    let bad = |why: &str| anyhow::anyhow!("error[view_script]: {}: {why}", path.display());
+    let args = script
+        .strip_suffix(b");\n")
+        .ok_or_else(|| bad("the script does not end with \");\""))?;
+    let args: Vec<Value> = serde_json::from_slice(&[b"[", args, b"]"].concat())
+        .map_err(|e| bad(&format!("its arguments are not JSON: {e}")))?;
+    let [block, glb, rays] = args.as_slice() else {
+        return Err(bad("it passes other than three arguments"));
+    };
+    let glb = base64::engine::general_purpose::STANDARD
+        .decode(glb.as_str().unwrap_or(""))
+        .map_err(|e| bad(&format!("the model is not base64: {e}")))?;
+    let nodes =
+        forge_gltf::read_glb_nodes(&path.display().to_string(), &glb).map_err(fail(path))?;
+    let (glb_summary, glb_text) = glb_nodes(&nodes);
+    let (rays_summary, rays_text) = view_rays(&serde_json::to_vec(rays)?)
+        .ok_or_else(|| bad("its rays are not a mjolnir-forge-view document"))?;
+    let summary = json!({"format": "mjolnir-forge-view-script", "block": block, "glb": glb_summary, "rays": rays_summary});
+    Ok((
+        summary,
+        format!("3D view script of {block}\n{glb_text}{rays_text}"),
+    ))
+}
+
+/// A 3D view's rays (`<block>.rays.json`): each check with its rays, and how many failed.
+fn view_rays(bytes: &[u8]) -> Option<(Value, String)> {
+    if !bytes.starts_with(b"{") {
+        return None;
+    }
+    let value: Value = serde_json::from_slice(bytes).ok()?;
+    if value["format"] != "mjolnir-forge-view" {
+        return None;
+    }
+    let mut text = format!(
+        "3D view v{} of {}\n",
+        value["version"],
+        value["block"].as_str().unwrap_or("?")
+    );
+    let mut checks = Vec::new();
+    for c in value["checks"].as_array().into_iter().flatten() {
+        let rays = c["rays"].as_array().map_or(0, Vec::len);
+        let failing = c["rays"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|r| r["passed"] == false)
+            .count();
+        let (check, name) = (
+            c["check"].as_str().unwrap_or(""),
+            c["name"].as_str().unwrap_or(""),
+        );
+        text.push_str(&format!(
+            "  {check}/{name}: {rays} rays, {failing} failing\n"
+        ));
+        checks.push(json!({"check": check, "name": name, "rays": rays, "failing": failing}));
+    }
+    Some((
+        json!({"format": "mjolnir-forge-view", "checks": checks}),
+        text,
+    ))
 }
 
 fn polyhedra(list: &[forge_collision::Polyhedron]) -> (Value, String) {

@@ -475,6 +475,11 @@ fn a_failing_cook_draws_every_preview_the_same_on_one_thread_and_two() {
                 && pngs.iter().any(|k| k.ends_with("wall_2.png")),
             "run {run} (-j{jobs}): every preview is drawn: {pngs:?}"
         );
+        assert!(
+            previews.keys().any(|k| k.ends_with("wall_door.glb"))
+                && previews.keys().any(|k| k.ends_with("wall_door.rays.json")),
+            "run {run} (-j{jobs}): the failing block's 3D view is made too"
+        );
         match &first {
             None => first = Some((previews, steps)),
             Some((previews0, steps0)) => {

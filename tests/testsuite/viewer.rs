@@ -188,3 +188,65 @@ fn a_failing_rays_hit_is_drawn_red_where_the_cook_says() {
         "nothing red there without the rays"
     );
 }
+
+#[test]
+fn view_data_is_cached_inspectable_and_never_shipped() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    let size = SIZE.to_string();
+    let render = [
+        "forge",
+        "render",
+        "foundry",
+        "--only",
+        "wall_door",
+        "--size",
+        &size,
+    ];
+    assert_eq!(ws.mjolnir(&render).status.code(), Some(0));
+    let (_, script) = views(&ws).remove(0);
+    let inspect = |rel: &str| {
+        let out = ws.mjolnir(&["forge", "inspect", &format!("build/{rel}")]);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr(&out),
+        )
+    };
+    let glb = script.replace(".view.js", ".glb");
+    let rays = script.replace(".view.js", ".rays.json");
+    for rel in [&glb, &script] {
+        let (code, text, err) = inspect(rel);
+        assert_eq!(code, Some(0), "{rel}: {err}");
+        assert!(
+            text.contains("\"visual\"") && text.contains("\"UCX_lintel\": 12 triangles"),
+            "{text}"
+        );
+    }
+    for rel in [&rays, &script] {
+        let (_, text, _) = inspect(rel);
+        assert!(
+            text.contains("apertures/doorway: 117 rays, 0 failing"),
+            "{text}"
+        );
+    }
+    // A page script cut short is named, not guessed at.
+    let bytes = std::fs::read(ws.path(&format!("build/{script}"))).unwrap();
+    std::fs::write(ws.path("build/cut.view.js"), &bytes[..bytes.len() / 2]).unwrap();
+    let (code, _, err) = inspect("cut.view.js");
+    assert_ne!(code, Some(0));
+    assert!(err.contains("error[view_script]"), "{err}");
+    // The view's files stay beside the previews: none is in a game set.
+    let game = support::tree(&ws.path("build/game"));
+    assert!(
+        game.keys().any(|k| k.ends_with(".utoc")),
+        "the set was cooked"
+    );
+    let shipped: Vec<&String> = game
+        .keys()
+        .filter(|k| k.ends_with(".glb") || k.ends_with(".view.js") || k.ends_with(".rays.json"))
+        .collect();
+    assert!(shipped.is_empty(), "{shipped:?}");
+    // Cached like every step.
+    assert_eq!(ws.mjolnir(&render).status.code(), Some(0));
+    assert!(ws.ran().is_empty(), "{:?}", ws.ran());
+}

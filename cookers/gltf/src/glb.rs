@@ -178,6 +178,41 @@ fn container(json: &[u8], mut bin: Vec<u8>) -> Vec<u8> {
     out
 }
 
+/// One node of a `.glb`, as `inspect` lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GlbNodeSummary {
+    pub name: String,
+    pub primitives: usize,
+    pub triangles: usize,
+}
+
+/// The nodes of any `.glb` (this writer's or another tool's), read through the gltf crate
+/// with the importer's guards: a length past the file is refused before the crate sees it.
+pub fn read_glb_nodes(file: &str, bytes: &[u8]) -> Result<Vec<GlbNodeSummary>, crate::ImportError> {
+    let doc = crate::parse(file, bytes)?;
+    let nodes = doc
+        .nodes()
+        .map(|n| {
+            let prims: Vec<_> = n.mesh().into_iter().flat_map(|m| m.primitives()).collect();
+            let triangles = prims
+                .iter()
+                .map(
+                    |p| match p.indices().or_else(|| p.get(&gltf::Semantic::Positions)) {
+                        Some(a) => a.count() / 3,
+                        None => 0,
+                    },
+                )
+                .sum();
+            GlbNodeSummary {
+                name: n.name().unwrap_or("").to_string(),
+                primitives: prims.len(),
+                triangles,
+            }
+        })
+        .collect();
+    Ok(nodes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -250,6 +285,9 @@ mod tests {
         let names: Vec<_> = doc.nodes().map(|n| n.name().unwrap().to_string()).collect();
         assert_eq!(names, ["UCX_post", "UCX_lintel"]);
         let m = doc.materials().next().unwrap();
+        let read = read_glb_nodes("view.glb", &glb).unwrap();
+        assert_eq!(read[1].name, "UCX_lintel");
+        assert_eq!((read[1].primitives, read[1].triangles), (1, 2));
         assert_eq!(m.alpha_mode(), gltf::material::AlphaMode::Blend);
         assert!(m.double_sided());
     }

@@ -29,7 +29,7 @@ use gltf::mesh::Mode;
 use nalgebra::{Matrix3, Matrix4, Quaternion, UnitQuaternion, Vector3, Vector4};
 
 pub use error::ImportError;
-pub use glb::{write_glb, GlbMaterial, GlbNode, GlbPrimitive};
+pub use glb::{read_glb_nodes, write_glb, GlbMaterial, GlbNode, GlbNodeSummary, GlbPrimitive};
 pub use imported::{ImportedMesh, Section, FORMAT_VERSION};
 pub use looks::{image_uris, looks, BaseColourTexture, MaterialLook, WrappingMode};
 
@@ -81,7 +81,7 @@ fn read_unvalidated(file: &str, bytes: &[u8]) -> Result<gltf::Gltf, ImportError>
     gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| unreadable(e.to_string()))
 }
 
-fn parse(file: &str, bytes: &[u8]) -> Result<gltf::Gltf, ImportError> {
+pub(crate) fn parse(file: &str, bytes: &[u8]) -> Result<gltf::Gltf, ImportError> {
     let doc = read_unvalidated(file, bytes)?;
     // gltf-json's validation reads a primitive's POSITION accessor before it checks the
     // index (found by fuzzing), so attribute indices are checked here first.
