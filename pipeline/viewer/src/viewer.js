@@ -148,6 +148,7 @@ class View {
     this.camera.lookAt(this.controls.target);
     this.controls.update();
     this.controls.addEventListener("change", () => this.draw());
+    if (!opts.shot) new ResizeObserver(() => this.resize(container)).observe(container);
     this.scene.add(new THREE.HemisphereLight(0xffffff, 0x8a8a90, 1.6));
     const sun = new THREE.DirectionalLight(0xffffff, 1.4);
     sun.position.set(3, -5, 8);
@@ -183,7 +184,7 @@ class View {
     for (const check of this.data.rays.checks) {
       const group = new THREE.Group();
       group.name = check.check + "/" + check.name;
-      for (const ray of check.rays) group.add(rayObjects(ray, Math.max(size * 0.012, 0.02)));
+      for (const ray of check.rays) group.add(rayObjects(ray, Math.max(size * 0.006, 0.015)));
       this.rays.add(group);
     }
     this.rays.renderOrder = 1;
@@ -221,7 +222,7 @@ class View {
       if (!failing.length) box.expandByPoint(new THREE.Vector3(...along(r, r.length_m)));
     }
     const centre = box.getCenter(new THREE.Vector3());
-    const radius = Math.max(box.getSize(new THREE.Vector3()).length() / 2, 0.5);
+    const radius = Math.max(box.getSize(new THREE.Vector3()).length() * 0.65, 0.5);
     const back = this.camera.position.clone().sub(this.controls.target).normalize();
     const distance = radius / Math.sin(THREE.MathUtils.degToRad(this.camera.fov / 2));
     this.controls.target.copy(centre);
@@ -230,7 +231,18 @@ class View {
     this.draw();
   }
 
+  // The panel's size follows the window; a screenshot's is the preview's.
+  resize(container) {
+    const [w, h] = [container.clientWidth, container.clientHeight];
+    if (!w || !h) return;
+    this.renderer.setSize(w, h);
+    this.camera.aspect = w / h;
+    this.camera.updateProjectionMatrix();
+    this.draw();
+  }
+
   draw() {
+    if (!this.visual) return;
     this.renderer.render(this.scene, this.camera);
   }
 }
