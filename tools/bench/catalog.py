@@ -53,12 +53,21 @@ def move_uv(glb, amount):
 
 
 def timed(command, cwd):
-    """Wall seconds and peak RSS (KiB) of one run."""
+    """Wall seconds, peak RSS (KiB) and CPU seconds (user + system) of one run."""
     start = time.perf_counter()
-    proc = subprocess.run(["/usr/bin/time", "-f", "%M"] + command, cwd=cwd, text=True, capture_output=True, check=True)
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M %U %S"] + command, cwd=cwd, text=True, capture_output=True, check=True)
     wall = time.perf_counter() - start
-    rss = int([l for l in proc.stderr.splitlines() if l.strip().isdigit()][-1])
-    return wall, rss
+    rss, user, system = [l for l in proc.stderr.splitlines() if l.count(" ") == 2][-1].split()
+    return wall, int(rss), float(user) + float(system)
+
+
+def cold_cook(root, command, k):
+    """One cook into an empty build folder. The last one is moved aside, not deleted:
+    deleting thousands of files just before a run slows the next one's file creation."""
+    if (root / "build").exists():
+        (root / "build").rename(root / f"old-build-{k}")
+    subprocess.run(["sync"], check=True)
+    return timed(command, root)
 
 
 def copy_time(content, root, runs):
@@ -95,11 +104,13 @@ def measure(blocks, edits):
         paks = REPO / "tests/data/donor-paks"
         (root / "pipeline.toml").write_text('[build]\nout = "build"\n\n[[pack]]\nid = "synth"\npath = "synth"\n\n' + DONORS.format(paks=paks))
         cook = [str(mjolnir), "forge", "cook"]
-        cold = {}
-        for jobs in (1, 2):
-            shutil.rmtree(root / "build", ignore_errors=True)
-            subprocess.run(["sync"], check=True)
-            cold[jobs] = timed(cook + ["--jobs", str(jobs)], root)
+        cold = {jobs: cold_cook(root, cook + ["--jobs", str(jobs)], jobs) for jobs in (1, 2)}
+        small = root / "small"
+        small.mkdir()
+        bench.run([str(packgen), "synth", str(small / "synth"), "--blocks", str(blocks // 4),
+                   "--triangles", "10000", "--hulls", "8"])
+        (small / "pipeline.toml").write_text((root / "pipeline.toml").read_text())
+        small_cold = cold_cook(small, cook + ["--jobs", "2"], 0)
         noop = bench.hyperfine("catalog-noop", " ".join(cook), root, runs=20, warmup=3)
         edited = f"b{min(100, blocks // 2):03}"
         model = root / f"synth/source/models/{edited}.glb"
@@ -127,6 +138,9 @@ def measure(blocks, edits):
             "cold_j2_s": round(cold[2][0], 2),
             "speedup_2_threads": round(cold[1][0] / cold[2][0], 2),
             "cold_peak_mib": round(cold[2][1] / 1024, 1),
+            "cold_cpu_s": round(cold[2][2], 2),
+            "small_blocks": blocks // 4,
+            "small_cold_peak_mib": round(small_cold[1] / 1024, 1),
             "noop_ms": round(noop["median_ms"], 1),
             "edit_median_ms": round(median),
             "edit_range_ms": [round(walls[0] * 1000), round(walls[-1] * 1000)],
@@ -157,10 +171,11 @@ new amount, so every edit is new to the cache.
 
 | measure | here | goal |
 |---|---|---|
-| cold, `--jobs 2` | {r['cold_j2_s']} s | wall at most 1.15 × (user + system) / 2 |
+| cold, `--jobs 2` | {r['cold_j2_s']} s; user + system {r['cold_cpu_s']} s, so wall = {r['cold_j2_s'] / (r['cold_cpu_s'] / 2):.2f} × (user + system) / 2 | wall at most 1.15 × (user + system) / 2 |
 | cold, `--jobs 1` | {r['cold_j1_s']} s | |
 | 2-thread speedup | {r['speedup_2_threads']}× | at least 1.8× |
 | cold peak RSS | {r['cold_peak_mib']} MiB | at most 150 MB |
+| cold peak RSS of the {r['small_blocks']}-block pack | {r['small_cold_peak_mib']} MiB: the {r['blocks']}-block cook takes {r['cold_peak_mib'] / r['small_cold_peak_mib']:.2f}× as much | within 10% (1.1×) |
 | no-op | {r['noop_ms']} ms | |
 | one-block edit (median; range {lo}–{hi} ms) | **{r['edit_median_ms']} ms** | at most 1.5× the ideal |
 | ideal edit (no-op + the block's own steps + `cp` of the container, median) | {r['ideal_edit_ms']} ms | |

@@ -158,10 +158,10 @@ fn bounds(points: &[[f64; 3]]) -> ([f32; 3], [f32; 3]) {
 
 fn container(json: &[u8], mut bin: Vec<u8>) -> Vec<u8> {
     let mut json = json.to_vec();
-    while json.len() % 4 != 0 {
+    while !json.len().is_multiple_of(4) {
         json.push(b' ');
     }
-    while bin.len() % 4 != 0 {
+    while !bin.len().is_multiple_of(4) {
         bin.push(0);
     }
     let total = 12 + 8 + json.len() + 8 + bin.len();
@@ -239,7 +239,7 @@ mod tests {
             primitives: vec![quad(0.5)],
         }];
         let glb = write_glb(&materials, &nodes);
-        assert_eq!(glb.len() % 4, 0);
+        assert!(glb.len().is_multiple_of(4));
         assert_eq!(
             u32::from_le_bytes(glb[8..12].try_into().unwrap()) as usize,
             glb.len()
