@@ -119,7 +119,7 @@ def measure(blocks, edits):
             before = du(root / "build/cache")
             move_uv(model, 0.001 * k)
             subprocess.run(["sync"], check=True)
-            wall, rss = timed(cook, root)
+            wall, rss, _ = timed(cook, root)
             walls.append(wall)
             rsss.append(rss)
             growth.append(du(root / "build/cache") - before)
@@ -194,16 +194,30 @@ How the edit got here, measured by hand with `/usr/bin/time` over 7 edits:
 | and the `.ucas` spliced from each block's packed data (`engine::splice`) | 148–166 ms | 25 ms |
 
 With the `.ucas` spliced, the cache stores a recipe of a few KiB for it instead of a new
-container, and the edit's peak RSS fell from 174 MiB to the figure above. A step's outputs
-over 64 KiB are then let go once stored and read back from the store when needed: the cold
-peak fell from 324.5 MiB to the figure above, with the containers byte for byte the same.
-The 64-block pack, measured the same way: cold peak 21.3 MiB (so 256 blocks still take 2.3×
-as much: the plan, the action log and the report of four times the steps), edit 50 ms
-against an ideal of 24 ms (2.1×), cache growth 1.09× the block's outputs, 2-thread speedup
-1.84×. What is left of the edit is spread out (one `perf record`): the set folder's sweep
-re-hashing the `.ucas` that the edit before it wrote (its stamp fell in the stat cache's racy
-window, so it was not recorded), planning, reading the fingerprint log, `assemble` reading
-256 indexes, and saving the stat cache.
+container, and the edit's peak RSS fell from 174 MiB to 43 MiB. A step's outputs over 64 KiB
+are then let go once stored and read back from the store when needed: the cold peak fell
+from 324.5 MiB to 49 MiB, with the containers byte for byte the same.
+
+Cold memory, by hand (`heaptrack` heap peak and RSS, 256 blocks, 2 threads):
+
+| | heap peak | RSS |
+|---|---|---|
+| large outputs let go once stored | 30.0 MB | 51.5 MiB |
+| and every output let go once the steps that read it are done, set files read once | 24.7 MB | 44.0 MiB |
+| and let go at once when a reader still waits on other steps (a set's step waits for every block); workers given upstream outputs only | 17.9 MB | 39–41 MiB |
+| and `report.json`'s records streamed to its file, not built in memory | | 37–39 MiB |
+
+What the 256-block cook still holds that the 64-block one does not is per step, about
+4 KB each: the results' input records and output names, the action and fingerprint logs,
+the stat cache, the plan. Flat memory needs those kept on disk rather than in memory; the
+rest of the RSS above the heap peak is the allocator's.
+
+What is left of the edit is spread out (one `perf record` last session): the set's
+`assemble` reading 256 packed indexes (about 27 ms), planning (15 ms), reading the whole
+fingerprint log for `--explain`'s reasons, writing the 28.5 MB `.ucas` (the same bytes
+`cp` copies), the set folder's sweep and saving the stat cache. The ideal's `cp` is the
+median of several copies, each after `sync`; one copy swings several-fold on this disk,
+which moved the ratio between 1.3× and 3.1× across this session's runs.
 """
 
 
