@@ -250,3 +250,64 @@ fn view_data_is_cached_inspectable_and_never_shipped() {
     assert_eq!(ws.mjolnir(&render).status.code(), Some(0));
     assert!(ws.ran().is_empty(), "{:?}", ws.ran());
 }
+
+#[test]
+fn the_view_wears_the_models_colours_and_textures() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    // The preview test's red 4×4 texture on floor_2x2's inner floor, a yellow rim.
+    let texture = image::RgbaImage::from_pixel(4, 4, image::Rgba([200, 40, 40, 255]));
+    texture
+        .save(ws.path("packs/foundry/source/models/panel.png"))
+        .unwrap();
+    ws.edit_json("packs/foundry/source/models/floor_2x2.gltf", |g| {
+        g["materials"][0]["pbrMetallicRoughness"]["baseColorFactor"] =
+            serde_json::json!([1.0, 0.5, 0.0, 1.0]);
+        g["materials"][1]["pbrMetallicRoughness"]["baseColorFactor"] =
+            serde_json::json!([1.0, 1.0, 1.0, 1.0]);
+        g["materials"][1]["pbrMetallicRoughness"]["baseColorTexture"] =
+            serde_json::json!({"index": 0});
+        g["images"] = serde_json::json!([{"uri": "panel.png"}]);
+        g["textures"] = serde_json::json!([{"source": 0}]);
+    });
+    let size = SIZE.to_string();
+    let render = [
+        "forge",
+        "render",
+        "foundry",
+        "--only",
+        "floor_2x2",
+        "--size",
+        &size,
+    ];
+    assert_eq!(ws.mjolnir(&render).status.code(), Some(0));
+    let (key, script) = views(&ws).remove(0);
+    let glb =
+        std::fs::read(ws.path(&format!("build/{}", script.replace(".view.js", ".glb")))).unwrap();
+    let looks = forge_gltf::looks("view.glb", &glb, &Default::default()).unwrap();
+    let textured = looks
+        .iter()
+        .find_map(|l| l.texture.as_ref())
+        .expect("a texture");
+    assert_eq!(
+        textured.rgba8,
+        texture.into_raw(),
+        "the model's texture, pixel for pixel"
+    );
+    assert!(looks.iter().any(|l| l.base_colour == [1.0, 0.5, 0.0, 1.0]));
+    let Some(chromium) = support::chromium() else {
+        return;
+    };
+    let fragment = format!("view={key}&shot=1&hulls=0&rays=0&shapes=0");
+    let shot = ws.webgl_screenshot(chromium, "build/report.html", &fragment, [SIZE; 2]);
+    let centre = shot.get_pixel(SIZE / 2, SIZE / 2);
+    let [r, g, b] = [centre[0], centre[1], centre[2]].map(u32::from);
+    assert!(
+        r > 60 && r > 2 * g.max(b),
+        "the textured floor is red in the view: {centre:?}"
+    );
+    let yellow = shot
+        .pixels()
+        .filter(|p| p[0] > 120 && p[1] > 50 && p[2] < p[1] / 2)
+        .count();
+    assert!(yellow > 100, "{yellow} rim pixels are yellow-orange");
+}

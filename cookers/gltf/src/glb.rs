@@ -9,11 +9,13 @@
 
 use serde_json::{json, Value};
 
-/// A flat material: a base colour (linear RGBA) and whether it is seen through.
+/// A material: a base colour (linear RGBA), its texture when it has one, and whether it
+/// is seen through.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GlbMaterial {
     pub name: String,
     pub base_colour: [f32; 4],
+    pub texture: Option<crate::BaseColourTexture>,
     pub double_sided: bool,
     pub translucent: bool,
 }
@@ -26,6 +28,8 @@ pub struct GlbPrimitive {
     pub positions: Vec<[f64; 3]>,
     /// One per position, when the mesh has them.
     pub normals: Option<Vec<[f64; 3]>>,
+    /// One per position (glTF's: origin at the image's top left), when the mesh has them.
+    pub uvs: Option<Vec<[f64; 2]>>,
     pub triangles: Vec<[u32; 3]>,
 }
 
@@ -50,33 +54,80 @@ pub fn write_glb(materials: &[GlbMaterial], nodes: &[GlbNode]) -> Vec<u8> {
             .collect();
         meshes.push(json!({ "name": node.name, "primitives": primitives }));
     }
-    let document = json!({
+    let mut images = Vec::new();
+    let mut textures = Vec::new();
+    let mut samplers = Vec::new();
+    let materials: Vec<Value> = materials
+        .iter()
+        .map(|m| {
+            let texture = m.texture.as_ref().map(|t| {
+                images.push(image(t, &mut bin, &mut views));
+                samplers.push(json!({ "wrapS": wrap(t.wrap[0]), "wrapT": wrap(t.wrap[1]) }));
+                textures.push(json!({ "source": images.len() - 1, "sampler": samplers.len() - 1 }));
+                textures.len() - 1
+            });
+            material(m, texture)
+        })
+        .collect();
+    let mut document = json!({
         "asset": { "version": "2.0", "generator": "mjolnir forge" },
         "scene": 0,
         "scenes": [{ "nodes": (0..nodes.len()).collect::<Vec<_>>() }],
         "nodes": nodes.iter().enumerate().map(|(i, n)| json!({ "name": n.name, "mesh": i })).collect::<Vec<_>>(),
         "meshes": meshes,
-        "materials": materials.iter().map(material).collect::<Vec<_>>(),
+        "materials": materials,
         "buffers": [{ "byteLength": bin.len() }],
         "bufferViews": views,
         "accessors": accessors,
     });
+    if !images.is_empty() {
+        document["images"] = json!(images);
+        document["textures"] = json!(textures);
+        document["samplers"] = json!(samplers);
+    }
     container(
         &serde_json::to_vec(&document).expect("a glTF document serializes"),
         bin,
     )
 }
 
-fn material(m: &GlbMaterial) -> Value {
+fn material(m: &GlbMaterial, texture: Option<usize>) -> Value {
     let mut v = json!({
         "name": m.name,
         "pbrMetallicRoughness": { "baseColorFactor": m.base_colour, "metallicFactor": 0.0, "roughnessFactor": 0.8 },
         "doubleSided": m.double_sided,
     });
+    if let Some(index) = texture {
+        v["pbrMetallicRoughness"]["baseColorTexture"] = json!({ "index": index });
+    }
     if m.translucent {
         v["alphaMode"] = json!("BLEND");
     }
     v
+}
+
+/// Appends a texture's PNG to `bin` and returns its image's JSON. The PNG encoder writes
+/// the same bytes for the same pixels.
+fn image(t: &crate::BaseColourTexture, bin: &mut Vec<u8>, views: &mut Vec<Value>) -> Value {
+    use image::ImageEncoder;
+    let start = bin.len();
+    image::codecs::png::PngEncoder::new(&mut *bin)
+        .write_image(&t.rgba8, t.width, t.height, image::ExtendedColorType::Rgba8)
+        .expect("an RGBA8 image of its own size encodes");
+    views.push(json!({ "buffer": 0, "byteOffset": start, "byteLength": bin.len() - start }));
+    // The next view starts 4-byte aligned, as accessors need.
+    while !bin.len().is_multiple_of(4) {
+        bin.push(0);
+    }
+    json!({ "bufferView": views.len() - 1, "mimeType": "image/png" })
+}
+
+fn wrap(mode: crate::WrappingMode) -> u32 {
+    match mode {
+        crate::WrappingMode::ClampToEdge => 33071,
+        crate::WrappingMode::MirroredRepeat => 33648,
+        crate::WrappingMode::Repeat => 10497,
+    }
 }
 
 /// Appends a primitive's arrays to `bin` and returns its JSON.
@@ -102,6 +153,22 @@ fn primitive(
             .map(|&n| forge_units::pack_to_gltf(n))
             .collect();
         attributes["NORMAL"] = json!(vec3_accessor(&gltf, bin, views, accessors));
+    }
+    if let Some(uvs) = &p.uvs {
+        let start = bin.len();
+        for uv in uvs {
+            for c in uv {
+                bin.extend_from_slice(&(*c as f32).to_le_bytes());
+            }
+        }
+        views.push(json!({ "buffer": 0, "byteOffset": start, "byteLength": bin.len() - start, "target": 34962 }));
+        accessors.push(json!({
+            "bufferView": views.len() - 1,
+            "componentType": 5126,
+            "count": uvs.len(),
+            "type": "VEC2",
+        }));
+        attributes["TEXCOORD_0"] = json!(accessors.len() - 1);
     }
     let start = bin.len();
     for t in &p.triangles {
@@ -222,6 +289,7 @@ mod tests {
             material: 0,
             positions: vec![[0.0, 0.0, z], [1.0, 0.0, z], [1.0, 2.0, z], [0.0, 2.0, z]],
             normals: Some(vec![[0.0, 0.0, 1.0]; 4]),
+            uvs: Some(vec![[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]),
             triangles: vec![[0, 1, 2], [0, 2, 3]],
         }
     }
@@ -231,6 +299,7 @@ mod tests {
         let materials = [GlbMaterial {
             name: "Primary".into(),
             base_colour: [0.5, 0.25, 0.125, 1.0],
+            texture: None,
             double_sided: false,
             translucent: false,
         }];
@@ -263,10 +332,44 @@ mod tests {
     }
 
     #[test]
+    fn a_texture_is_embedded_and_read_back_by_the_looks_reader() {
+        let rgba8: Vec<u8> = (0..4 * 4 * 4).map(|i| (i * 7 % 256) as u8).collect();
+        let texture = crate::BaseColourTexture {
+            width: 4,
+            height: 4,
+            rgba8: rgba8.clone(),
+            wrap: [
+                crate::WrappingMode::Repeat,
+                crate::WrappingMode::ClampToEdge,
+            ],
+        };
+        let materials = [GlbMaterial {
+            name: "Primary".into(),
+            base_colour: [1.0; 4],
+            texture: Some(texture),
+            double_sided: false,
+            translucent: false,
+        }];
+        let nodes = [GlbNode {
+            name: "visual".into(),
+            primitives: vec![quad(0.0)],
+        }];
+        let glb = write_glb(&materials, &nodes);
+        let looks = crate::looks("view.glb", &glb, &Default::default()).unwrap();
+        let read = looks[0].texture.as_ref().expect("the texture reads back");
+        assert_eq!((read.width, read.height), (4, 4));
+        assert_eq!(read.rgba8, rgba8);
+        assert_eq!(read.wrap[1], crate::WrappingMode::ClampToEdge);
+        let mesh = crate::import("view.glb", &glb, &Default::default()).unwrap();
+        assert_eq!(mesh.uvs.len(), 4);
+    }
+
+    #[test]
     fn hull_nodes_keep_their_names_and_translucent_materials_blend() {
         let materials = [GlbMaterial {
             name: "collision".into(),
             base_colour: [0.2, 0.6, 1.0, 0.35],
+            texture: None,
             double_sided: true,
             translucent: true,
         }];

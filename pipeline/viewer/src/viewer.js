@@ -162,6 +162,17 @@ class View {
     pack.add(gltf.scene);
     this.scene.add(pack);
     this.visual = gltf.scene.getObjectByName("visual");
+    // A model may lay one material's face on another's (an inset panel on a slab): the
+    // later section wins the tie, as in the previews, rather than the two flickering.
+    let order = 0;
+    this.visual.traverse((o) => {
+      if (!o.isMesh) return;
+      o.material = o.material.clone();
+      o.material.polygonOffset = order > 0;
+      o.material.polygonOffsetFactor = -order;
+      o.material.polygonOffsetUnits = -order;
+      order += 1;
+    });
     this.hulls = gltf.scene.children.filter((n) => n.name.startsWith("UCX_"));
     this.wires = [];
     for (const hull of this.hulls) {

@@ -203,14 +203,11 @@ fn triangles(mesh: &forge_mesh::StaticMesh) -> Vec<Triangle> {
     out
 }
 
-pub(super) type Looks = BTreeMap<String, Look>;
+type Looks = BTreeMap<String, Look>;
 
 /// The looks of the model's materials (base colour and texture), by slot, and a note for
 /// each texture that cannot be shown.
-pub(super) fn looks(
-    inputs: &Inputs,
-    model_name: &str,
-) -> Result<(Looks, Vec<String>), Vec<Diagnostic>> {
+fn looks(inputs: &Inputs, model_name: &str) -> Result<(Looks, Vec<String>), Vec<Diagnostic>> {
     let file = source_file(model_name);
     let (model, external) = import::model_and_buffers(inputs, model_name, &file)?;
     let materials =

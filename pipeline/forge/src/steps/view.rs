@@ -1,7 +1,7 @@
 //! `view`: what the report's 3D viewer shows of a block, written beside its previews.
 //!
 //! - `<block>.glb`: the visual mesh (node `visual`, a primitive per material slot, in the
-//!   model's base colours) and each collision hull as the cooked BSP has it (node
+//!   model's base colours and textures) and each collision hull as the cooked BSP has it (node
 //!   `UCX_<hull>`, translucent), in glTF's Y-up metres;
 //! - `<block>.rays.json`: the preview camera, the declared supports, joins and apertures,
 //!   and every ray the aperture and support checks cast with where it hit;
@@ -21,8 +21,12 @@ use crate::wiring::{StepKind, Wired};
 use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
 use forge_gltf::{GlbMaterial, GlbNode, GlbPrimitive};
 
-/// 1: the visual mesh, the hulls, and every aperture and support ray.
-pub const VERSION: u32 = 1;
+/// 1: the visual mesh, the hulls, and every aperture and support ray; 2: base-colour
+/// textures.
+pub const VERSION: u32 = 2;
+
+/// The version of `<block>.rays.json`'s layout (`docs/formats/view.md`).
+pub const RAYS_VERSION: u32 = 1;
 
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {
@@ -64,6 +68,9 @@ struct StepParams {
 fn wire(w: &Wiring) -> Option<Wired> {
     let render = w.options.render.as_ref()?;
     let (model, mut inputs) = import::model(w);
+    if super::blend::source(w).is_none() {
+        inputs.extend(import::images(w, &model).iter().map(|rel| w.source(rel)));
+    }
     inputs.extend(checks::inputs(w));
     let params = StepParams {
         size: render.size,
@@ -80,7 +87,7 @@ fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     let file = source_file(geometry::SOURCE);
     let params: StepParams = params(step, &file)?;
     let entry = forge_contract::parse_entry(&file, step.pack, text(inputs, "entry.json", &file)?)?;
-    let (looks, _) = super::render::looks(inputs, &params.model)?;
+    let looks = looks(inputs, &params.model)?;
     let mesh = mesh::read(inputs, &file)?;
     let model = collision::read(inputs, &file)?;
     let (geometry, (report, traced)) = checks::with_check_inputs(step, inputs, &file, |i| {
@@ -92,6 +99,7 @@ fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     let mut materials = materials;
     materials.push(GlbMaterial {
         name: "collision".into(),
+        texture: None,
         base_colour: [0.15, 0.55, 1.0, 0.35],
         double_sided: true,
         translucent: true,
@@ -101,7 +109,7 @@ fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     let camera = forge_render::Camera::fit(&piece, 0.0, params.size);
     let rays = json!({
         "format": "mjolnir-forge-view",
-        "version": VERSION,
+        "version": RAYS_VERSION,
         "block": block,
         "units": "pack-space metres, Z up",
         "snap_m": entry.snap_m,
@@ -120,12 +128,25 @@ fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     ])
 }
 
+type Looks = std::collections::BTreeMap<String, forge_gltf::MaterialLook>;
+
+/// The model's materials by slot: base colour, texture, sidedness and blending (a texture
+/// that cannot be shown is left out, as the preview's notes say).
+fn looks(inputs: &Inputs, model_name: &str) -> Result<Looks, Vec<forge_contract::Diagnostic>> {
+    let file = source_file(model_name);
+    let (model, external) = import::model_and_buffers(inputs, model_name, &file)?;
+    let materials = forge_gltf::looks(&file, model, &external)
+        .map_err(|e| super::coded::diagnostic(&file, &e))?;
+    let mut looks = Looks::new();
+    for m in materials {
+        looks.entry(m.slot.clone()).or_insert(m);
+    }
+    Ok(looks)
+}
+
 /// The visual mesh as the game places it: a primitive per material section, each with the
 /// vertices its triangles use.
-fn visual_node(
-    mesh: &forge_mesh::StaticMesh,
-    looks: &super::render::Looks,
-) -> (Vec<GlbMaterial>, GlbNode) {
+fn visual_node(mesh: &forge_mesh::StaticMesh, looks: &Looks) -> (Vec<GlbMaterial>, GlbNode) {
     let mut materials = Vec::new();
     let mut primitives = Vec::new();
     let mut remap = vec![u32::MAX; mesh.positions.len()];
@@ -134,14 +155,16 @@ fn visual_node(
         materials.push(GlbMaterial {
             name: s.material.clone(),
             base_colour: look.map_or([0.8, 0.8, 0.8, 1.0], |l| l.base_colour),
+            texture: look.and_then(|l| l.texture.clone()),
             double_sided: look.is_some_and(|l| l.double_sided),
-            translucent: look.is_some_and(|l| l.translucent),
+            translucent: look.is_some_and(|l| l.blend),
         });
         let first = s.first_triangle as usize;
         let range = first..first + s.triangle_count as usize;
         let mut p = GlbPrimitive {
             material: materials.len() - 1,
             normals: Some(Vec::new()),
+            uvs: Some(Vec::new()),
             ..GlbPrimitive::default()
         };
         let mut used = Vec::new();
@@ -156,6 +179,8 @@ fn visual_node(
                     let n = mesh.normals.get(v).copied().unwrap_or_default();
                     let n = forge_units::unreal_direction_to_pack(n.map(f64::from));
                     p.normals.get_or_insert_with(Vec::new).push(n);
+                    let uv = mesh.uvs.get(v).copied().unwrap_or_default();
+                    p.uvs.get_or_insert_with(Vec::new).push(uv.map(f64::from));
                 }
                 remap[v]
             });
@@ -200,6 +225,7 @@ fn hull_nodes(model: &forge_collision::CollisionModel, material: usize) -> Vec<G
                     material,
                     positions,
                     normals: None,
+                    uvs: None,
                     triangles,
                 }],
             }
