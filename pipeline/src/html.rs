@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::execute::{Finished, Outcome};
 use crate::graph::Graph;
 use crate::layout;
-use crate::steps::{assemble, render, sheet, view, Lands};
+use crate::steps::{assemble, map, render, sheet, view, Lands};
 
 fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -24,7 +24,7 @@ const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#
 table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ddd;padding:4px 8px;vertical-align:top;text-align:left}th{background:#f0f0f0}\
 .pass{color:#1a7f37}.fail{color:#c62828;font-weight:600}.waived{color:#9a6700}img.preview{width:160px;height:160px;background:#eee}\
 img.sheet{max-width:100%;border:1px solid #ddd}.grid{display:flex;flex-wrap:wrap;gap:12px}.card{background:#fff;border:1px solid #ddd;padding:8px;width:180px}\
-.summary{font-size:16px}code{background:#eee;padding:0 3px}#viewer{position:fixed;inset:24px;background:#fff;border:1px solid #bbb;box-shadow:0 4px 24px #0004;display:flex;flex-direction:column;z-index:10}#viewer .viewer-bar{padding:6px 10px;display:flex;flex-wrap:wrap;gap:10px;align-items:center;border-bottom:1px solid #ddd}#viewer .viewer-checks a{margin-right:8px}#viewer .viewer-canvas{flex:1;min-height:0}#viewer canvas{display:block}#viewer.shot{inset:0;border:0;box-shadow:none}#viewer.shot .viewer-bar{display:none}";
+.summary{font-size:16px}code{background:#eee;padding:0 3px}#viewer{position:fixed;inset:24px;background:#fff;border:1px solid #bbb;box-shadow:0 4px 24px #0004;display:flex;flex-direction:column;z-index:10}#viewer .viewer-bar{padding:6px 10px;display:flex;flex-wrap:wrap;gap:10px;align-items:center;border-bottom:1px solid #ddd}#viewer .viewer-checks a{margin-right:8px}#viewer .viewer-canvas{flex:1;min-height:0}#viewer canvas{display:block}#viewer.shot{inset:0;border:0;box-shadow:none}#viewer.shot .viewer-bar{display:none}#viewer.map .block-only{display:none}";
 
 /// Writes the report page into `out` (the build folder) for the sets cooked this time.
 pub fn write(
@@ -56,7 +56,7 @@ pub fn write(
         views |= write_set(&mut h, out, pack, set, cooked, graph, results);
     }
     if cooked {
-        write_maps(&mut h, maps);
+        write_maps(&mut h, maps, views);
     }
     write_slowest(&mut h, graph, results);
     let _ = writeln!(
@@ -123,13 +123,24 @@ fn write_failures(h: &mut String, failures: &[Failure]) {
     let _ = write!(h, "</table>");
 }
 
-fn write_maps(h: &mut String, maps: &[String]) {
+/// Each map's overview and documents; with the blocks' 3D views on the page, a 3D view of
+/// the map's placed pieces too.
+fn write_maps(h: &mut String, maps: &[String], views: bool) {
     if !maps.is_empty() {
         let _ = write!(h, "<h2>Maps</h2><div class=\"grid\">");
         for map in maps {
+            let view = if views {
+                format!(
+                    "<br><a class=\"view3d\" href=\"#map={0}\" data-map=\"{0}\" data-src=\"maps/{0}/{1}\">3D view</a>",
+                    escape(map),
+                    map::VIEW_SCRIPT
+                )
+            } else {
+                String::new()
+            };
             let _ = write!(
             h,
-            "<div class=\"card\"><img class=\"preview\" alt=\"{0} from above\" src=\"maps/{0}/overview.png\"><br>{0}: <a href=\"maps/{0}/checks.json\">checks</a>, <a href=\"maps/{0}/palette.json\">palette</a></div>",
+            "<div class=\"card\"><img class=\"preview\" alt=\"{0} from above\" src=\"maps/{0}/overview.png\"><br>{0}: <a href=\"maps/{0}/checks.json\">checks</a>, <a href=\"maps/{0}/palette.json\">palette</a>{view}</div>",
             escape(map)
         );
         }

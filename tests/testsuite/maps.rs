@@ -177,7 +177,7 @@ fn map_pack_keeps_the_forge_packs_and_depends_on_each_pack() {
 }
 
 /// A workspace with the three stock packs and the three stock maps configured.
-fn with_maps() -> Workspace {
+pub fn with_maps() -> Workspace {
     let ws = Workspace::without_donors(&["foundry", "foundry-wide", "roadworks"]);
     let mut toml = std::fs::read_to_string(ws.path("pipeline.toml")).unwrap();
     for map in ["forge-canvas", "crossline", "roadworks-circuit"] {

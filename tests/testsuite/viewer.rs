@@ -311,3 +311,49 @@ fn the_view_wears_the_models_colours_and_textures() {
         .count();
     assert!(yellow > 100, "{yellow} rim pixels are yellow-orange");
 }
+
+#[test]
+fn a_maps_view_places_every_piece_from_its_blocks_view() {
+    let ws = crate::maps::with_maps();
+    let out = ws.mjolnir(&["forge", "render", "--size", "64"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let script = std::fs::read_to_string(ws.path("build/maps/crossline/layout.view.js")).unwrap();
+    let layout: Value = serde_json::from_str(
+        script
+            .strip_prefix("MJOLNIR_VIEW.map(\"crossline\",")
+            .and_then(|s| s.strip_suffix(");\n"))
+            .expect("one call with the map's slug"),
+    )
+    .unwrap();
+    let placed = layout["placed"].as_array().unwrap();
+    assert!(placed.len() > 200, "{}", placed.len());
+    let html = std::fs::read_to_string(ws.path("build/report.html")).unwrap();
+    assert!(
+        html.contains("data-map=\"crossline\""),
+        "the map links its view"
+    );
+    let Some(chromium) = support::chromium() else {
+        return;
+    };
+    let shot = |fragment: &str| {
+        ws.webgl_screenshot(
+            chromium,
+            "build/report.html",
+            &format!("map=crossline&shot=1&{fragment}"),
+            [480, 320],
+        )
+    };
+    let drawn = shot("hulls=0");
+    let background = *drawn.get_pixel(2, 2);
+    let covered = drawn.pixels().filter(|p| **p != background).count();
+    assert!(
+        covered > 480 * 320 / 8,
+        "the layout fills the view: {covered} pixels"
+    );
+    let empty = shot("hulls=0&mesh=0");
+    let left = empty.pixels().filter(|p| **p != background).count();
+    assert!(
+        left < covered / 20,
+        "without the meshes nothing is drawn: {left}"
+    );
+}

@@ -5,7 +5,8 @@
 //
 // The page's address says what is shown, so a finding can link to its ray and a test can
 // open a view directly: #view=<pack>/<set>/<block>[&frame=<check>/<name>][&hulls=0|1]
-// [&hullstyle=wire|solid][&mesh=0|1][&rays=0|1][&shapes=0|1][&shot=1][&silhouette=1].
+// [&hullstyle=wire|solid][&mesh=0|1][&rays=0|1][&shapes=0|1][&shot=1][&silhouette=1], or
+// a map's placed pieces: #map=<map>[&hulls=..][&mesh=..].
 
 import * as THREE from "three";
 import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
@@ -15,30 +16,37 @@ const PASS = 0x1faa3c;
 const FAIL = 0xe01b1b;
 const SHAPE = { apertures: 0xe6b400, supports: 0x00a6a6, joins: 0xb000c8 };
 
-const loaded = new Map(); // key (pack/set/block) -> { glb, rays }
+const loaded = new Map(); // "block:<pack>/<set>/<block>" or "map:<map>" -> its data
 
-// A block's script names only its block, so scripts load one at a time and each answers
+// A script names only its block (or map), so scripts load one at a time and each answers
 // the load in progress.
-let loading = null; // { key, block, resolve }
+let loading = null; // { kind, name, resolve }
 let queue = Promise.resolve();
 
 function add(block, glbBase64, rays) {
-  if (!loading || loading.block !== block) return;
+  if (!loading || loading.kind !== "block" || loading.name !== block) return;
   const bytes = Uint8Array.from(atob(glbBase64), (c) => c.charCodeAt(0));
-  const data = { glb: bytes.buffer, rays };
-  loaded.set(loading.key, data);
-  loading.resolve(data);
+  loading.resolve({ glb: bytes.buffer, rays });
 }
 
-function load(key, src) {
+function map(slug, layout) {
+  if (!loading || loading.kind !== "map") return;
+  loading.resolve({ layout });
+}
+
+function load(kind, key, src) {
+  const id = kind + ":" + key;
   const next = queue.then(() => {
-    if (loaded.has(key)) return loaded.get(key);
+    if (loaded.has(id)) return loaded.get(id);
     return new Promise((resolve, reject) => {
-      loading = { key, block: key.split("/").pop(), resolve };
+      loading = { kind, name: key.split("/").pop(), resolve };
       const script = document.createElement("script");
       script.src = src;
       script.onerror = () => reject(new Error("cannot load " + src));
       document.head.appendChild(script);
+    }).then((data) => {
+      loaded.set(id, data);
+      return data;
     }).finally(() => {
       loading = null;
     });
@@ -47,11 +55,16 @@ function load(key, src) {
   return next;
 }
 
+function parseGlb(glb) {
+  return new Promise((resolve, reject) => new GLTFLoader().parse(glb, "", resolve, reject));
+}
+
 function options() {
   const params = new URLSearchParams(location.hash.slice(1));
   const flag = (name, otherwise) => (params.has(name) ? params.get(name) !== "0" : otherwise);
   return {
     view: params.get("view"),
+    map: params.get("map"),
     frame: params.get("frame"),
     hulls: flag("hulls", true),
     hullStyle: params.get("hullstyle") === "solid" ? "solid" : "wire",
@@ -127,65 +140,106 @@ function shapeObjects(rays) {
   return group;
 }
 
-class View {
-  constructor(container, key, data, opts) {
-    this.key = key;
-    this.data = data;
+// What both views share: a renderer in the panel, a perspective camera Z up, orbit, pan
+// and zoom, the studio's two lights, and a size that follows the panel.
+class Stage {
+  constructor(container, opts, size, fov) {
     this.opts = opts;
-    const cam = data.rays.camera;
-    const [w, h] = opts.shot ? cam.resolution : [container.clientWidth || 640, container.clientHeight || 480];
+    const [w, h] = size || [container.clientWidth || 640, container.clientHeight || 480];
     this.renderer = new THREE.WebGLRenderer({ antialias: !opts.silhouette, preserveDrawingBuffer: true, alpha: false });
     this.renderer.setPixelRatio(1);
     this.renderer.setSize(w, h);
     this.renderer.setClearColor(opts.silhouette ? 0x000000 : 0xf4f4f6);
     container.appendChild(this.renderer.domElement);
     this.scene = new THREE.Scene();
-    this.camera = new THREE.PerspectiveCamera(cam.vertical_fov_deg, w / h, 0.01, 1000);
-    this.camera.up.set(...cam.up);
-    this.camera.position.set(...cam.position_m);
+    this.camera = new THREE.PerspectiveCamera(fov, w / h, 0.01, 10000);
+    this.camera.up.set(0, 0, 1);
     this.controls = new OrbitControls(this.camera, this.renderer.domElement);
-    this.controls.target.set(...cam.target_m);
-    this.camera.lookAt(this.controls.target);
-    this.controls.update();
     this.controls.addEventListener("change", () => this.draw());
-    if (!opts.shot) new ResizeObserver(() => this.resize(container)).observe(container);
+    if (!size) new ResizeObserver(() => this.resize(container)).observe(container);
     this.scene.add(new THREE.HemisphereLight(0xffffff, 0x8a8a90, 1.6));
     const sun = new THREE.DirectionalLight(0xffffff, 1.4);
     sun.position.set(3, -5, 8);
     this.scene.add(sun);
   }
 
-  // glTF is Y up; the pack is Z up.
-  build(gltf) {
-    const pack = new THREE.Group();
-    pack.rotation.x = Math.PI / 2;
-    pack.add(gltf.scene);
-    this.scene.add(pack);
-    this.visual = gltf.scene.getObjectByName("visual");
-    // A model may lay one material's face on another's (an inset panel on a slab): the
-    // later section wins the tie, as in the previews, rather than the two flickering.
-    let order = 0;
-    this.visual.traverse((o) => {
+  look(from, at) {
+    this.camera.position.set(...from);
+    this.controls.target.set(...at);
+    this.camera.lookAt(this.controls.target);
+    this.controls.update();
+  }
+
+  // The panel's size follows the window; a screenshot's is fixed.
+  resize(container) {
+    const [w, h] = [container.clientWidth, container.clientHeight];
+    if (!w || !h) return;
+    this.renderer.setSize(w, h);
+    this.camera.aspect = w / h;
+    this.camera.updateProjectionMatrix();
+    this.draw();
+  }
+
+  draw() {
+    if (this.ready) this.renderer.render(this.scene, this.camera);
+  }
+}
+
+// glTF is Y up; the pack is Z up.
+function inPackSpace(object) {
+  const pack = new THREE.Group();
+  pack.rotation.x = Math.PI / 2;
+  pack.add(object);
+  return pack;
+}
+
+// A model may lay one material's face on another's (an inset panel on a slab): the later
+// section wins the tie, as in the previews, rather than the two flickering.
+function orderSections(visual) {
+  let order = 0;
+  visual.traverse((o) => {
+    if (!o.isMesh) return;
+    o.material = o.material.clone();
+    o.material.polygonOffset = order > 0;
+    o.material.polygonOffsetFactor = -order;
+    o.material.polygonOffsetUnits = -order;
+    order += 1;
+  });
+}
+
+// Each hull's edges, shown whether its faces are or not.
+function hullEdges(hulls) {
+  const wires = [];
+  for (const hull of hulls) {
+    hull.traverse((o) => {
       if (!o.isMesh) return;
-      o.material = o.material.clone();
-      o.material.polygonOffset = order > 0;
-      o.material.polygonOffsetFactor = -order;
-      o.material.polygonOffsetUnits = -order;
-      order += 1;
+      const edges = new THREE.LineSegments(
+        new THREE.EdgesGeometry(o.geometry, 1),
+        new THREE.LineBasicMaterial({ color: 0x1565c0 })
+      );
+      o.add(edges);
+      wires.push(o);
     });
+  }
+  return wires;
+}
+
+class View extends Stage {
+  constructor(container, key, data, opts) {
+    const cam = data.rays.camera;
+    super(container, opts, opts.shot ? cam.resolution : null, cam.vertical_fov_deg);
+    this.key = key;
+    this.data = data;
+    this.camera.up.set(...cam.up);
+    this.look(cam.position_m, cam.target_m);
+  }
+
+  build(gltf) {
+    this.scene.add(inPackSpace(gltf.scene));
+    this.visual = gltf.scene.getObjectByName("visual");
+    orderSections(this.visual);
     this.hulls = gltf.scene.children.filter((n) => n.name.startsWith("UCX_"));
-    this.wires = [];
-    for (const hull of this.hulls) {
-      hull.traverse((o) => {
-        if (!o.isMesh) return;
-        const edges = new THREE.LineSegments(
-          new THREE.EdgesGeometry(o.geometry, 1),
-          new THREE.LineBasicMaterial({ color: 0x1565c0 })
-        );
-        o.add(edges);
-        this.wires.push({ mesh: o, edges });
-      });
-    }
+    this.wires = hullEdges(this.hulls);
     if (this.opts.silhouette) {
       const white = new THREE.MeshBasicMaterial({ color: 0xffffff, side: THREE.DoubleSide });
       this.visual.traverse((o) => o.isMesh && (o.material = white));
@@ -201,6 +255,7 @@ class View {
     this.rays.renderOrder = 1;
     this.shapes = shapeObjects(this.data.rays);
     this.scene.add(this.rays, this.shapes);
+    this.ready = true;
     this.apply();
     if (this.opts.frame) this.frame(this.opts.frame);
   }
@@ -210,10 +265,7 @@ class View {
     const plain = o.silhouette;
     this.visual.visible = o.mesh;
     for (const hull of this.hulls) hull.visible = o.hulls && !plain;
-    for (const { mesh, edges } of this.wires) {
-      mesh.material.visible = o.hullStyle === "solid";
-      edges.visible = true;
-    }
+    for (const mesh of this.wires) mesh.material.visible = o.hullStyle === "solid";
     this.rays.visible = o.rays && !plain;
     this.shapes.visible = o.shapes && !plain;
     this.draw();
@@ -241,21 +293,6 @@ class View {
     this.controls.update();
     this.draw();
   }
-
-  // The panel's size follows the window; a screenshot's is the preview's.
-  resize(container) {
-    const [w, h] = [container.clientWidth, container.clientHeight];
-    if (!w || !h) return;
-    this.renderer.setSize(w, h);
-    this.camera.aspect = w / h;
-    this.camera.updateProjectionMatrix();
-    this.draw();
-  }
-
-  draw() {
-    if (!this.visual) return;
-    this.renderer.render(this.scene, this.camera);
-  }
 }
 
 let current = null;
@@ -270,8 +307,8 @@ function panel() {
     '<label><input type="checkbox" data-option="mesh"> mesh</label>' +
     '<label><input type="checkbox" data-option="hulls"> hulls</label>' +
     '<label><input type="checkbox" data-option="hullstyle"> solid hulls</label>' +
-    '<label><input type="checkbox" data-option="rays"> rays</label>' +
-    '<label><input type="checkbox" data-option="shapes"> supports, joins, apertures</label>' +
+    '<label class="block-only"><input type="checkbox" data-option="rays"> rays</label>' +
+    '<label class="block-only"><input type="checkbox" data-option="shapes"> supports, joins, apertures</label>' +
     '<span class="viewer-checks"></span><button class="viewer-close">close</button></div>' +
     '<div class="viewer-canvas"></div>';
   document.body.appendChild(p);
@@ -298,19 +335,32 @@ function close() {
   current = null;
 }
 
-async function open(key) {
-  const link = document.querySelector('[data-view="' + CSS.escape(key) + '"]');
-  if (!link) return;
-  const opts = options();
-  const data = await load(key, link.dataset.src);
+// The panel with its title and toggles set from the address.
+function openPanel(title, opts, isMap) {
   close();
   const p = panel();
   p.classList.toggle("shot", opts.shot);
-  p.querySelector(".viewer-title").textContent = key;
+  p.classList.toggle("map", isMap);
+  p.querySelector(".viewer-title").textContent = title;
   for (const box of p.querySelectorAll("input[data-option]")) {
     const name = box.dataset.option;
     box.checked = name === "hullstyle" ? opts.hullStyle === "solid" : opts[name];
   }
+  return p;
+}
+
+function shown(id) {
+  document.body.dataset.viewReady = id;
+  // Since the page began to load: what the bench reports as the time to the first view.
+  document.body.dataset.viewMs = performance.now().toFixed(1);
+}
+
+async function open(key) {
+  const link = document.querySelector('[data-view="' + CSS.escape(key) + '"]');
+  if (!link) return;
+  const opts = options();
+  const data = await load("block", key, link.dataset.src);
+  const p = openPanel(key, opts, false);
   const list = p.querySelector(".viewer-checks");
   for (const c of data.rays.checks.filter((c) => c.rays.length)) {
     const a = document.createElement("a");
@@ -321,27 +371,102 @@ async function open(key) {
   }
   const view = new View(p.querySelector(".viewer-canvas"), key, data, opts);
   current = view;
-  new GLTFLoader().parse(data.glb, "", (gltf) => {
-    view.build(gltf);
-    document.body.dataset.viewReady = key;
-    // Since the page began to load: what the bench reports as the time to the first view.
-    document.body.dataset.viewMs = performance.now().toFixed(1);
-  });
+  view.build(await parseGlb(data.glb));
+  shown(key);
+}
+
+// A map's placed pieces, each drawn from its block's own view (the first set on the page
+// with the block). Pieces no view on the page has are counted, not drawn.
+class MapView extends Stage {
+  constructor(container, name, opts) {
+    super(container, opts, null, 35);
+    this.key = "map:" + name;
+  }
+
+  build(layout, models) {
+    this.pieces = new THREE.Group();
+    this.hulls = [];
+    for (const placed of layout.placed) {
+      const model = models.get(placed.palette);
+      if (!model) continue;
+      const piece = new THREE.Group();
+      piece.position.set(...placed.position_m);
+      piece.rotation.z = THREE.MathUtils.degToRad(placed.yaw_deg);
+      const copy = model.clone();
+      piece.add(inPackSpace(copy));
+      this.hulls.push(...copy.children.filter((n) => n.name.startsWith("UCX_")));
+      this.pieces.add(piece);
+    }
+    this.wires = hullEdges(this.hulls);
+    this.scene.add(this.pieces);
+    // From the previews' side: 30 degrees up, 60 degrees round, the whole layout in view.
+    const box = new THREE.Box3().setFromObject(this.pieces);
+    const centre = box.getCenter(new THREE.Vector3());
+    const radius = Math.max(box.getSize(new THREE.Vector3()).length() * 0.4, 1);
+    const distance = radius / Math.sin(THREE.MathUtils.degToRad(this.camera.fov / 2));
+    const [up, round] = [30, -60].map(THREE.MathUtils.degToRad);
+    const from = [Math.cos(up) * Math.cos(round), Math.cos(up) * Math.sin(round), Math.sin(up)];
+    this.look(from.map((d, i) => centre.getComponent(i) + d * distance), centre.toArray());
+    this.ready = true;
+    this.apply();
+  }
+
+  apply() {
+    const o = this.opts;
+    for (const piece of this.pieces.children) {
+      piece.traverse((n) => n.name === "visual" && (n.visible = o.mesh));
+    }
+    for (const hull of this.hulls) hull.visible = o.hulls;
+    for (const mesh of this.wires) mesh.material.visible = o.hullStyle === "solid";
+    this.draw();
+  }
+}
+
+async function openMap(name) {
+  const link = document.querySelector('[data-map="' + CSS.escape(name) + '"]');
+  if (!link) return;
+  const opts = options();
+  // A layout's hull edges would cover it: a map opens without them.
+  if (!new URLSearchParams(location.hash.slice(1)).has("hulls")) opts.hulls = false;
+  const { layout } = await load("map", name, link.dataset.src);
+  const views = [...document.querySelectorAll("[data-view]")].map((e) => e.dataset);
+  const models = new Map();
+  for (const palette of new Set(layout.placed.map((p) => p.palette))) {
+    const [pack, block] = palette.split("/");
+    const found = views.find((v) => {
+      const key = v.view.split("/");
+      return key[0] === pack && key[key.length - 1] === block;
+    });
+    if (!found) continue;
+    const data = await load("block", found.view, found.src);
+    const gltf = await parseGlb(data.glb);
+    orderSections(gltf.scene.getObjectByName("visual"));
+    models.set(palette, gltf.scene);
+  }
+  const drawn = layout.placed.filter((p) => models.has(p.palette)).length;
+  const p = openPanel(name + ": " + drawn + " of " + layout.placed.length + " pieces", opts, true);
+  const view = new MapView(p.querySelector(".viewer-canvas"), name, opts);
+  current = view;
+  view.build(layout, models);
+  document.body.dataset.mapPieces = drawn + "/" + layout.placed.length;
+  shown("map:" + name);
 }
 
 function route() {
-  const { view, frame } = options();
-  if (!view) return close();
-  if (current && current.key === view) {
-    current.opts = options();
+  const opts = options();
+  const key = opts.view || (opts.map && "map:" + opts.map);
+  if (!key) return close();
+  if (current && current.key === key) {
+    current.opts = opts;
     current.apply();
-    if (frame) current.frame(frame);
+    if (opts.frame && current.frame) current.frame(opts.frame);
     return;
   }
-  open(view);
+  if (opts.view) open(opts.view);
+  else openMap(opts.map);
 }
 
-window.MJOLNIR_VIEW = { add };
+window.MJOLNIR_VIEW = { add, map };
 window.addEventListener("hashchange", route);
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", route);
 else route();

@@ -24,12 +24,13 @@ use findings::finding;
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {
         name: "map",
-        version: 1,
+        version: 2, // 2: the layout for the report's 3D view
         outputs: Names::Fixed(|_| {
             vec![
                 PALETTE.to_string(),
                 CHECKS.to_string(),
                 OVERVIEW.to_string(),
+                VIEW_SCRIPT.to_string(),
             ]
         }),
         runs_under_check: false,
@@ -46,6 +47,8 @@ const LAYOUT: &str = "layout.json";
 pub const PALETTE: &str = "palette.json";
 pub const CHECKS: &str = "checks.json";
 pub const OVERVIEW: &str = "overview.png";
+/// The placed pieces, for the report's 3D view (`docs/formats/view.md`).
+pub const VIEW_SCRIPT: &str = "layout.view.js";
 const OVERVIEW_SIZE: u32 = 512;
 
 fn catalog_input(pack: &str) -> String {
@@ -192,7 +195,33 @@ fn cook(_step: &CookCtx, inputs: &Inputs) -> Cooked {
             OVERVIEW.to_string(),
             forge_map::overview::render(&level, &layout, &footprints, OVERVIEW_SIZE),
         ),
+        (VIEW_SCRIPT.to_string(), view_script(&level, &layout)),
     ])
+}
+
+/// `MJOLNIR_VIEW.map(slug, layout);`: the pack pieces the layout places (standard entries
+/// have no model here), which the viewer draws from each block's own view.
+fn view_script(level: &Level, layout: &Layout) -> Vec<u8> {
+    let placed: Vec<Value> = layout
+        .objects
+        .iter()
+        .filter(|o| o.palette.contains('/'))
+        .map(|o| json!({"palette": o.palette, "position_m": o.position_m, "yaw_deg": o.yaw_deg}))
+        .collect();
+    let view = json!({
+        "format": "mjolnir-map-view",
+        "version": 1,
+        "map": level.name,
+        "bounds_m": level.bounds_m,
+        "placed": placed,
+    });
+    format!(
+        "{}.map({},{});\n",
+        super::view::PAGE_GLOBAL,
+        json!(level.slug),
+        serde_json::to_string(&view).expect("a map view serializes")
+    )
+    .into_bytes()
 }
 
 fn manifests(
