@@ -1,6 +1,7 @@
 //! `mjolnir forge inspect FILE`: reads any format the pipeline writes and prints it.
 //! Each format is recognised by its magic (or, for JSON documents, its `format` field).
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Result};
@@ -59,6 +60,8 @@ pub fn inspect(path: &Path, as_json: bool, global: Option<&Path>) -> Result<i32>
         view
     } else if let Some(script) = bytes.strip_prefix(VIEW_SCRIPT_START) {
         view_script(path, script)?
+    } else if let Some(script) = bytes.strip_prefix(MAP_VIEW_START) {
+        map_view(path, script)?
     } else if bytes.starts_with(b"FCOL") {
         collision(&CollisionModel::from_bytes(&bytes).map_err(fail(path))?)
     } else if bytes.starts_with(b"FMOP") {
@@ -338,16 +341,52 @@ fn glb_nodes(nodes: &[forge_gltf::GlbNodeSummary]) -> (Value, String) {
 
 const VIEW_SCRIPT_START: &[u8] = b"MJOLNIR_VIEW.add(";
 
+const MAP_VIEW_START: &[u8] = b"MJOLNIR_VIEW.map(";
+
+/// The arguments of a view script's one call, `<start>(args);\n`, as JSON values.
+fn script_arguments(path: &Path, script: &[u8]) -> Result<Vec<Value>> {
+    let bad = |why: &str| anyhow::anyhow!("error[view_script]: {}: {why}", path.display());
+    let args = script
+        .strip_suffix(b");\n")
+        .ok_or_else(|| bad("the script does not end with \");\""))?;
+    serde_json::from_slice(&[b"[", args, b"]"].concat())
+        .map_err(|e| bad(&format!("its arguments are not JSON: {e}")))
+}
+
+/// A map's 3D view (`maps/<map>/layout.view.js`): its placed pieces.
+fn map_view(path: &Path, script: &[u8]) -> Result<(Value, String)> {
+    let args = script_arguments(path, script)?;
+    let (Some(slug), Some(placed)) = (
+        args.first(),
+        args.get(1).and_then(|v| v["placed"].as_array()),
+    ) else {
+        bail!(
+            "error[view_script]: {}: not a map's slug and its placed pieces",
+            path.display()
+        );
+    };
+    let mut pieces: BTreeMap<&str, usize> = BTreeMap::new();
+    for p in placed {
+        *pieces
+            .entry(p["palette"].as_str().unwrap_or("?"))
+            .or_default() += 1;
+    }
+    let mut text = format!("3D view of map {slug}: {} placed pieces\n", placed.len());
+    for (piece, n) in &pieces {
+        text.push_str(&format!("  {n:>4} {piece}\n"));
+    }
+    Ok((
+        json!({"format": "mjolnir-map-view", "map": slug, "placed": placed.len(), "pieces": pieces}),
+        text,
+    ))
+}
+
 /// A 3D view's page script (`<block>.view.js`): `MJOLNIR_VIEW.add(block, glb, rays);`,
 /// whose arguments are JSON. Read as the `.glb` and the rays it carries.
 fn view_script(path: &Path, script: &[u8]) -> Result<(Value, String)> {
     use base64::Engine;
     let bad = |why: &str| anyhow::anyhow!("error[view_script]: {}: {why}", path.display());
-    let args = script
-        .strip_suffix(b");\n")
-        .ok_or_else(|| bad("the script does not end with \");\""))?;
-    let args: Vec<Value> = serde_json::from_slice(&[b"[", args, b"]"].concat())
-        .map_err(|e| bad(&format!("its arguments are not JSON: {e}")))?;
+    let args = script_arguments(path, script)?;
     let [block, glb, rays] = args.as_slice() else {
         return Err(bad("it passes other than three arguments"));
     };
