@@ -327,6 +327,12 @@ fn a_maps_view_places_every_piece_from_its_blocks_view() {
     .unwrap();
     let placed = layout["placed"].as_array().unwrap();
     assert!(placed.len() > 200, "{}", placed.len());
+    let inspected = ws.mjolnir(&["forge", "inspect", "build/maps/crossline/layout.view.js"]);
+    let text = String::from_utf8_lossy(&inspected.stdout);
+    assert!(
+        text.contains(&format!("{} placed pieces", placed.len())),
+        "{text}"
+    );
     let html = std::fs::read_to_string(ws.path("build/report.html")).unwrap();
     assert!(
         html.contains("data-map=\"crossline\""),
