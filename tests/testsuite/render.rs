@@ -367,11 +367,9 @@ fn near(p: &image::Rgba<u8>, want: [u8; 3]) -> bool {
     (0..3).all(|k| (i16::from(p[k]) - i16::from(want[k])).abs() <= 3)
 }
 
-#[test]
-fn previews_show_the_models_base_colours_and_textures_under_the_studio_light() {
-    let ws = Workspace::with_packs(&["foundry"]);
-    // A 4×4 texture of one sRGB red, beside the model, on the inner floor (steel_dark);
-    // the rim (steel) gets a hazard-yellow factor.
+/// floor_2x2 with a 4×4 texture of one sRGB red, beside the model, on its inner floor
+/// (steel_dark), and a hazard-yellow factor on its rim (steel). Returns the texture.
+pub fn texture_the_floor(ws: &Workspace) -> image::RgbaImage {
     let texture = image::RgbaImage::from_pixel(4, 4, image::Rgba([200, 40, 40, 255]));
     texture
         .save(ws.path("packs/foundry/source/models/panel.png"))
@@ -386,6 +384,13 @@ fn previews_show_the_models_base_colours_and_textures_under_the_studio_light() {
         g["images"] = serde_json::json!([{"uri": "panel.png"}]);
         g["textures"] = serde_json::json!([{"source": 0}]);
     });
+    texture
+}
+
+#[test]
+fn previews_show_the_models_base_colours_and_textures_under_the_studio_light() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    texture_the_floor(&ws);
     let out = ws.mjolnir(&[
         "forge",
         "render",

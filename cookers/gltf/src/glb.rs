@@ -143,7 +143,7 @@ fn primitive(
         .map(|&q| forge_units::pack_to_gltf(q))
         .collect();
     let (lo, hi) = bounds(&gltf);
-    let position = vec3_accessor(&gltf, bin, views, accessors);
+    let position = float_accessor(&gltf, bin, views, accessors);
     accessors[position]["min"] = json!(lo);
     accessors[position]["max"] = json!(hi);
     let mut attributes = json!({ "POSITION": position });
@@ -152,23 +152,10 @@ fn primitive(
             .iter()
             .map(|&n| forge_units::pack_to_gltf(n))
             .collect();
-        attributes["NORMAL"] = json!(vec3_accessor(&gltf, bin, views, accessors));
+        attributes["NORMAL"] = json!(float_accessor(&gltf, bin, views, accessors));
     }
     if let Some(uvs) = &p.uvs {
-        let start = bin.len();
-        for uv in uvs {
-            for c in uv {
-                bin.extend_from_slice(&(*c as f32).to_le_bytes());
-            }
-        }
-        views.push(json!({ "buffer": 0, "byteOffset": start, "byteLength": bin.len() - start, "target": 34962 }));
-        accessors.push(json!({
-            "bufferView": views.len() - 1,
-            "componentType": 5126,
-            "count": uvs.len(),
-            "type": "VEC2",
-        }));
-        attributes["TEXCOORD_0"] = json!(accessors.len() - 1);
+        attributes["TEXCOORD_0"] = json!(float_accessor(uvs, bin, views, accessors));
     }
     let start = bin.len();
     for t in &p.triangles {
@@ -186,8 +173,10 @@ fn primitive(
     json!({ "attributes": attributes, "indices": accessors.len() - 1, "material": p.material, "mode": 4 })
 }
 
-fn vec3_accessor(
-    values: &[[f64; 3]],
+/// Appends `values` as f32 vectors of `N` components (VEC2 or VEC3) and returns their
+/// accessor's index.
+fn float_accessor<const N: usize>(
+    values: &[[f64; N]],
     bin: &mut Vec<u8>,
     views: &mut Vec<Value>,
     accessors: &mut Vec<Value>,
@@ -203,7 +192,7 @@ fn vec3_accessor(
         "bufferView": views.len() - 1,
         "componentType": 5126,
         "count": values.len(),
-        "type": "VEC3",
+        "type": format!("VEC{N}"),
     }));
     accessors.len() - 1
 }

@@ -76,6 +76,27 @@ pub fn buffers(w: &Wiring, model: &str) -> Vec<String> {
 
 /// The external images a `.gltf` names that are there, relative to the pack: previews
 /// read them; a missing one leaves its material untextured.
+/// The block's model and the images it names beside it (a `.blend`'s export carries its
+/// own): what a step that shows the model's materials reads.
+pub fn model_with_images(w: &Wiring) -> (String, Vec<Input>) {
+    let (model, mut inputs) = model(w);
+    if super::blend::source(w).is_none() {
+        inputs.extend(images(w, &model).iter().map(|rel| w.source(rel)));
+    }
+    (model, inputs)
+}
+
+/// The model's materials (base colour, texture, sidedness, blending), from the inputs
+/// [`model_with_images`] wired.
+pub fn materials(
+    inputs: &Inputs,
+    model_name: &str,
+) -> Result<Vec<forge_gltf::MaterialLook>, Vec<forge_contract::Diagnostic>> {
+    let file = source_file(model_name);
+    let (model, external) = model_and_buffers(inputs, model_name, &file)?;
+    forge_gltf::looks(&file, model, &external).map_err(|e| super::coded::diagnostic(&file, &e))
+}
+
 pub fn images(w: &Wiring, model: &str) -> Vec<String> {
     named_files(w, model, "images", forge_gltf::image_uris)
         .into_iter()

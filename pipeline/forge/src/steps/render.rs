@@ -8,7 +8,6 @@ use forge_render::{Camera, Line, Look, Options, Scene, Triangle};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::coded::diagnostic;
 use super::common::{block, params, pretty, source_file, text};
 use super::kind::{Lands, Scope};
 use super::{checks, collision, geometry, import, mesh};
@@ -76,10 +75,7 @@ pub fn turntable_output(block: &str) -> String {
 /// with its failing rays) and the model with its images, for the materials' looks.
 fn wire(w: &Wiring) -> Option<Wired> {
     let render = w.options.render.as_ref()?;
-    let (model, mut inputs) = import::model(w);
-    if super::blend::source(w).is_none() {
-        inputs.extend(import::images(w, &model).iter().map(|rel| w.source(rel)));
-    }
+    let (model, mut inputs) = import::model_with_images(w);
     inputs.extend(checks::inputs(w));
     inputs.extend(super::donors::of_pack(
         w,
@@ -209,12 +205,9 @@ type Looks = BTreeMap<String, Look>;
 /// each texture that cannot be shown.
 fn looks(inputs: &Inputs, model_name: &str) -> Result<(Looks, Vec<String>), Vec<Diagnostic>> {
     let file = source_file(model_name);
-    let (model, external) = import::model_and_buffers(inputs, model_name, &file)?;
-    let materials =
-        forge_gltf::looks(&file, model, &external).map_err(|e| diagnostic(&file, &e))?;
     let mut looks = BTreeMap::new();
     let mut notes = Vec::new();
-    for m in materials {
+    for m in import::materials(inputs, model_name)? {
         if let Some(problem) = &m.texture_problem {
             notes.push(format!("{file}: material {:?}: {problem}", m.slot));
         }

@@ -67,10 +67,7 @@ struct StepParams {
 /// The viewer reads what the checks and the previews read.
 fn wire(w: &Wiring) -> Option<Wired> {
     let render = w.options.render.as_ref()?;
-    let (model, mut inputs) = import::model(w);
-    if super::blend::source(w).is_none() {
-        inputs.extend(import::images(w, &model).iter().map(|rel| w.source(rel)));
-    }
+    let (model, mut inputs) = import::model_with_images(w);
     inputs.extend(checks::inputs(w));
     let params = StepParams {
         size: render.size,
@@ -133,12 +130,8 @@ type Looks = std::collections::BTreeMap<String, forge_gltf::MaterialLook>;
 /// The model's materials by slot: base colour, texture, sidedness and blending (a texture
 /// that cannot be shown is left out, as the preview's notes say).
 fn looks(inputs: &Inputs, model_name: &str) -> Result<Looks, Vec<forge_contract::Diagnostic>> {
-    let file = source_file(model_name);
-    let (model, external) = import::model_and_buffers(inputs, model_name, &file)?;
-    let materials = forge_gltf::looks(&file, model, &external)
-        .map_err(|e| super::coded::diagnostic(&file, &e))?;
     let mut looks = Looks::new();
-    for m in materials {
+    for m in import::materials(inputs, model_name)? {
         looks.entry(m.slot.clone()).or_insert(m);
     }
     Ok(looks)
