@@ -269,7 +269,36 @@ impl Workspace {
     ) -> image::RgbaImage {
         let shot = self.path("webgl.png");
         let _ = std::fs::remove_file(&shot);
-        let out = std::process::Command::new(chromium)
+        let out = self.webgl(
+            chromium,
+            page,
+            fragment,
+            size,
+            &format!("--screenshot={}", shot.display()),
+        );
+        assert!(
+            shot.is_file(),
+            "no screenshot: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        image::open(&shot).unwrap().to_rgba8()
+    }
+
+    /// The page as its scripts left it after five seconds of virtual time, WebGL on.
+    pub fn webgl_dom(&self, chromium: &str, page: &str, fragment: &str) -> String {
+        let out = self.webgl(chromium, page, fragment, [640, 480], "--dump-dom");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn webgl(
+        &self,
+        chromium: &str,
+        page: &str,
+        fragment: &str,
+        size: [u32; 2],
+        mode: &str,
+    ) -> Output {
+        std::process::Command::new(chromium)
             .args([
                 "--headless",
                 "--no-sandbox",
@@ -284,20 +313,14 @@ impl Workspace {
                 "--virtual-time-budget=5000",
             ])
             .arg(format!("--window-size={},{}", size[0], size[1]))
-            .arg(format!("--screenshot={}", shot.display()))
+            .arg(mode)
             .arg(format!(
                 "--user-data-dir={}",
                 self.path("chromium-profile").display()
             ))
             .arg(format!("file://{}#{fragment}", self.path(page).display()))
             .output()
-            .unwrap();
-        assert!(
-            shot.is_file(),
-            "no screenshot: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        image::open(&shot).unwrap().to_rgba8()
+            .unwrap()
     }
 }
 

@@ -23,6 +23,18 @@ fn views(ws: &Workspace) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Renders one foundry block at [`SIZE`], expecting `code`; returns its view's key and
+/// data script.
+fn render_one(ws: &Workspace, block: &str, code: i32) -> (String, String) {
+    let size = SIZE.to_string();
+    let render = [
+        "forge", "render", "foundry", "--only", block, "--size", &size,
+    ];
+    let out = ws.mjolnir(&render);
+    assert_eq!(out.status.code(), Some(code), "{}", stderr(&out));
+    views(ws).remove(0)
+}
+
 fn rays(ws: &Workspace, script: &str) -> Value {
     let path = ws.path(&format!(
         "build/{}",
@@ -74,21 +86,10 @@ fn every_blocks_view_from_the_preview_camera_matches_its_preview() {
 #[test]
 fn the_hull_toggle_changes_the_picture() {
     let ws = Workspace::with_packs(&["foundry"]);
-    let size = SIZE.to_string();
-    let render = [
-        "forge",
-        "render",
-        "foundry",
-        "--only",
-        "wall_door",
-        "--size",
-        &size,
-    ];
-    assert_eq!(ws.mjolnir(&render).status.code(), Some(0));
+    let (key, _) = render_one(&ws, "wall_door", 0);
     let Some(chromium) = support::chromium() else {
         return;
     };
-    let (key, _) = views(&ws).remove(0);
     let shot = |fragment: &str| {
         let fragment = format!("view={key}&shot=1&rays=0&shapes=0&{fragment}");
         ws.webgl_screenshot(chromium, "build/report.html", &fragment, [SIZE; 2])
@@ -130,22 +131,8 @@ fn a_failing_rays_hit_is_drawn_red_where_the_cook_says() {
     let ws = Workspace::with_packs(&["foundry"]);
     let models = ws.path("packs/foundry/source/models");
     std::fs::copy(models.join("wall_2.gltf"), models.join("wall_door.gltf")).unwrap();
-    let size = SIZE.to_string();
-    let render = [
-        "forge",
-        "render",
-        "foundry",
-        "--only",
-        "wall_door",
-        "--size",
-        &size,
-    ];
-    assert_eq!(
-        ws.mjolnir(&render).status.code(),
-        Some(1),
-        "the doorway is closed"
-    );
-    let (key, script) = views(&ws).remove(0);
+    // The doorway is closed: the cook fails.
+    let (key, script) = render_one(&ws, "wall_door", 1);
     let data = rays(&ws, &script);
     let doorway = &data["checks"][0];
     assert_eq!(doorway["name"], "doorway");
@@ -192,18 +179,7 @@ fn a_failing_rays_hit_is_drawn_red_where_the_cook_says() {
 #[test]
 fn view_data_is_cached_inspectable_and_never_shipped() {
     let ws = Workspace::with_packs(&["foundry"]);
-    let size = SIZE.to_string();
-    let render = [
-        "forge",
-        "render",
-        "foundry",
-        "--only",
-        "wall_door",
-        "--size",
-        &size,
-    ];
-    assert_eq!(ws.mjolnir(&render).status.code(), Some(0));
-    let (_, script) = views(&ws).remove(0);
+    let (_, script) = render_one(&ws, "wall_door", 0);
     let inspect = |rel: &str| {
         let out = ws.mjolnir(&["forge", "inspect", &format!("build/{rel}")]);
         (
@@ -247,40 +223,23 @@ fn view_data_is_cached_inspectable_and_never_shipped() {
         .collect();
     assert!(shipped.is_empty(), "{shipped:?}");
     // Cached like every step.
-    assert_eq!(ws.mjolnir(&render).status.code(), Some(0));
+    render_one(&ws, "wall_door", 0);
     assert!(ws.ran().is_empty(), "{:?}", ws.ran());
+    // A view whose data is gone says so on the page.
+    let Some(chromium) = support::chromium() else {
+        return;
+    };
+    std::fs::remove_file(ws.path(&format!("build/{script}"))).unwrap();
+    let (key, _) = views(&ws).remove(0);
+    let page = ws.webgl_dom(chromium, "build/report.html", &format!("view={key}"));
+    assert!(page.contains("cannot show this view"), "{page}");
 }
 
 #[test]
 fn the_view_wears_the_models_colours_and_textures() {
     let ws = Workspace::with_packs(&["foundry"]);
-    // The preview test's red 4×4 texture on floor_2x2's inner floor, a yellow rim.
-    let texture = image::RgbaImage::from_pixel(4, 4, image::Rgba([200, 40, 40, 255]));
-    texture
-        .save(ws.path("packs/foundry/source/models/panel.png"))
-        .unwrap();
-    ws.edit_json("packs/foundry/source/models/floor_2x2.gltf", |g| {
-        g["materials"][0]["pbrMetallicRoughness"]["baseColorFactor"] =
-            serde_json::json!([1.0, 0.5, 0.0, 1.0]);
-        g["materials"][1]["pbrMetallicRoughness"]["baseColorFactor"] =
-            serde_json::json!([1.0, 1.0, 1.0, 1.0]);
-        g["materials"][1]["pbrMetallicRoughness"]["baseColorTexture"] =
-            serde_json::json!({"index": 0});
-        g["images"] = serde_json::json!([{"uri": "panel.png"}]);
-        g["textures"] = serde_json::json!([{"source": 0}]);
-    });
-    let size = SIZE.to_string();
-    let render = [
-        "forge",
-        "render",
-        "foundry",
-        "--only",
-        "floor_2x2",
-        "--size",
-        &size,
-    ];
-    assert_eq!(ws.mjolnir(&render).status.code(), Some(0));
-    let (key, script) = views(&ws).remove(0);
+    let texture = crate::render::texture_the_floor(&ws);
+    let (key, script) = render_one(&ws, "floor_2x2", 0);
     let glb =
         std::fs::read(ws.path(&format!("build/{}", script.replace(".view.js", ".glb")))).unwrap();
     let looks = forge_gltf::looks("view.glb", &glb, &Default::default()).unwrap();

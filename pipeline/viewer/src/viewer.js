@@ -156,7 +156,10 @@ class Stage {
     this.camera.up.set(0, 0, 1);
     this.controls = new OrbitControls(this.camera, this.renderer.domElement);
     this.controls.addEventListener("change", () => this.draw());
-    if (!size) new ResizeObserver(() => this.resize(container)).observe(container);
+    if (!size) {
+      this.observer = new ResizeObserver(() => this.resize(container));
+      this.observer.observe(container);
+    }
     this.scene.add(new THREE.HemisphereLight(0xffffff, 0x8a8a90, 1.6));
     const sun = new THREE.DirectionalLight(0xffffff, 1.4);
     sun.position.set(3, -5, 8);
@@ -182,6 +185,14 @@ class Stage {
 
   draw() {
     if (this.ready) this.renderer.render(this.scene, this.camera);
+  }
+
+  dispose() {
+    this.ready = false;
+    if (this.observer) this.observer.disconnect();
+    this.controls.dispose();
+    this.renderer.dispose();
+    this.renderer.forceContextLoss();
   }
 }
 
@@ -329,10 +340,20 @@ function panel() {
   return p;
 }
 
+// A browser keeps only a few WebGL contexts: a closed view gives its own back at once
+// rather than when it is collected, so opening view after view keeps working.
 function close() {
+  if (current) current.dispose();
   const p = document.getElementById("viewer");
   if (p) p.remove();
   current = null;
+}
+
+// A view whose data cannot be loaded or read says so in the panel.
+function failed(title, error) {
+  const p = openPanel(title, options(), false);
+  p.querySelector(".viewer-canvas").textContent = "cannot show this view: " + error.message;
+  document.body.dataset.viewFailed = title;
 }
 
 // The panel with its title and toggles set from the address.
@@ -462,8 +483,8 @@ function route() {
     if (opts.frame && current.frame) current.frame(opts.frame);
     return;
   }
-  if (opts.view) open(opts.view);
-  else openMap(opts.map);
+  const opening = opts.view ? open(opts.view) : openMap(opts.map);
+  opening.catch((error) => failed(key, error));
 }
 
 window.MJOLNIR_VIEW = { add, map };
