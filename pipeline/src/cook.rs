@@ -664,6 +664,8 @@ fn file_bundle(config: &Config, run: &Attempt, remote: &RemoteCache) {
 fn seal_key(options: &Options) -> String {
     let mut h = blake3::Hasher::new();
     h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    // The report's viewer is this binary's too: a new one is written out, not kept.
+    h.update(crate::html::viewer_hash().as_bytes());
     for kind in steps::REGISTRY {
         h.update(kind.name.as_bytes());
         h.update(&kind.version.to_le_bytes());

@@ -51,20 +51,16 @@ fn iou(a: &[bool], b: &[bool]) -> f64 {
 
 #[test]
 fn every_blocks_view_from_the_preview_camera_matches_its_preview() {
-    let ws = Workspace::with_packs(&["foundry"]);
+    let ws = Workspace::with_packs(&["foundry", "foundry-wide", "roadworks"]);
     // Without outlines, the preview's silhouette is the mesh's alone; at the default size,
     // as a railing's posts are only a few pixels wide at 256, where a pixel's edge rule
-    // weighs on their outline.
-    let out = ws.mjolnir(&[
-        "forge",
-        "render",
-        "foundry",
-        "--transparent",
-        "--no-outline",
-    ]);
+    // weighs on their outline. What hides most of the background is compared: a preview
+    // pixel from alpha 160, above where two layers of the stock glass (35% each) overlap
+    // (58%), and in the view's silhouette, see-through surfaces from that opacity.
+    let out = ws.mjolnir(&["forge", "render", "--transparent", "--no-outline"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let views = views(&ws);
-    assert!(views.len() >= 20, "{views:?}");
+    assert!(views.len() >= 50, "every stock block has a view: {views:?}");
     for (_, script) in &views {
         assert!(ws.path(&format!("build/{script}")).is_file(), "{script}");
     }
@@ -77,7 +73,7 @@ fn every_blocks_view_from_the_preview_camera_matches_its_preview() {
         let png = ws.path(&format!("build/{}", script.replace(".view.js", ".png")));
         let preview = image::open(png).unwrap().to_rgba8();
         let ours: Vec<bool> = shot.pixels().map(|p| p[0] >= 128).collect();
-        let theirs: Vec<bool> = preview.pixels().map(|p| p[3] >= 128).collect();
+        let theirs: Vec<bool> = preview.pixels().map(|p| p[3] >= 160).collect();
         let iou = iou(&ours, &theirs);
         assert!(iou >= 0.95, "{key}: IoU {iou:.4} against the preview");
     }

@@ -14,6 +14,9 @@ import { GLTFLoader } from "three/examples/jsm/loaders/GLTFLoader.js";
 
 const PASS = 0x1faa3c;
 const FAIL = 0xe01b1b;
+// The opacity from which a see-through surface counts in a silhouette: 160 of 255, above
+// where two layers of 35% glass overlap in a preview.
+const SILHOUETTE_OPACITY = 160 / 255;
 const SHAPE = { apertures: 0xe6b400, supports: 0x00a6a6, joins: 0xb000c8 };
 
 const loaded = new Map(); // "block:<pack>/<set>/<block>" or "map:<map>" -> its data
@@ -251,9 +254,15 @@ class View extends Stage {
     orderSections(this.visual);
     this.hulls = gltf.scene.children.filter((n) => n.name.startsWith("UCX_"));
     this.wires = hullEdges(this.hulls);
+    // A silhouette is what hides the background, white: opaque surfaces, and see-through
+    // ones that hide most of it (a portal's sheet at 80%, not glass at 35%).
     if (this.opts.silhouette) {
       const white = new THREE.MeshBasicMaterial({ color: 0xffffff, side: THREE.DoubleSide });
-      this.visual.traverse((o) => o.isMesh && (o.material = white));
+      this.visual.traverse((o) => {
+        if (!o.isMesh) return;
+        o.visible = !o.material.transparent || o.material.opacity >= SILHOUETTE_OPACITY;
+        o.material = white;
+      });
     }
     const size = new THREE.Box3().setFromObject(this.visual).getSize(new THREE.Vector3()).length();
     this.rays = new THREE.Group();
