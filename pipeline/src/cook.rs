@@ -664,8 +664,14 @@ fn file_bundle(config: &Config, run: &Attempt, remote: &RemoteCache) {
 fn seal_key(options: &Options) -> String {
     let mut h = blake3::Hasher::new();
     h.update(env!("CARGO_PKG_VERSION").as_bytes());
-    // The report's viewer is this binary's too: a new one is written out, not kept.
-    h.update(crate::html::viewer_hash().as_bytes());
+    // The binary itself, by one stat: a new build (with another report viewer embedded,
+    // say) never takes an old build's seal, so what it writes is written out.
+    if let Ok(meta) = std::env::current_exe().and_then(std::fs::metadata) {
+        h.update(&meta.len().to_le_bytes());
+        if let Ok(modified) = meta.modified() {
+            h.update(format!("{modified:?}").as_bytes());
+        }
+    }
     for kind in steps::REGISTRY {
         h.update(kind.name.as_bytes());
         h.update(&kind.version.to_le_bytes());

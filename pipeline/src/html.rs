@@ -76,11 +76,6 @@ pub fn write(
 const VIEWER: &str = include_str!("../viewer/dist/viewer.js");
 const VIEWER_FILE: &str = "viewer.js";
 
-/// The embedded viewer's BLAKE3, part of the no-op seal's key.
-pub fn viewer_hash() -> String {
-    blake3::hash(VIEWER.as_bytes()).to_hex().to_string()
-}
-
 /// Writes the viewer beside the page unless it is already there: a cook that changed one
 /// block does not rewrite 600 KB.
 fn write_viewer(out: &Path) -> std::io::Result<()> {

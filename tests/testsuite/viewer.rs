@@ -318,3 +318,94 @@ fn a_maps_view_places_every_piece_from_its_blocks_view() {
         "without the meshes nothing is drawn: {left}"
     );
 }
+
+/// The viewer as the binary embeds it: what a render writes to `build/viewer.js`.
+fn written_viewer(ws: &Workspace) -> Vec<u8> {
+    std::fs::read(ws.path("build/viewer.js")).unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn the_viewer_file_is_replaced_whatever_stands_there() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    render_one(&ws, "wall_door", 0);
+    let bundle = written_viewer(&ws);
+    let viewer = ws.path("build/viewer.js");
+    let outside = ws.path("outside.js");
+    // A link to a file outside the build folder: replaced, the outside file untouched.
+    std::fs::write(&outside, b"not ours").unwrap();
+    std::fs::remove_file(&viewer).unwrap();
+    std::os::unix::fs::symlink(&outside, &viewer).unwrap();
+    ws.edit_json("packs/foundry/source/models/wall_door.gltf", |g| {
+        g["asset"]["generator"] = serde_json::json!("edited, so the cook is not a no-op");
+    });
+    render_one(&ws, "wall_door", 0);
+    assert_eq!(std::fs::read(&outside).unwrap(), b"not ours");
+    assert!(std::fs::symlink_metadata(&viewer).unwrap().is_file());
+    assert!(
+        written_viewer(&ws) == bundle,
+        "the bundle is written over it"
+    );
+    // A FIFO there is read as not the bundle (never waited on) and replaced.
+    std::fs::remove_file(&viewer).unwrap();
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&viewer)
+        .status()
+        .unwrap()
+        .success());
+    ws.edit_json("packs/foundry/source/models/wall_door.gltf", |g| {
+        g["asset"]["generator"] = serde_json::json!("edited again");
+    });
+    render_one(&ws, "wall_door", 0);
+    assert!(
+        written_viewer(&ws) == bundle,
+        "the bundle is written over it"
+    );
+    let left: Vec<_> = std::fs::read_dir(ws.path("build"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".mjolnir-tmp-"))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+}
+
+#[test]
+fn a_new_build_of_the_binary_does_not_take_the_old_ones_seal() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    let toml = std::fs::read_to_string(ws.path("pipeline.toml")).unwrap();
+    std::fs::write(
+        ws.path("pipeline.toml"),
+        toml + "\n[render]\nenabled = true\nsize = 64\n",
+    )
+    .unwrap();
+    let cook = |binary: &std::path::Path| {
+        let out = std::process::Command::new(binary)
+            .current_dir(ws.path(""))
+            .args(["forge", "cook"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    };
+    let binary = std::path::Path::new(env!("CARGO_BIN_EXE_mjolnir"));
+    cook(binary);
+    // Out of the stat cache's racy window, a cook that changes nothing seals.
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    cook(binary);
+    assert!(ws.path("build/cache/noop.seal").exists());
+    let bundle = written_viewer(&ws);
+    // The next no-op takes the seal and writes nothing: an old viewer stays.
+    std::fs::write(ws.path("build/viewer.js"), b"an older build's viewer").unwrap();
+    cook(binary);
+    assert!(
+        written_viewer(&ws) == b"an older build's viewer",
+        "the sealed no-op writes nothing"
+    );
+    // Another build of the binary (here a copy: another file, another time) cooks in full.
+    let rebuilt = ws.path("mjolnir-rebuilt");
+    std::fs::copy(binary, &rebuilt).unwrap();
+    cook(&rebuilt);
+    assert!(
+        written_viewer(&ws) == bundle,
+        "the new build wrote its viewer"
+    );
+}

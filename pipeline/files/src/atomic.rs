@@ -74,12 +74,24 @@ impl Pending {
         let dir = path.parent().unwrap_or(Path::new("."));
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let temp = dir.join(format!("{TEMP_PREFIX}{}-{n}", std::process::id()));
+        // Created new, never opened: whatever is left at the name (a killed cook's file
+        // under a reused process id, a link, a FIFO) is removed, not followed or waited on.
         // The folder usually exists; it is made only when creating the file says it is
         // missing, which saves a system call on each of a cold cook's thousands of writes.
-        let file = match std::fs::File::create(&temp) {
+        let create = || {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&temp)
+        };
+        let file = match create() {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 std::fs::create_dir_all(dir)?;
-                std::fs::File::create(&temp)?
+                create()?
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                std::fs::remove_file(&temp)?;
+                create()?
             }
             other => other?,
         };
@@ -113,5 +125,51 @@ impl Drop for Pending {
         if !self.temp.as_os_str().is_empty() {
             let _ = std::fs::remove_file(&self.temp);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The temporary name the next write in this process gets (the writes below are the
+    /// crate's only ones, in one test, so no other takes it first).
+    fn next_temp(dir: &Path) -> std::path::PathBuf {
+        let n = COUNTER.load(Ordering::Relaxed);
+        dir.join(format!("{TEMP_PREFIX}{}-{n}", std::process::id()))
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn whatever_is_left_at_the_temporary_name_is_replaced_never_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside.txt");
+        std::fs::write(&outside, b"keep me").unwrap();
+        let target = dir.path().join("report.json");
+        // A link where the next temporary file goes: writing must not go through it.
+        std::os::unix::fs::symlink(&outside, next_temp(dir.path())).unwrap();
+        write(&target, b"new").unwrap();
+        assert_eq!(std::fs::read(&outside).unwrap(), b"keep me");
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        // A FIFO there is removed, not opened (which would wait for a reader).
+        let fifo = next_temp(dir.path());
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        write(&target, b"newer").unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"newer");
+        assert!(!fifo.exists());
+        // A pending write dropped unfinished leaves the target and no temporary file.
+        let mut pending = Pending::new(&target).unwrap();
+        pending.file().write_all(b"half").unwrap();
+        drop(pending);
+        assert_eq!(std::fs::read(&target).unwrap(), b"newer");
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 2, "{names:?}");
     }
 }
