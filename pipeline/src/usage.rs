@@ -90,8 +90,12 @@ pub fn record_uses<'k>(
 
 /// Each step key's last use, by cook number.
 pub fn uses(cache: &Path) -> std::io::Result<HashMap<String, u64>> {
-    let log = KeyedLog::<u64>::load(&cache.join(USES))?;
-    Ok(log.entries().map(|(k, v)| (k.to_string(), *v)).collect())
+    let mut log = KeyedLog::<u64>::load(&cache.join(USES))?;
+    Ok(log
+        .entries()
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), *v))
+        .collect())
 }
 
 /// Forgets the uses of evicted keys.

@@ -1024,7 +1024,8 @@ pub type CookFn<'a> = dyn Fn(&Step, &Inputs) -> Cooked + Sync + 'a;
 struct Gathered {
     records: Vec<InputRecord>,
     loaded: Inputs,
-    unread_sources: Vec<(String, PathBuf, String)>,
+    /// Name, path, hash and size of each source known by its stamp.
+    unread_sources: Vec<(String, PathBuf, String, u64)>,
     unread_upstream: Vec<(String, Arc<Output>)>,
 }
 
@@ -1120,9 +1121,12 @@ fn gather(
                         Some(bytes) => {
                             g.loaded.insert(name.clone(), Arc::new(bytes));
                         }
-                        None => g
-                            .unread_sources
-                            .push((name.clone(), path.clone(), h.hash.clone())),
+                        None => g.unread_sources.push((
+                            name.clone(),
+                            path.clone(),
+                            h.hash.clone(),
+                            h.size,
+                        )),
                     }
                     (name, h.hash, h.size)
                 }
@@ -1316,8 +1320,9 @@ fn record_of(key: &str, outputs: &[Arc<Output>]) -> ActionRecord {
 /// Reads the inputs not read while hashing, checking each against its hash.
 fn load(step: &Step, g: Gathered, settings: &Settings) -> Result<Inputs, Vec<Diagnostic>> {
     let mut loaded = g.loaded;
-    for (name, path, hash) in g.unread_sources {
-        match std::fs::read(&path) {
+    for (name, path, hash, size) in g.unread_sources {
+        // No further than the size it was hashed at, and never a FIFO swapped in since.
+        match mjolnir_files::bounded::read(&path, size) {
             Ok(bytes) if blake3::hash(&bytes).to_hex().as_str() == hash => {
                 loaded.insert(name, Arc::new(bytes));
             }

@@ -6,27 +6,45 @@
 //! on some file systems). Appends are one `write` per line, so a killed cook can tear only
 //! the last line, which does not parse and is ignored; the next load rewrites the file
 //! without it. A file that holds mostly stale lines is rewritten compactly when loaded.
+//!
+//! Loading reads only each line's key; a value is parsed when it is first asked for. A
+//! one-block edit asks for a handful of the thousands of values a catalog-sized log holds,
+//! and parsing them all was a fifth of the edit. A value that does not parse reads as
+//! absent, like a value never set.
 
 use std::collections::HashMap;
 use std::io::Write;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use serde::de::DeserializeOwned;
+use memchr::memchr;
+use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::{Deserialize, Serialize};
 
 use crate::atomic;
 
+/// Larger than any log a cache of this layout writes; a larger file is not read.
+const MAX_LOG_BYTES: u64 = 1 << 32;
+
 /// A line of the log. `value: None` discards the key. Read as owned values, written from
-/// borrowed ones.
+/// borrowed ones. `key` comes first, which is what lets a load read only the keys.
 #[derive(Serialize, Deserialize)]
 struct Line<K, V> {
     key: K,
     value: Option<V>,
 }
 
+/// A key's value: still the bytes of its line in the loaded text, or parsed.
+enum Slot<V> {
+    Unread(Range<usize>),
+    Read(V),
+}
+
 pub struct KeyedLog<V> {
     path: PathBuf,
-    index: HashMap<String, V>,
+    /// The file as loaded, which `Slot::Unread` ranges point into.
+    text: Vec<u8>,
+    index: HashMap<String, Slot<V>>,
     lines: usize,
     file: Option<std::fs::File>,
 }
@@ -35,24 +53,30 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
     /// Reads the log at `path` (a missing file is an empty log), then rewrites it if its
     /// last line is torn or most of its lines are stale.
     pub fn load(path: &Path) -> std::io::Result<KeyedLog<V>> {
+        let text = match mjolnir_files::bounded::read(path, MAX_LOG_BYTES) {
+            Ok(text) => text,
+            Err(mjolnir_files::bounded::ReadError::NotFound) => Vec::new(),
+            Err(e) => return Err(std::io::Error::other(e.to_string())),
+        };
         let mut log = KeyedLog {
             path: path.to_path_buf(),
+            text,
             index: HashMap::new(),
             lines: 0,
             file: None,
         };
-        let mut torn = false;
-        if let Ok(text) = std::fs::read(path) {
-            torn = text.last().is_some_and(|&b| b != b'\n');
-            for line in text.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        let torn = log.text.last().is_some_and(|&b| b != b'\n');
+        let mut start = 0;
+        while start < log.text.len() {
+            let end = memchr(b'\n', &log.text[start..]).map_or(log.text.len(), |n| start + n);
+            if end > start {
                 log.lines += 1;
-                if let Ok(Line { key, value }) = serde_json::from_slice::<Line<String, V>>(line) {
-                    match value {
-                        Some(v) => log.index.insert(key, v),
-                        None => log.index.remove(&key),
-                    };
+                // A torn line is not a line: its key may be whole while its value is not.
+                if end < log.text.len() || !torn {
+                    log.index_line(start..end);
                 }
             }
+            start = end + 1;
         }
         // A torn last line would swallow the next appended one: rewrite the log first.
         if torn || log.lines > 2 * log.index.len() + 64 {
@@ -61,8 +85,33 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
         Ok(log)
     }
 
-    pub fn get(&self, key: &str) -> Option<&V> {
-        self.index.get(key)
+    fn index_line(&mut self, line: Range<usize>) {
+        match key_of(&self.text[line.clone()]) {
+            Some((key, false)) => {
+                self.index.insert(key, Slot::Unread(line));
+            }
+            Some((key, true)) => {
+                self.index.remove(&key);
+            }
+            None => {}
+        }
+    }
+
+    pub fn get(&mut self, key: &str) -> Option<&V> {
+        let slot = self.index.get_mut(key)?;
+        if let Slot::Unread(line) = slot {
+            match serde_json::from_slice::<Line<IgnoredAny, V>>(&self.text[line.clone()]) {
+                Ok(Line { value: Some(v), .. }) => *slot = Slot::Read(v),
+                _ => {
+                    self.index.remove(key);
+                    return None;
+                }
+            }
+        }
+        match self.index.get(key) {
+            Some(Slot::Read(v)) => Some(v),
+            _ => None,
+        }
     }
 
     pub fn set(&mut self, key: &str, value: V) -> std::io::Result<()> {
@@ -70,7 +119,7 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
             key,
             value: Some(&value),
         })?;
-        self.index.insert(key.to_string(), value);
+        self.index.insert(key.to_string(), Slot::Read(value));
         Ok(())
     }
 
@@ -90,16 +139,30 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
                 .expect("a log line serializes"),
             );
             bytes.push(b'\n');
-            values.push((key.to_string(), value));
+            values.push((key.to_string(), Slot::Read(value)));
         }
         self.write_lines(&bytes, values.len())?;
         self.index.extend(values);
         Ok(())
     }
 
-    /// Every live key and its value, in no particular order.
-    pub fn entries(&self) -> impl Iterator<Item = (&str, &V)> {
-        self.index.iter().map(|(k, v)| (k.as_str(), v))
+    /// Every live key whose value parses, and its value, sorted by key.
+    pub fn entries(&mut self) -> Vec<(&str, &V)> {
+        let mut keys: Vec<String> = self.index.keys().cloned().collect();
+        keys.sort();
+        for key in &keys {
+            self.get(key);
+        }
+        let mut entries: Vec<(&str, &V)> = self
+            .index
+            .iter()
+            .filter_map(|(k, slot)| match slot {
+                Slot::Read(v) => Some((k.as_str(), v)),
+                Slot::Unread(_) => None,
+            })
+            .collect();
+        entries.sort_by_key(|(k, _)| *k);
+        entries
     }
 
     pub fn discard(&mut self, key: &str) -> std::io::Result<()> {
@@ -128,24 +191,54 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
         Ok(())
     }
 
-    /// Rewrites the file with one line per live key, sorted.
+    /// Rewrites the file with one line per live key, sorted. An unread value is copied as
+    /// the line it was loaded from, and then points into the rewritten text.
     fn compact(&mut self) -> std::io::Result<()> {
-        let mut keys: Vec<&String> = self.index.keys().collect();
+        let mut keys: Vec<String> = self.index.keys().cloned().collect();
         keys.sort();
         let mut text = Vec::new();
-        for key in keys {
-            let line = Line {
-                key: key.as_str(),
-                value: Some(&self.index[key]),
-            };
-            text.extend(serde_json::to_vec(&line).expect("a log line serializes"));
+        for key in &keys {
+            let start = text.len();
+            match self.index.get_mut(key).expect("a key just listed") {
+                Slot::Unread(line) => {
+                    text.extend_from_slice(&self.text[line.clone()]);
+                    *line = start..text.len();
+                }
+                Slot::Read(value) => {
+                    let line = Line {
+                        key: key.as_str(),
+                        value: Some(&*value),
+                    };
+                    text.extend(serde_json::to_vec(&line).expect("a log line serializes"));
+                }
+            }
             text.push(b'\n');
         }
         atomic::write(&self.path, &text)?;
+        self.text = text;
         self.lines = self.index.len();
         self.file = None;
         Ok(())
     }
+}
+
+/// The key of a log line, and whether the line discards it, read without parsing the
+/// value. The writer puts the key first; a key with escapes, or a line in any other
+/// shape, is read by the JSON parser instead. `None`: not a line of this log.
+fn key_of(line: &[u8]) -> Option<(String, bool)> {
+    const OPEN: &[u8] = b"{\"key\":\"";
+    const DISCARD: &[u8] = b",\"value\":null}";
+    if let Some(rest) = line.strip_prefix(OPEN) {
+        if let Some(close) = memchr(b'"', rest) {
+            let key = &rest[..close];
+            if !key.contains(&b'\\') {
+                let key = std::str::from_utf8(key).ok()?.to_string();
+                return Some((key, &rest[close + 1..] == DISCARD));
+            }
+        }
+    }
+    let Line { key, value } = serde_json::from_slice::<Line<String, IgnoredAny>>(line).ok()?;
+    Some((key, value.is_none()))
 }
 
 #[cfg(test)]
@@ -161,7 +254,7 @@ mod tests {
         log.set("b", 2).unwrap();
         log.discard("a").unwrap();
         drop(log);
-        let log = KeyedLog::<u32>::load(&path).unwrap();
+        let mut log = KeyedLog::<u32>::load(&path).unwrap();
         assert_eq!(log.get("a"), None);
         assert_eq!(log.get("b"), Some(&2));
     }
@@ -175,7 +268,7 @@ mod tests {
             log.set("same", i).unwrap();
         }
         drop(log);
-        let log = KeyedLog::<u32>::load(&path).unwrap();
+        let mut log = KeyedLog::<u32>::load(&path).unwrap();
         let lines = std::fs::read_to_string(&path).unwrap().lines().count();
         assert_eq!(lines, 1);
         assert_eq!(log.get("same"), Some(&199));
@@ -197,9 +290,57 @@ mod tests {
         let mut log = KeyedLog::<u32>::load(&path).unwrap();
         log.set("after", 2).unwrap();
         drop(log);
-        let log = KeyedLog::<u32>::load(&path).unwrap();
+        let mut log = KeyedLog::<u32>::load(&path).unwrap();
         assert_eq!(log.get("kept"), Some(&1));
         assert_eq!(log.get("torn"), None);
         assert_eq!(log.get("after"), Some(&2));
+    }
+
+    #[test]
+    fn a_key_with_escapes_reads_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        let mut log = KeyedLog::<u32>::load(&path).unwrap();
+        log.set("a \"quoted\" \\ key", 7).unwrap();
+        log.set("plain", 8).unwrap();
+        log.discard("a \"quoted\" \\ key").unwrap();
+        log.set("a \"quoted\" \\ key", 9).unwrap();
+        drop(log);
+        let mut log = KeyedLog::<u32>::load(&path).unwrap();
+        assert_eq!(log.get("a \"quoted\" \\ key"), Some(&9));
+        assert_eq!(log.get("plain"), Some(&8));
+    }
+
+    #[test]
+    fn a_value_that_does_not_parse_reads_as_absent_and_others_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        std::fs::write(
+            &path,
+            "{\"key\":\"good\",\"value\":1}\n{\"key\":\"bad\",\"value\":\"not a number\"}\nnot json\n",
+        )
+        .unwrap();
+        let mut log = KeyedLog::<u32>::load(&path).unwrap();
+        assert_eq!(log.get("bad"), None);
+        assert_eq!(log.get("good"), Some(&1));
+        assert_eq!(log.entries(), vec![("good", &1)]);
+    }
+
+    #[test]
+    fn compacting_keeps_values_never_parsed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        let mut log = KeyedLog::<u32>::load(&path).unwrap();
+        log.set("untouched", 5).unwrap();
+        for i in 0..200 {
+            log.set("churn", i).unwrap();
+        }
+        drop(log);
+        // Compacted while loading, with "untouched" still unread; then read from the
+        // rewritten text.
+        let mut log = KeyedLog::<u32>::load(&path).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 2);
+        assert_eq!(log.get("untouched"), Some(&5));
+        assert_eq!(log.get("churn"), Some(&199));
     }
 }

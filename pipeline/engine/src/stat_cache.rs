@@ -73,6 +73,10 @@ pub struct StatCache {
     /// Folders found to be (or not be) symbolic links this cook: every source in a folder
     /// asks, and the answer is the same for all of them.
     links: Mutex<HashMap<PathBuf, bool>>,
+    /// Each source's hash and size as this cook first found it. A source many steps read
+    /// (a pack's manifest: four steps per block) is stat'ed once, and every step of the
+    /// cook sees the same version of it.
+    this_cook: Mutex<HashMap<PathBuf, (String, u64)>>,
 }
 
 /// A source file read (or recognised) through the cache.
@@ -126,6 +130,7 @@ impl StatCache {
             entries: Mutex::new(entries),
             derived: Mutex::new(derived),
             links: Mutex::new(HashMap::new()),
+            this_cook: Mutex::new(HashMap::new()),
         }
     }
 
@@ -145,6 +150,9 @@ impl StatCache {
     /// The recorded hash and size of `path` if its stamp is unchanged; `None` when it would
     /// have to be read (or cannot be).
     pub fn lookup(&self, path: &Path) -> Option<(String, u64)> {
+        if let Some(known) = self.found_this_cook(path) {
+            return Some(known);
+        }
         let meta = std::fs::symlink_metadata(path).ok()?;
         if !meta.is_file() {
             return None;
@@ -152,13 +160,44 @@ impl StatCache {
         let mut entries = self.entries.lock().expect("stat cache lock");
         let entry = entries.get_mut(path).filter(|e| e.stamp == stamp(&meta))?;
         entry.seen = true;
-        Some((entry.hash.clone(), meta.len()))
+        let found = (entry.hash.clone(), meta.len());
+        drop(entries);
+        self.found(path, &found.0, found.1);
+        Some(found)
+    }
+
+    /// Forgets what this cook found, for a cache kept from one cook to the next (a test's
+    /// bench): a cook opens its own, so each sees the sources as they are when it starts.
+    pub fn new_cook(&self) {
+        self.this_cook.lock().expect("stat cache lock").clear();
+    }
+
+    fn found_this_cook(&self, path: &Path) -> Option<(String, u64)> {
+        self.this_cook
+            .lock()
+            .expect("stat cache lock")
+            .get(path)
+            .cloned()
+    }
+
+    fn found(&self, path: &Path, hash: &str, size: u64) {
+        self.this_cook
+            .lock()
+            .expect("stat cache lock")
+            .insert(path.to_path_buf(), (hash.to_string(), size));
     }
 
     /// The content hash of `path`, reading the file only when its stamp changed.
     /// Symlinks and anything but a regular file are refused with `InvalidInput`: sources
     /// must live inside the pack folder, and a link could point anywhere.
     pub fn hash(&self, path: &Path) -> std::io::Result<Hashed> {
+        if let Some((hash, size)) = self.found_this_cook(path) {
+            return Ok(Hashed {
+                hash,
+                size,
+                bytes: None,
+            });
+        }
         let meta = std::fs::symlink_metadata(path)?;
         if meta.file_type().is_symlink() {
             return Err(std::io::Error::new(
@@ -176,8 +215,10 @@ impl StatCache {
         if let Some(e) = self.entries.lock().expect("stat cache lock").get_mut(path) {
             if e.stamp == now {
                 e.seen = true;
+                let hash = e.hash.clone();
+                self.found(path, &hash, now.size);
                 return Ok(Hashed {
-                    hash: e.hash.clone(),
+                    hash,
                     size: now.size,
                     bytes: None,
                 });
@@ -200,6 +241,7 @@ impl StatCache {
                 seen: true,
             },
         );
+        self.found(path, &hash, bytes.len() as u64);
         Ok(Hashed {
             hash,
             size: bytes.len() as u64,
@@ -233,7 +275,7 @@ impl StatCache {
         let (bytes, hash) = match hashed.bytes {
             Some(b) => (b, hashed.hash),
             None => {
-                let b = std::fs::read(path).ok()?;
+                let b = mjolnir_files::bounded::read(path, hashed.size).ok()?;
                 let h = blake3::hash(&b).to_hex().to_string();
                 (b, h)
             }
@@ -297,6 +339,7 @@ impl StatCache {
     }
 
     pub fn forget(&self, path: &Path) {
+        self.this_cook.lock().expect("stat cache lock").remove(path);
         if self
             .entries
             .lock()
@@ -384,6 +427,12 @@ mod tests {
         assert_eq!(reopened.lookup(&file), Some((first.hash.clone(), 5)));
 
         std::fs::write(&file, b"other").unwrap();
+        assert_eq!(
+            reopened.lookup(&file),
+            Some((first.hash.clone(), 5)),
+            "one cook sees one version of a source"
+        );
+        reopened.new_cook();
         assert_eq!(reopened.lookup(&file), None, "a changed stamp is a miss");
         assert!(reopened.hash(&file).unwrap().bytes.is_some());
     }

@@ -262,9 +262,10 @@ impl Store {
 
     /// Every action whose record is sound, by key.
     pub fn actions(&self) -> Vec<ActionRecord> {
-        let actions = self.actions.lock().expect("action log lock");
+        let mut actions = self.actions.lock().expect("action log lock");
         let mut records: Vec<ActionRecord> = actions
             .entries()
+            .into_iter()
             .filter(|(key, sealed)| sealed.seal == seal(key, &sealed.outputs))
             .map(|(key, sealed)| ActionRecord {
                 key: key.to_string(),

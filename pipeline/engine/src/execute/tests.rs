@@ -52,6 +52,7 @@ impl Bench {
     }
 
     fn run(&self, graph: &Graph, cook: &CookFn<'_>) -> Vec<Finished> {
+        self.stat_cache.new_cook();
         run(graph, Vec::new(), &self.settings(), &Quiet, cook)
     }
 
