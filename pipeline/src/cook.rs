@@ -168,9 +168,7 @@ impl Cook<'_> {
 
     /// Runs the steps from `first` on, after the results of those before it.
     fn run(&self, graph: &Graph, prior: Vec<Finished>, first: usize) -> Vec<Finished> {
-        self.progress.start(&Graph {
-            steps: graph.steps[first..].to_vec(),
-        });
+        self.progress.start(&graph.steps[first..]);
         execute::run(
             graph,
             prior,

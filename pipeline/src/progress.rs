@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::execute::{Finished, Observer, Outcome};
-use crate::graph::{Graph, StepId};
+use crate::graph::{Graph, Step, StepId};
 
 #[derive(Default, Clone, Copy)]
 struct Tally {
@@ -84,17 +84,18 @@ impl Progress {
     }
 
     /// Announces a graph about to run, so totals are known.
-    pub fn start(&self, graph: &Graph) {
+    /// Counts `steps` (a stage of the graph) as to be done.
+    pub fn start(&self, steps: &[Step]) {
         let mut stages = self.stages.lock().expect("progress lock");
         stages.clear();
-        for step in &graph.steps {
+        for step in steps {
             stages
                 .entry((step.pack.clone(), step.kind.name))
                 .or_default()
                 .total += 1;
         }
         let mut overall = self.overall.lock().expect("progress lock");
-        overall.total += graph.steps.len();
+        overall.total += steps.len();
         if let Display::Bars {
             overall: bar,
             packs,
@@ -102,7 +103,7 @@ impl Progress {
         } = &self.display
         {
             bar.set_length(overall.total as u64);
-            for step in &graph.steps {
+            for step in steps {
                 if let Some(b) = packs.get(&step.pack) {
                     b.inc_length(1);
                 }

@@ -270,7 +270,9 @@ impl DirectoryIndex {
     }
 
     /// Builds an index for `files` (paths relative to `mount_point`, `/`-separated, with their
-    /// TOC entry indices). Paths are sorted, so the same set gives the same bytes.
+    /// TOC entry indices). Paths are sorted, so the same set gives the same bytes. Linear in
+    /// the files: names, children and each folder's last file and child are looked up, not
+    /// searched for (a pack of 256 blocks has 256 folders side by side).
     pub fn build(mount_point: &str, files: &[(String, u32)]) -> DirectoryIndex {
         let mut sorted: Vec<&(String, u32)> = files.iter().collect();
         sorted.sort();
@@ -288,65 +290,74 @@ impl DirectoryIndex {
             files: Vec::new(),
             strings: Vec::new(),
         };
-        let string = |strings: &mut Vec<FString>, s: &str| -> u32 {
-            match strings.iter().position(|x| x.text == s) {
-                Some(i) => i as u32,
-                None => {
-                    strings.push(FString {
-                        text: s.to_string(),
-                        utf16: !s.is_ascii(),
-                    });
-                    (strings.len() - 1) as u32
-                }
-            }
-        };
+        let mut builder = Builder::default();
         for (path, entry) in sorted {
             let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
             let Some((file, dirs)) = parts.split_last() else {
                 continue;
             };
-            let mut d = 0usize;
+            let mut d = 0u32;
             for name in dirs {
-                let name_id = string(&mut index.strings, name);
-                let mut child = index.directories[d].first_child;
-                let mut last = NONE;
-                while child != NONE && index.directories[child as usize].name != name_id {
-                    last = child;
-                    child = index.directories[child as usize].next_sibling;
-                }
-                if child == NONE {
-                    index.directories.push(DirectoryEntry {
-                        name: name_id,
-                        first_child: NONE,
-                        next_sibling: NONE,
-                        first_file: NONE,
-                    });
-                    child = (index.directories.len() - 1) as u32;
-                    if last == NONE {
-                        index.directories[d].first_child = child;
-                    } else {
-                        index.directories[last as usize].next_sibling = child;
-                    }
-                }
-                d = child as usize;
+                let name_id = builder.string(&mut index.strings, name);
+                d = builder.child(&mut index.directories, d, name_id);
             }
-            let name_id = string(&mut index.strings, file);
+            let name_id = builder.string(&mut index.strings, file);
             index.files.push(FileEntry {
                 name: name_id,
                 next_file: NONE,
                 user_data: *entry,
             });
             let new = (index.files.len() - 1) as u32;
-            let mut f = index.directories[d].first_file;
-            if f == NONE {
-                index.directories[d].first_file = new;
-            } else {
-                while index.files[f as usize].next_file != NONE {
-                    f = index.files[f as usize].next_file;
-                }
-                index.files[f as usize].next_file = new;
+            match builder.last_file.insert(d, new) {
+                None => index.directories[d as usize].first_file = new,
+                Some(last) => index.files[last as usize].next_file = new,
             }
         }
         index
+    }
+}
+
+/// What `DirectoryIndex::build` has made so far, by what it is looked up by.
+#[derive(Default)]
+struct Builder {
+    strings: std::collections::HashMap<String, u32>,
+    children: std::collections::HashMap<(u32, u32), u32>,
+    last_child: std::collections::HashMap<u32, u32>,
+    last_file: std::collections::HashMap<u32, u32>,
+}
+
+impl Builder {
+    /// The index of string `s`, added at the end if new.
+    fn string(&mut self, strings: &mut Vec<FString>, s: &str) -> u32 {
+        if let Some(&i) = self.strings.get(s) {
+            return i;
+        }
+        strings.push(FString {
+            text: s.to_string(),
+            utf16: !s.is_ascii(),
+        });
+        let i = (strings.len() - 1) as u32;
+        self.strings.insert(s.to_string(), i);
+        i
+    }
+
+    /// The child of folder `parent` named `name`, added as its last child if new.
+    fn child(&mut self, directories: &mut Vec<DirectoryEntry>, parent: u32, name: u32) -> u32 {
+        if let Some(&child) = self.children.get(&(parent, name)) {
+            return child;
+        }
+        directories.push(DirectoryEntry {
+            name,
+            first_child: NONE,
+            next_sibling: NONE,
+            first_file: NONE,
+        });
+        let child = (directories.len() - 1) as u32;
+        match self.last_child.insert(parent, child) {
+            None => directories[parent as usize].first_child = child,
+            Some(last) => directories[last as usize].next_sibling = child,
+        }
+        self.children.insert((parent, name), child);
+        child
     }
 }

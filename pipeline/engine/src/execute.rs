@@ -803,7 +803,7 @@ impl Scheduler<'_, '_> {
             .unwrap_or(settings.pool)
             .in_place_scope(|scope| loop {
                 self.stopping |= settings.cancel.load(Ordering::Relaxed);
-                self.probe_ready();
+                self.probe_ready(most_in_flight);
                 if remote_up && io_pool.is_none() && !self.runnable.is_empty() && !self.stopping {
                     return true;
                 }
@@ -832,6 +832,15 @@ impl Scheduler<'_, '_> {
                 if self.in_flight == 0 {
                     continue;
                 }
+                // Steps are left to probe: take what the workers have finished, and probe
+                // on rather than wait for them.
+                if !self.run.ready.is_empty() && !self.stopping {
+                    while let Ok((id, result)) = self.rx.try_recv() {
+                        self.in_flight -= 1;
+                        self.finish(id, result);
+                    }
+                    continue;
+                }
                 let (id, result) = self.rx.recv().expect("a worker always reports");
                 self.in_flight -= 1;
                 self.finish(id, result);
@@ -839,10 +848,15 @@ impl Scheduler<'_, '_> {
     }
 
     /// Probes every ready step at once, on the pool: in a no-op cook the graph is all
-    /// hits, and probing it wave by wave in parallel halves the coordinator's work.
-    fn probe_ready(&mut self) {
+    /// hits, and probing it wave by wave in parallel halves the coordinator's work. Stops
+    /// after a wave that found a step to run while a worker is free, so an edit's first
+    /// step starts while the rest of the graph is probed, not after.
+    fn probe_ready(&mut self, most_in_flight: usize) {
         let (graph, settings) = (self.graph, self.settings);
         while !self.stopping && !self.run.ready.is_empty() {
+            if !self.runnable.is_empty() && self.in_flight < most_in_flight {
+                return;
+            }
             let wave: Vec<StepId> = self.run.ready.drain(..).collect();
             for &id in &wave {
                 self.run.transition(id, State::Running);
@@ -1336,21 +1350,26 @@ fn load(step: &Step, g: Gathered, settings: &Settings) -> Result<Inputs, Vec<Dia
             }
         }
     }
-    // What the step's spliced outputs copy from is not its cooker's to read.
-    for (name, out) in g
+    // What the step's spliced outputs copy from is not its cooker's to read. A set's step
+    // reads a few small files per block: on the pool's threads, not one after another.
+    let upstream: Vec<(String, Arc<Output>)> = g
         .unread_upstream
         .into_iter()
         .filter(|(name, _)| !step.kind.splices_from(name))
-    {
-        let bytes = out.bytes(settings.store).map_err(|e| {
+        .collect();
+    let read = |(name, out): &(String, Arc<Output>)| {
+        out.bytes(settings.store).map_err(|e| {
             vec![finding(
                 CACHE_CORRUPT,
                 &step.id,
                 format!("the cached {name} was damaged: {}", e.detail),
             )]
-        })?;
-        loaded.insert(name, bytes);
-    }
+        })
+    };
+    let bytes: Vec<Arc<Vec<u8>>> = settings
+        .pool
+        .install(|| upstream.par_iter().map(read).collect::<Result<_, _>>())?;
+    loaded.extend(upstream.into_iter().map(|(name, _)| name).zip(bytes));
     Ok(loaded)
 }
 

@@ -40,6 +40,16 @@ enum Slot<V> {
     Read(V),
 }
 
+impl<V> Slot<V> {
+    /// The bytes of its line, while unread (only unread slots exist right after loading).
+    fn len(&self) -> usize {
+        match self {
+            Slot::Unread(line) => line.len(),
+            Slot::Read(_) => 0,
+        }
+    }
+}
+
 pub struct KeyedLog<V> {
     path: PathBuf,
     /// The file as loaded, which `Slot::Unread` ranges point into.
@@ -79,7 +89,11 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
             start = end + 1;
         }
         // A torn last line would swallow the next appended one: rewrite the log first.
-        if torn || log.lines > 2 * log.index.len() + 64 {
+        // Stale lines are counted in bytes as well as lines: a step with many inputs
+        // appends a line of a hundred kilobytes each time it runs.
+        let live: usize = log.index.values().map(Slot::len).sum();
+        let stale_lines = log.lines > 2 * log.index.len() + 64;
+        if torn || stale_lines || log.text.len() > 2 * live + (64 << 10) {
             log.compact()?;
         }
         Ok(log)
@@ -342,5 +356,20 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 2);
         assert_eq!(log.get("untouched"), Some(&5));
         assert_eq!(log.get("churn"), Some(&199));
+    }
+
+    #[test]
+    fn a_log_grown_by_a_few_long_lines_is_compacted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        let mut log = KeyedLog::<String>::load(&path).unwrap();
+        for i in 0..10 {
+            log.set("long", format!("{i}{}", "x".repeat(100_000)))
+                .unwrap();
+        }
+        drop(log);
+        let mut log = KeyedLog::<String>::load(&path).unwrap();
+        assert!(std::fs::metadata(&path).unwrap().len() < 200_000);
+        assert!(log.get("long").unwrap().starts_with('9'));
     }
 }

@@ -46,6 +46,8 @@ enum Piece {
 pub struct Recipe {
     sources: Vec<String>,
     pieces: Vec<Piece>,
+    /// Each source's index in `sources`: a set's container copies from every block.
+    by_name: std::collections::HashMap<String, u32>,
 }
 
 impl Recipe {
@@ -55,11 +57,13 @@ impl Recipe {
         if length == 0 {
             return;
         }
-        let index = match self.sources.iter().position(|s| s == source) {
-            Some(i) => i as u32,
+        let index = match self.by_name.get(source) {
+            Some(&i) => i,
             None => {
                 self.sources.push(source.to_string());
-                self.sources.len() as u32 - 1
+                let i = self.sources.len() as u32 - 1;
+                self.by_name.insert(source.to_string(), i);
+                i
             }
         };
         if let Some(Piece::Copy {
@@ -163,7 +167,16 @@ impl Recipe {
             pieces.push(read_piece(&mut r, sources.len()).map_err(e)?);
         }
         r.finish().map_err(e)?;
-        Ok(Recipe { sources, pieces })
+        let by_name = sources
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.clone(), i as u32))
+            .collect();
+        Ok(Recipe {
+            sources,
+            pieces,
+            by_name,
+        })
     }
 
     /// The output's length, once every copy is checked to lie inside its source:
