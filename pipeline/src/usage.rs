@@ -85,7 +85,7 @@ pub fn record_uses<'k>(
     number: u64,
     keys: impl IntoIterator<Item = &'k str>,
 ) -> std::io::Result<()> {
-    KeyedLog::<u64>::load(&cache.join(USES))?.set_all(keys.into_iter().map(|k| (k, number)))
+    KeyedLog::<u64>::append_all(&cache.join(USES), keys.into_iter().map(|k| (k, number)))
 }
 
 /// Each step key's last use, by cook number.

@@ -789,6 +789,10 @@ struct Scheduler<'a, 's> {
     rx: mpsc::Receiver<(StepId, Finished)>,
 }
 
+/// The most steps a probing wave holds per thread: enough that a wave's parallel start
+/// costs little next to its probes, few enough that a finished step is seen soon.
+const WAVE: usize = 32;
+
 impl Scheduler<'_, '_> {
     /// Runs steps until the graph is done or stopped (`false`), or until a step must ask
     /// the remote cache and there is no I/O pool yet (`true`: make one and call again).
@@ -847,17 +851,19 @@ impl Scheduler<'_, '_> {
             })
     }
 
-    /// Probes every ready step at once, on the pool: in a no-op cook the graph is all
-    /// hits, and probing it wave by wave in parallel halves the coordinator's work. Stops
-    /// after a wave that found a step to run while a worker is free, so an edit's first
-    /// step starts while the rest of the graph is probed, not after.
+    /// Probes the ready steps in waves, each on the pool: in a no-op cook the graph is all
+    /// hits, and probing it in parallel halves the coordinator's work. A wave holds at
+    /// most [`WAVE`] steps per thread, and probing stops once it found a step to run while
+    /// a worker is free, or while a worker runs (its result may make more steps ready):
+    /// an edit's steps start while the rest of the graph is probed, not after it.
     fn probe_ready(&mut self, most_in_flight: usize) {
         let (graph, settings) = (self.graph, self.settings);
         while !self.stopping && !self.run.ready.is_empty() {
             if !self.runnable.is_empty() && self.in_flight < most_in_flight {
                 return;
             }
-            let wave: Vec<StepId> = self.run.ready.drain(..).collect();
+            let size = self.run.ready.len().min(WAVE * settings.jobs.max(1));
+            let wave: Vec<StepId> = self.run.ready.drain(..size).collect();
             for &id in &wave {
                 self.run.transition(id, State::Running);
             }
@@ -878,6 +884,9 @@ impl Scheduler<'_, '_> {
                     Some(hit) => self.finish(id, hit),
                     None => self.runnable.push_back(id),
                 }
+            }
+            if self.in_flight > 0 {
+                return;
             }
         }
     }

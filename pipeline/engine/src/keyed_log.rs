@@ -137,26 +137,24 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
         Ok(())
     }
 
-    /// Sets many keys with one write.
-    pub fn set_all<'k>(
-        &mut self,
+    /// Sets many keys in the log at `path` with one write, without reading the log first:
+    /// a log every cook rewrites each key of (the cache's uses) is read only when it has
+    /// grown to several times what one such write adds, and then compacted as it loads.
+    pub fn append_all<'k>(
+        path: &Path,
         entries: impl IntoIterator<Item = (&'k str, V)>,
     ) -> std::io::Result<()> {
-        let mut bytes = Vec::new();
-        let mut values = Vec::new();
-        for (key, value) in entries {
-            bytes.extend(
-                serde_json::to_vec(&Line {
-                    key,
-                    value: Some(&value),
-                })
-                .expect("a log line serializes"),
-            );
-            bytes.push(b'\n');
-            values.push((key.to_string(), Slot::Read(value)));
+        let bytes = lines_of(entries);
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
+        file.write_all(&bytes)?;
+        let grown = file.metadata()?.len();
+        drop(file);
+        if grown > 3 * bytes.len() as u64 + (64 << 10) {
+            KeyedLog::<V>::load(path)?;
         }
-        self.write_lines(&bytes, values.len())?;
-        self.index.extend(values);
         Ok(())
     }
 
@@ -234,6 +232,20 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
         self.file = None;
         Ok(())
     }
+}
+
+/// The lines setting each key to its value.
+fn lines_of<'k, V: Serialize>(entries: impl IntoIterator<Item = (&'k str, V)>) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for (key, value) in entries {
+        let line = Line {
+            key,
+            value: Some(&value),
+        };
+        serde_json::to_writer(&mut bytes, &line).expect("a log line serializes");
+        bytes.push(b'\n');
+    }
+    bytes
 }
 
 /// The key of a log line, and whether the line discards it, read without parsing the
@@ -371,5 +383,27 @@ mod tests {
         let mut log = KeyedLog::<String>::load(&path).unwrap();
         assert!(std::fs::metadata(&path).unwrap().len() < 200_000);
         assert!(log.get("long").unwrap().starts_with('9'));
+    }
+
+    #[test]
+    fn appending_without_loading_is_read_back_and_compacted_once_grown() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        let keys: Vec<String> = (0..2000).map(|i| format!("key{i}")).collect();
+        for cook in 0..10u64 {
+            KeyedLog::append_all(&path, keys.iter().map(|k| (k.as_str(), cook))).unwrap();
+        }
+        let one_cook = std::fs::read_to_string(&path)
+            .unwrap()
+            .lines()
+            .filter(|l| l.contains("\"key0\""))
+            .count();
+        assert!(
+            one_cook <= 4,
+            "compacted as it grew: {one_cook} lines for key0"
+        );
+        let mut log = KeyedLog::<u64>::load(&path).unwrap();
+        assert_eq!(log.get("key1999"), Some(&9));
+        assert_eq!(log.entries().len(), 2000);
     }
 }

@@ -210,6 +210,46 @@ fn refuse_links(out: &Path, dir: &Path) -> Result<(), Error> {
     Ok(())
 }
 
+/// A folder's entries as the sweep needs them: the metadata of each file that is a set
+/// file (any other is only deleted), and each subfolder's own listing.
+struct Listing {
+    dir: PathBuf,
+    files: Vec<(PathBuf, Option<Metadata>)>,
+    folders: Vec<Listing>,
+}
+
+/// Lists `dir` and its subfolders, each on the pool: the stats are most of a sweep, and a
+/// set's block folders sit side by side. A folder that cannot be read lists as empty.
+fn list(dir: &Path, stale: &HashMap<PathBuf, &Arc<Output>>) -> std::io::Result<Listing> {
+    let mut listing = Listing {
+        dir: dir.to_path_buf(),
+        files: Vec::new(),
+        folders: Vec::new(),
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(listing);
+    };
+    let mut folders = Vec::new();
+    for entry in entries {
+        let entry = entry?;
+        let path = entry.path();
+        if entry.file_type()?.is_dir() {
+            folders.push(path);
+        } else {
+            let meta = match stale.contains_key(&path) {
+                true => Some(entry.metadata()?),
+                false => None,
+            };
+            listing.files.push((path, meta));
+        }
+    }
+    listing.folders = folders
+        .par_iter()
+        .map(|folder| list(folder, stale))
+        .collect::<std::io::Result<_>>()?;
+    Ok(listing)
+}
+
 /// Deletes everything under `dir` that is not a file of the set (or, given `removals`,
 /// lists it there and deletes nothing), and takes out of `stale` the files that already
 /// hold their output; returns whether `dir` is left empty.
@@ -218,27 +258,34 @@ fn sweep(
     stale: &mut HashMap<PathBuf, &Arc<Output>>,
     stat_cache: &StatCache,
     changes: &mut Changes,
+    removals: Option<&mut Vec<PathBuf>>,
+) -> std::io::Result<bool> {
+    let listing = list(dir, stale)?;
+    sweep_listed(listing, stale, stat_cache, changes, removals)
+}
+
+fn sweep_listed(
+    listing: Listing,
+    stale: &mut HashMap<PathBuf, &Arc<Output>>,
+    stat_cache: &StatCache,
+    changes: &mut Changes,
     mut removals: Option<&mut Vec<PathBuf>>,
 ) -> std::io::Result<bool> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Ok(true);
-    };
     let mut empty = true;
-    for entry in entries {
-        let entry = entry?;
-        let path = entry.path();
-        let kind = entry.file_type()?;
-        if kind.is_dir() {
-            if sweep(&path, stale, stat_cache, changes, removals.as_deref_mut())?
-                && removals.is_none()
-            {
-                std::fs::remove_dir(&path)?;
-            } else {
-                empty = false;
-            }
-        } else if let Some(output) = stale.get(&path) {
+    for folder in listing.folders {
+        let path = folder.dir.clone();
+        if sweep_listed(folder, stale, stat_cache, changes, removals.as_deref_mut())?
+            && removals.is_none()
+        {
+            std::fs::remove_dir(&path)?;
+        } else {
             empty = false;
-            if file_holds(stat_cache, &path, &entry.metadata()?, output) {
+        }
+    }
+    for (path, meta) in listing.files {
+        if let (Some(output), Some(meta)) = (stale.get(&path), &meta) {
+            empty = false;
+            if file_holds(stat_cache, &path, meta, output) {
                 stale.remove(&path);
             }
         } else if let Some(list) = removals.as_deref_mut() {
