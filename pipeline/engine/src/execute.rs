@@ -549,6 +549,11 @@ struct Run {
     unfinished_dependents: Vec<usize>,
     results: Vec<Option<Finished>>,
     ready: VecDeque<StepId>,
+    /// While set, a step that becomes ready goes to the front of `ready`: the dependents
+    /// of a step that ran, which an edit waits on, are probed before the hits queued ahead.
+    ready_first: bool,
+    /// How many steps at the front of `ready` were queued with `ready_first`.
+    urgent: usize,
 }
 
 impl Run {
@@ -577,6 +582,8 @@ impl Run {
             dependents,
             results,
             ready: VecDeque::new(),
+            ready_first: false,
+            urgent: 0,
         };
         for id in 0..done {
             run.states[id] = State::Waiting(0);
@@ -607,6 +614,10 @@ impl Run {
         );
         self.states[id] = to;
         match to {
+            State::Ready if self.ready_first => {
+                self.ready.push_front(id);
+                self.urgent += 1;
+            }
             State::Ready => self.ready.push_back(id),
             State::Done if self.results[id].is_some() => {
                 self.let_go_of_what_is_read(id);
@@ -656,6 +667,15 @@ impl Run {
     fn let_go_of(&self, id: StepId) {
         for output in self.results[id].iter().flat_map(|r| &r.outputs) {
             output.let_go();
+        }
+    }
+
+    /// Steps of a probing wave that were not probed (a worker finished meanwhile) go back
+    /// to the front of the queue, in their order.
+    fn requeue(&mut self, ids: Vec<StepId>) {
+        for &id in ids.iter().rev() {
+            self.states[id] = State::Ready;
+            self.ready.push_front(id);
         }
     }
 
@@ -748,6 +768,7 @@ fn schedule(
         stopping: false,
         tx,
         rx,
+        reported: Arc::new(AtomicBool::new(false)),
     };
     // With a remote cache a step that must ask the server waits on the network more than
     // on the cores: once one does, steps run on an I/O pool with a thread per request that
@@ -787,6 +808,9 @@ struct Scheduler<'a, 's> {
     stopping: bool,
     tx: mpsc::Sender<(StepId, Finished)>,
     rx: mpsc::Receiver<(StepId, Finished)>,
+    /// Set by a worker once it has sent its result: a probing wave under way stops, so
+    /// the steps waiting on that result are probed next rather than after the wave.
+    reported: Arc<AtomicBool>,
 }
 
 /// The most steps a probing wave holds per thread: enough that a wave's parallel start
@@ -823,9 +847,12 @@ impl Scheduler<'_, '_> {
                         .map(|d| self.run.results[d].as_ref().map(|r| r.outputs.clone()))
                         .collect();
                     let tx = self.tx.clone();
+                    let reported = self.reported.clone();
                     self.in_flight += 1;
                     scope.spawn(move |_| {
                         let result = run_step(graph, id, &upstream, settings, cook);
+                        // Before sending: once its result is taken, no worker sets it.
+                        reported.store(true, Ordering::Relaxed);
                         let _ = tx.send((id, result));
                     });
                 }
@@ -838,16 +865,15 @@ impl Scheduler<'_, '_> {
                 }
                 // Steps are left to probe: take what the workers have finished, and probe
                 // on rather than wait for them.
+                self.reported.store(false, Ordering::Relaxed);
                 if !self.run.ready.is_empty() && !self.stopping {
                     while let Ok((id, result)) = self.rx.try_recv() {
-                        self.in_flight -= 1;
-                        self.finish(id, result);
+                        self.finish_ran(id, result);
                     }
                     continue;
                 }
                 let (id, result) = self.rx.recv().expect("a worker always reports");
-                self.in_flight -= 1;
-                self.finish(id, result);
+                self.finish_ran(id, result);
             })
     }
 
@@ -862,33 +888,57 @@ impl Scheduler<'_, '_> {
             if !self.runnable.is_empty() && self.in_flight < most_in_flight {
                 return;
             }
-            let size = self.run.ready.len().min(WAVE * settings.jobs.max(1));
+            if self.in_flight == 0 {
+                self.reported.store(false, Ordering::Relaxed);
+            }
+            // The dependents of a step that ran make a wave of their own.
+            let most = match self.run.urgent {
+                0 => WAVE * settings.jobs.max(1),
+                urgent => urgent,
+            };
+            let size = self.run.ready.len().min(most);
+            self.run.urgent = self.run.urgent.saturating_sub(size);
             let wave: Vec<StepId> = self.run.ready.drain(..size).collect();
             for &id in &wave {
                 self.run.transition(id, State::Running);
             }
             let results = &self.run.results;
-            let probed: Vec<Option<Finished>> = settings.pool.install(|| {
+            let reported = &*self.reported;
+            let probed: Vec<Option<Option<Finished>>> = settings.pool.install(|| {
                 wave.par_iter()
                     .map(|&id| {
+                        if reported.load(Ordering::Relaxed) {
+                            return None;
+                        }
                         let upstream: Vec<&Finished> = graph.steps[id]
                             .deps()
                             .map(|d| results[d].as_ref().expect("dependencies are done"))
                             .collect();
-                        probe(graph, id, &upstream, settings)
+                        Some(probe(graph, id, &upstream, settings))
                     })
                     .collect()
             });
-            for (id, hit) in wave.into_iter().zip(probed) {
-                match hit {
-                    Some(hit) => self.finish(id, hit),
-                    None => self.runnable.push_back(id),
+            let mut unprobed = Vec::new();
+            for (id, probed) in wave.into_iter().zip(probed) {
+                match probed {
+                    Some(Some(hit)) => self.finish(id, hit),
+                    Some(None) => self.runnable.push_back(id),
+                    None => unprobed.push(id),
                 }
             }
+            self.run.requeue(unprobed);
             if self.in_flight > 0 {
                 return;
             }
         }
+    }
+
+    /// A worker's result: what it makes ready is probed first.
+    fn finish_ran(&mut self, id: StepId, result: Finished) {
+        self.in_flight -= 1;
+        self.run.ready_first = true;
+        self.finish(id, result);
+        self.run.ready_first = false;
     }
 
     fn finish(&mut self, id: StepId, result: Finished) {

@@ -128,6 +128,22 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
         }
     }
 
+    /// The value of `key`, parsed again from its line if it was not asked for through
+    /// [`get`](Self::get): a shared borrow, so several threads can look up a log that each
+    /// key is read from once.
+    pub fn peek(&self, key: &str) -> Option<V>
+    where
+        V: Clone,
+    {
+        match self.index.get(key)? {
+            Slot::Unread(line) => {
+                let line = serde_json::from_slice::<Line<IgnoredAny, V>>(&self.text[line.clone()]);
+                line.ok()?.value
+            }
+            Slot::Read(v) => Some(v.clone()),
+        }
+    }
+
     pub fn set(&mut self, key: &str, value: V) -> std::io::Result<()> {
         self.append(&Line {
             key,
@@ -350,6 +366,25 @@ mod tests {
         assert_eq!(log.get("bad"), None);
         assert_eq!(log.get("good"), Some(&1));
         assert_eq!(log.entries(), vec![("good", &1)]);
+    }
+
+    #[test]
+    fn peeking_reads_unparsed_and_set_values_alike_and_a_bad_value_as_absent() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        std::fs::write(
+            &path,
+            "{\"key\":\"good\",\"value\":1}\n{\"key\":\"bad\",\"value\":[]}\n",
+        )
+        .unwrap();
+        let mut log = KeyedLog::<u32>::load(&path).unwrap();
+        assert_eq!(log.peek("good"), Some(1));
+        assert_eq!(log.peek("bad"), None);
+        assert_eq!(log.peek("never"), None);
+        log.set("new", 7).unwrap();
+        assert_eq!(log.peek("new"), Some(7));
+        // Peeking parses without keeping: the value is still there to get.
+        assert_eq!(log.get("good"), Some(&1));
     }
 
     #[test]

@@ -62,6 +62,10 @@ struct OnDisk<Entries> {
     derived: BTreeMap<String, Vec<String>>,
 }
 
+/// Larger than the cache of any build folder this layout writes; a larger file is not
+/// read, and every source is hashed again.
+const MAX_FILE_BYTES: u64 = 1 << 30;
+
 pub struct StatCache {
     file: PathBuf,
     /// Set when anything changed since loading, so an unchanged cache is not rewritten.
@@ -118,7 +122,7 @@ fn spliced_key(content_hash: &str) -> String {
 
 impl StatCache {
     pub fn open(file: PathBuf) -> StatCache {
-        let (entries, derived) = std::fs::read(&file)
+        let (entries, derived) = mjolnir_files::bounded::read(&file, MAX_FILE_BYTES)
             .ok()
             .and_then(|b| serde_json::from_slice::<OnDisk<HashMap<PathBuf, Entry>>>(&b).ok())
             .filter(|d| d.format == FORMAT)
@@ -364,11 +368,14 @@ impl StatCache {
         }
         let now = SystemTime::now();
         let all = self.entries.lock().expect("stat cache lock");
-        let entries: BTreeMap<&PathBuf, &Entry> = all
+        // Sorted as text: ordering thousands of paths component by component was half
+        // of saving. The file is JSON: a path that is not UTF-8 is not remembered, only
+        // rehashed.
+        let entries: BTreeMap<&str, &Entry> = all
             .iter()
-            // The file is JSON: a path that is not UTF-8 is not remembered, only rehashed.
-            .filter(|(p, e)| !e.stamp.is_racy(now) && p.to_str().is_some())
+            .filter(|(_, e)| !e.stamp.is_racy(now))
             .filter(|(p, e)| e.seen || p.exists())
+            .filter_map(|(p, e)| Some((p.to_str()?, e)))
             .collect();
         // A racy file's stamp is not kept, but what was derived from its content is: the
         // next cook that reads it again finds it.

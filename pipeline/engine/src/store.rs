@@ -84,7 +84,8 @@ pub const MAX_BLOB_BYTES: u64 = 4 << 30;
 
 pub struct Store {
     root: PathBuf,
-    actions: Mutex<KeyedLog<Sealed>>,
+    /// Read-locked while probing: both threads look up actions at once.
+    actions: std::sync::RwLock<KeyedLog<Sealed>>,
     /// Loaded on first use.
     last: Mutex<Option<KeyedLog<Fingerprint>>>,
     /// Set once `WRITING` is written, on the first new blob.
@@ -120,7 +121,7 @@ impl Store {
         }
         Ok(Store {
             root: root.to_path_buf(),
-            actions: Mutex::new(KeyedLog::load(&root.join("actions.log"))?),
+            actions: std::sync::RwLock::new(KeyedLog::load(&root.join("actions.log"))?),
             last: Mutex::new(None),
             writing: std::sync::OnceLock::new(),
             added: std::sync::atomic::AtomicU64::new(0),
@@ -234,24 +235,23 @@ impl Store {
     /// The recorded outputs for a key. A record whose seal does not match its key is
     /// discarded (the log heals) and reads as a miss.
     pub fn get_action(&self, key: &str) -> Option<ActionRecord> {
-        let mut actions = self.actions.lock().expect("action log lock");
-        let sealed = actions.get(key)?;
+        let sealed = self.actions.read().expect("action log lock").peek(key)?;
         if sealed.seal != seal(key, &sealed.outputs) {
-            let _ = actions.discard(key);
+            self.discard_action(key);
             return None;
         }
         Some(ActionRecord {
             key: key.to_string(),
-            outputs: sealed.outputs.clone(),
+            outputs: sealed.outputs,
         })
     }
 
     pub fn discard_action(&self, key: &str) {
-        let _ = self.actions.lock().expect("action log lock").discard(key);
+        let _ = self.actions.write().expect("action log lock").discard(key);
     }
 
     pub fn put_action(&self, record: &ActionRecord) -> std::io::Result<()> {
-        self.actions.lock().expect("action log lock").set(
+        self.actions.write().expect("action log lock").set(
             &record.key,
             Sealed {
                 outputs: record.outputs.clone(),
@@ -262,7 +262,7 @@ impl Store {
 
     /// Every action whose record is sound, by key.
     pub fn actions(&self) -> Vec<ActionRecord> {
-        let mut actions = self.actions.lock().expect("action log lock");
+        let mut actions = self.actions.write().expect("action log lock");
         let mut records: Vec<ActionRecord> = actions
             .entries()
             .into_iter()
