@@ -536,6 +536,7 @@ fn cook_once(args: &CookArgs) -> Result<i32> {
         json: args.json,
         verbose: args.verbose,
         check: args.check,
+        ends_process: !args.watch,
     };
     Ok(match cook::cook(&options)? {
         Ending::Cooked => 0,

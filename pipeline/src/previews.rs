@@ -95,6 +95,7 @@ pub fn render(args: RenderArgs) -> Result<i32> {
             json: false,
             verbose: false,
             check: false,
+            ends_process: !watch,
         };
         Ok(match cook::cook(&options)? {
             Ending::Cooked => 0,

@@ -72,8 +72,14 @@ pub fn shipped(
 ) -> Vec<Shipped> {
     let mut out = Vec::new();
     for block in blocks {
+        // Found once per block, not once per kind: planning asks this of every block.
+        let steps = planned.blocks.get(block);
         for kind in registry {
-            let Some(step) = planned.step(kind, Some(block)) else {
+            let step = match kind.scope {
+                Scope::Block => steps.and_then(|s| s.get(kind.name)).copied(),
+                _ => planned.step(kind, None),
+            };
+            let Some(step) = step else {
                 continue;
             };
             match kind.lands {
