@@ -146,6 +146,8 @@ def measure(blocks, edits):
             "edit_range_ms": [round(walls[0] * 1000), round(walls[-1] * 1000)],
             "edit_peak_mib": round(max(rsss) / 1024, 1),
             "ideal_edit_ms": round(ideal),
+            "own_steps_ms": round(sorted(own)[len(own) // 2], 1),
+            "cp_ms": round(cp_ms, 1),
             "edit_over_ideal": round(median / ideal, 1),
             "cache_growth_per_edit_mb": round(sorted(growth)[len(growth) // 2] / 1e6, 2),
             "block_outputs_mb": round(sorted(own_bytes)[len(own_bytes) // 2] / 1e6, 2),
@@ -178,10 +180,14 @@ new amount, so every edit is new to the cache.
 | cold peak RSS of the {r['small_blocks']}-block pack | {r['small_cold_peak_mib']} MiB: the {r['blocks']}-block cook takes {r['cold_peak_mib'] / r['small_cold_peak_mib']:.2f}× as much | within 10% (1.1×) |
 | no-op | {r['noop_ms']} ms | |
 | one-block edit (median; range {lo}–{hi} ms) | **{r['edit_median_ms']} ms** | at most 1.5× the ideal |
-| ideal edit (no-op + the block's own steps + `cp` of the container, median) | {r['ideal_edit_ms']} ms | |
+| ideal edit (no-op + the block's own steps + `cp` of the container, median) | {r['ideal_edit_ms']} ms: {r['noop_ms']} + {r['own_steps_ms']} + {r['cp_ms']} | |
 | edit / ideal | **{r['edit_over_ideal']}×** (20.6× in #38's measurement) | 1.5× |
 | edit peak RSS | {r['edit_peak_mib']} MiB | |
 | cache growth per edit | {r['cache_growth_per_edit_mb']} MB: {r['growth_over_block_outputs']}× the edited block's own outputs ({r['block_outputs_mb']} MB); 30.1 MB before the `.ucas` was spliced | at most 2× the block's outputs |
+
+The cold cook's system time (creating its thousands of files) swings several-fold on this
+disk from run to run while its user time stays put, and the 2-thread speedup with it: four
+runs of this script in one session read 1.72×, 1.78×, 1.91× and 1.92×.
 
 How the edit got here, measured by hand with `/usr/bin/time` over 7 edits:
 
@@ -192,6 +198,8 @@ How the edit got here, measured by hand with `/usr/bin/time` over 7 edits:
 | and planning no longer quadratic in the blocks | 0.64–0.79 s | 393 ms of 625 ms |
 | and each block's facts its own step (`block_facts`) | 0.38–0.55 s | 137 ms of 357 ms |
 | and the `.ucas` spliced from each block's packed data (`engine::splice`) | 148–166 ms | 25 ms |
+| and the keyed logs parsed lazily, a source stat'ed once per cook, probing in bounded waves, the set folder listed in parallel | 89–99 ms | 15 ms |
+| and a step's dependents probed as soon as it ran, ahead of the hits (each link of the block's chain had waited about 3 ms for a wave), actions looked up under a shared lock | 83–87 ms (bench medians) | 14 ms |
 
 With the `.ucas` spliced, the cache stores a recipe of a few KiB for it instead of a new
 container, and the edit's peak RSS fell from 174 MiB to 43 MiB. A step's outputs over 64 KiB
@@ -208,16 +216,20 @@ Cold memory, by hand (`heaptrack` heap peak and RSS, 256 blocks, 2 threads):
 | and `report.json`'s records streamed to its file, not built in memory | | 37–39 MiB |
 
 What the 256-block cook still holds that the 64-block one does not is per step, about
-4 KB each: the results' input records and output names, the action and fingerprint logs,
-the stat cache, the plan. Flat memory needs those kept on disk rather than in memory; the
-rest of the RSS above the heap peak is the allocator's.
+4.7 KB each (`heaptrack`: a 15.8 MB heap peak at 256 blocks): each step's output records
+and hashes (`execute::made`, 1.4 MB), its input records (0.7 MB), the fingerprints and
+action records the logs keep once set (0.5 MB and 0.4 MB), the stat cache, the plan.
+Flat memory needs those kept on disk rather than in memory; the rest of the RSS above the
+heap peak is the binary's pages and the allocator's.
 
-What is left of the edit is spread out (one `perf record` last session): the set's
-`assemble` reading 256 packed indexes (about 27 ms), planning (15 ms), reading the whole
-fingerprint log for `--explain`'s reasons, writing the 28.5 MB `.ucas` (the same bytes
-`cp` copies), the set folder's sweep and saving the stat cache. The ideal's `cp` is the
-median of several copies, each after `sync`; one copy swings several-fold on this disk,
-which moved the ratio between 1.3× and 3.1× across this session's runs.
+What is left of the edit above the ideal (about 48 ms; phases timed by hand): planning
+the 3,333 steps (9 ms), the set's `assemble` (14 ms: reading 1,024 small block outputs
+back from the store, parsing 256 blocks' facts, laying out the container, storing the
+inventory), probing the 3,300 hits next to the block's chain (about 9 ms on two threads),
+writing the set folder beyond the `cp` (8 ms), and saving the stat cache, the use log and
+the report (8 ms). The ideal's `cp` is the median of several copies, each after `sync`;
+on this disk one copy swings several-fold (8 ms in this run, 15–40 ms in others), and the
+ratio with it.
 """
 
 
