@@ -34,10 +34,13 @@ struct Line<K, V> {
     value: Option<V>,
 }
 
-/// A key's value: still the bytes of its line in the loaded text, or parsed.
+/// A key's value: still the bytes of its line in the loaded text, parsed, or appended by
+/// this process and left in the file (a cold cook sets thousands of keys and reads back
+/// none of them: keeping each value was a tenth of its heap).
 enum Slot<V> {
     Unread(Range<usize>),
     Read(V),
+    Appended(Range<u64>),
 }
 
 impl<V> Slot<V> {
@@ -45,7 +48,7 @@ impl<V> Slot<V> {
     fn len(&self) -> usize {
         match self {
             Slot::Unread(line) => line.len(),
-            Slot::Read(_) => 0,
+            Slot::Read(_) | Slot::Appended(_) => 0,
         }
     }
 }
@@ -57,6 +60,8 @@ pub struct KeyedLog<V> {
     index: HashMap<String, Slot<V>>,
     lines: usize,
     file: Option<std::fs::File>,
+    /// The file's length as this process last wrote or read it: where the next line goes.
+    end: u64,
 }
 
 impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
@@ -74,7 +79,9 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
             index: HashMap::new(),
             lines: 0,
             file: None,
+            end: 0,
         };
+        log.end = log.text.len() as u64;
         let torn = log.text.last().is_some_and(|&b| b != b'\n');
         let mut start = 0;
         while start < log.text.len() {
@@ -112,11 +119,12 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
     }
 
     pub fn get(&mut self, key: &str) -> Option<&V> {
-        let slot = self.index.get_mut(key)?;
-        if let Slot::Unread(line) = slot {
-            match serde_json::from_slice::<Line<IgnoredAny, V>>(&self.text[line.clone()]) {
-                Ok(Line { value: Some(v), .. }) => *slot = Slot::Read(v),
-                _ => {
+        if !matches!(self.index.get(key)?, Slot::Read(_)) {
+            match self.parse(key) {
+                Some(v) => {
+                    self.index.insert(key.to_string(), Slot::Read(v));
+                }
+                None => {
                     self.index.remove(key);
                     return None;
                 }
@@ -128,6 +136,32 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
         }
     }
 
+    /// The value of a slot not yet parsed, from the loaded text or the file.
+    fn parse(&self, key: &str) -> Option<V> {
+        let appended;
+        let line = match self.index.get(key)? {
+            Slot::Unread(line) => &self.text[line.clone()],
+            Slot::Appended(line) => {
+                appended = self.read_appended(line.clone()).ok()?;
+                &appended[..]
+            }
+            Slot::Read(_) => return None,
+        };
+        serde_json::from_slice::<Line<IgnoredAny, V>>(line)
+            .ok()?
+            .value
+    }
+
+    /// A line this process appended, read back from the file.
+    fn read_appended(&self, line: Range<u64>) -> std::io::Result<Vec<u8>> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut file = std::fs::File::open(&self.path)?;
+        file.seek(SeekFrom::Start(line.start))?;
+        let mut bytes = vec![0; (line.end - line.start) as usize];
+        file.read_exact(&mut bytes)?;
+        Ok(bytes)
+    }
+
     /// The value of `key`, parsed again from its line if it was not asked for through
     /// [`get`](Self::get): a shared borrow, so several threads can look up a log that each
     /// key is read from once.
@@ -136,20 +170,18 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
         V: Clone,
     {
         match self.index.get(key)? {
-            Slot::Unread(line) => {
-                let line = serde_json::from_slice::<Line<IgnoredAny, V>>(&self.text[line.clone()]);
-                line.ok()?.value
-            }
             Slot::Read(v) => Some(v.clone()),
+            _ => self.parse(key),
         }
     }
 
-    pub fn set(&mut self, key: &str, value: V) -> std::io::Result<()> {
-        self.append(&Line {
+    /// Appends `key`'s new value; it is read back from the file if asked for.
+    pub fn set(&mut self, key: &str, value: &V) -> std::io::Result<()> {
+        let line = self.append(&Line {
             key,
-            value: Some(&value),
+            value: Some(value),
         })?;
-        self.index.insert(key.to_string(), Slot::Read(value));
+        self.index.insert(key.to_string(), Slot::Appended(line));
         Ok(())
     }
 
@@ -186,7 +218,7 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
             .iter()
             .filter_map(|(k, slot)| match slot {
                 Slot::Read(v) => Some((k.as_str(), v)),
-                Slot::Unread(_) => None,
+                Slot::Unread(_) | Slot::Appended(_) => None,
             })
             .collect();
         entries.sort_by_key(|(k, _)| *k);
@@ -199,10 +231,13 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
         Ok(())
     }
 
-    fn append(&mut self, line: &Line<&str, &V>) -> std::io::Result<()> {
+    /// Appends one line; returns where its text (without the newline) lies in the file.
+    fn append(&mut self, line: &Line<&str, &V>) -> std::io::Result<Range<u64>> {
         let mut bytes = serde_json::to_vec(line).expect("a log line serializes");
         bytes.push(b'\n');
-        self.write_lines(&bytes, 1)
+        let start = self.end;
+        self.write_lines(&bytes, 1)?;
+        Ok(start..start + bytes.len() as u64 - 1)
     }
 
     fn write_lines(&mut self, bytes: &[u8], lines: usize) -> std::io::Result<()> {
@@ -216,6 +251,7 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
         }
         self.file.as_mut().expect("opened above").write_all(bytes)?;
         self.lines += lines;
+        self.end += bytes.len() as u64;
         Ok(())
     }
 
@@ -227,11 +263,20 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
         let mut text = Vec::new();
         for key in &keys {
             let start = text.len();
+            if let Some(Slot::Appended(line)) = self.index.get(key) {
+                let bytes = self.read_appended(line.clone())?;
+                text.extend_from_slice(&bytes);
+                self.index
+                    .insert(key.clone(), Slot::Unread(start..text.len()));
+                text.push(b'\n');
+                continue;
+            }
             match self.index.get_mut(key).expect("a key just listed") {
                 Slot::Unread(line) => {
                     text.extend_from_slice(&self.text[line.clone()]);
                     *line = start..text.len();
                 }
+                Slot::Appended(_) => unreachable!("copied above"),
                 Slot::Read(value) => {
                     let line = Line {
                         key: key.as_str(),
@@ -243,6 +288,7 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
             text.push(b'\n');
         }
         atomic::write(&self.path, &text)?;
+        self.end = text.len() as u64;
         self.text = text;
         self.lines = self.index.len();
         self.file = None;
@@ -292,8 +338,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("log");
         let mut log = KeyedLog::<u32>::load(&path).unwrap();
-        log.set("a", 1).unwrap();
-        log.set("b", 2).unwrap();
+        log.set("a", &1).unwrap();
+        log.set("b", &2).unwrap();
         log.discard("a").unwrap();
         drop(log);
         let mut log = KeyedLog::<u32>::load(&path).unwrap();
@@ -307,7 +353,7 @@ mod tests {
         let path = dir.path().join("log");
         let mut log = KeyedLog::<u32>::load(&path).unwrap();
         for i in 0..200 {
-            log.set("same", i).unwrap();
+            log.set("same", &i).unwrap();
         }
         drop(log);
         let mut log = KeyedLog::<u32>::load(&path).unwrap();
@@ -321,7 +367,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("log");
         let mut log = KeyedLog::<u32>::load(&path).unwrap();
-        log.set("kept", 1).unwrap();
+        log.set("kept", &1).unwrap();
         drop(log);
         let mut f = std::fs::OpenOptions::new()
             .append(true)
@@ -330,7 +376,7 @@ mod tests {
         f.write_all(b"{\"key\":\"torn\",\"val").unwrap();
         drop(f);
         let mut log = KeyedLog::<u32>::load(&path).unwrap();
-        log.set("after", 2).unwrap();
+        log.set("after", &2).unwrap();
         drop(log);
         let mut log = KeyedLog::<u32>::load(&path).unwrap();
         assert_eq!(log.get("kept"), Some(&1));
@@ -343,10 +389,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("log");
         let mut log = KeyedLog::<u32>::load(&path).unwrap();
-        log.set("a \"quoted\" \\ key", 7).unwrap();
-        log.set("plain", 8).unwrap();
+        log.set("a \"quoted\" \\ key", &7).unwrap();
+        log.set("plain", &8).unwrap();
         log.discard("a \"quoted\" \\ key").unwrap();
-        log.set("a \"quoted\" \\ key", 9).unwrap();
+        log.set("a \"quoted\" \\ key", &9).unwrap();
         drop(log);
         let mut log = KeyedLog::<u32>::load(&path).unwrap();
         assert_eq!(log.get("a \"quoted\" \\ key"), Some(&9));
@@ -381,10 +427,37 @@ mod tests {
         assert_eq!(log.peek("good"), Some(1));
         assert_eq!(log.peek("bad"), None);
         assert_eq!(log.peek("never"), None);
-        log.set("new", 7).unwrap();
+        log.set("new", &7).unwrap();
         assert_eq!(log.peek("new"), Some(7));
         // Peeking parses without keeping: the value is still there to get.
         assert_eq!(log.get("good"), Some(&1));
+    }
+
+    #[test]
+    fn a_value_set_is_read_back_from_the_file_and_survives_compaction() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        let text = |s: &str| s.to_string();
+        let mut log = KeyedLog::<String>::load(&path).unwrap();
+        log.set("a", &text("one")).unwrap();
+        log.set("b", &text("two")).unwrap();
+        log.set("a", &text("three")).unwrap();
+        assert_eq!(log.peek("a").as_deref(), Some("three"));
+        // Compacting copies the appended lines it never parsed.
+        log.compact().unwrap();
+        assert_eq!(log.peek("a").as_deref(), Some("three"));
+        log.set("c", &text("four")).unwrap();
+        assert_eq!(log.get("c").map(String::as_str), Some("four"));
+        assert_eq!(log.get("b").map(String::as_str), Some("two"));
+        let mut again = KeyedLog::<String>::load(&path).unwrap();
+        assert_eq!(
+            again.entries(),
+            vec![
+                ("a", &text("three")),
+                ("b", &text("two")),
+                ("c", &text("four"))
+            ]
+        );
     }
 
     #[test]
@@ -392,9 +465,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("log");
         let mut log = KeyedLog::<u32>::load(&path).unwrap();
-        log.set("untouched", 5).unwrap();
+        log.set("untouched", &5).unwrap();
         for i in 0..200 {
-            log.set("churn", i).unwrap();
+            log.set("churn", &i).unwrap();
         }
         drop(log);
         // Compacted while loading, with "untouched" still unread; then read from the
@@ -411,7 +484,7 @@ mod tests {
         let path = dir.path().join("log");
         let mut log = KeyedLog::<String>::load(&path).unwrap();
         for i in 0..10 {
-            log.set("long", format!("{i}{}", "x".repeat(100_000)))
+            log.set("long", &format!("{i}{}", "x".repeat(100_000)))
                 .unwrap();
         }
         drop(log);

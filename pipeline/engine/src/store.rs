@@ -253,7 +253,7 @@ impl Store {
     pub fn put_action(&self, record: &ActionRecord) -> std::io::Result<()> {
         self.actions.write().expect("action log lock").set(
             &record.key,
-            Sealed {
+            &Sealed {
                 outputs: record.outputs.clone(),
                 seal: seal(&record.key, &record.outputs),
             },
@@ -309,7 +309,7 @@ impl Store {
     }
 
     pub fn record_fingerprint(&self, step: &str, fingerprint: &Fingerprint) -> std::io::Result<()> {
-        self.with_last(|log| log.set(step, fingerprint.clone()))?
+        self.with_last(|log| log.set(step, fingerprint))?
     }
 }
 
