@@ -214,13 +214,15 @@ Cold memory, by hand (`heaptrack` heap peak and RSS, 256 blocks, 2 threads):
 | and every output let go once the steps that read it are done, set files read once | 24.7 MB | 44.0 MiB |
 | and let go at once when a reader still waits on other steps (a set's step waits for every block); workers given upstream outputs only | 17.9 MB | 39–41 MiB |
 | and `report.json`'s records streamed to its file, not built in memory | | 37–39 MiB |
+| (#38's fifth session, same measure) | 15.8 MB | 33–35 MiB |
+| and the keyed logs' appended values left in the file, not kept | 13.3 MB | 32–37 MiB |
 
 What the 256-block cook still holds that the 64-block one does not is per step, about
-4.7 KB each (`heaptrack`: a 15.8 MB heap peak at 256 blocks): each step's output records
-and hashes (`execute::made`, 1.4 MB), its input records (0.7 MB), the fingerprints and
-action records the logs keep once set (0.5 MB and 0.4 MB), the stat cache, the plan.
-Flat memory needs those kept on disk rather than in memory; the rest of the RSS above the
-heap peak is the binary's pages and the allocator's.
+4 KB each (`heaptrack`, 13.3 MB heap peak at 256 blocks): each step's output records and
+hashes (`execute::made`, 1.4 MB), its input records (0.7 MB), the action log's index, the
+stat cache, the plan. Flat memory needs those kept on disk rather than in memory; the rest
+of the RSS above the heap peak is the binary's pages and the allocator's arenas, and it
+swings by several MiB between identical runs, more than the last change moved it.
 
 What is left of the edit above the ideal (about 48 ms; phases timed by hand): planning
 the 3,333 steps (9 ms), the set's `assemble` (14 ms: reading 1,024 small block outputs
