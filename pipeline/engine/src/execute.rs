@@ -813,6 +813,15 @@ struct Scheduler<'a, 's> {
     reported: Arc<AtomicBool>,
 }
 
+/// What a probing wave found of a step.
+enum Probed {
+    Hit(Finished),
+    /// A worker must run it.
+    Miss,
+    /// Not probed: a worker reported first, and what it made ready goes ahead.
+    Later,
+}
+
 /// The most steps a probing wave holds per thread: enough that a wave's parallel start
 /// costs little next to its probes, few enough that a finished step is seen soon.
 const WAVE: usize = 32;
@@ -904,26 +913,29 @@ impl Scheduler<'_, '_> {
             }
             let results = &self.run.results;
             let reported = &*self.reported;
-            let probed: Vec<Option<Option<Finished>>> = settings.pool.install(|| {
+            let probed: Vec<Probed> = settings.pool.install(|| {
                 wave.par_iter()
                     .map(|&id| {
                         if reported.load(Ordering::Relaxed) {
-                            return None;
+                            return Probed::Later;
                         }
                         let upstream: Vec<&Finished> = graph.steps[id]
                             .deps()
                             .map(|d| results[d].as_ref().expect("dependencies are done"))
                             .collect();
-                        Some(probe(graph, id, &upstream, settings))
+                        match probe(graph, id, &upstream, settings) {
+                            Some(hit) => Probed::Hit(hit),
+                            None => Probed::Miss,
+                        }
                     })
                     .collect()
             });
             let mut unprobed = Vec::new();
             for (id, probed) in wave.into_iter().zip(probed) {
                 match probed {
-                    Some(Some(hit)) => self.finish(id, hit),
-                    Some(None) => self.runnable.push_back(id),
-                    None => unprobed.push(id),
+                    Probed::Hit(hit) => self.finish(id, hit),
+                    Probed::Miss => self.runnable.push_back(id),
+                    Probed::Later => unprobed.push(id),
                 }
             }
             self.run.requeue(unprobed);
