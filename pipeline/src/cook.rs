@@ -130,7 +130,12 @@ impl Cook<'_> {
         }
         let catalogs = crate::plan::catalogs(&packs, &results);
         let first_cook_step = graph.steps.len();
-        let sets = match planner.plan_sets(&mut graph, &packs, &catalogs, &self.options.only) {
+        // On the cook's pool: the blocks are wired in parallel.
+        let planned = self
+            .settings
+            .pool
+            .install(|| planner.plan_sets(&mut graph, &packs, &catalogs, &self.options.only));
+        let sets = match planned {
             Ok(sets) => sets,
             Err(UnknownBlocks(names)) => {
                 let known = catalogs.iter().flatten().map(String::as_str);

@@ -10,8 +10,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 use crate::execute::{Finished, Output};
-use crate::graph::{Graph, Step, StepId};
+use crate::graph::{Graph, Input, Step, StepId};
 use crate::layout;
 use crate::steps::{Lands, Names, Scope, StepKind};
 use crate::wiring::{shipped, PackSources, PlanOptions, Planned, SetSpec, Wiring};
@@ -157,21 +159,44 @@ impl Planner<'_> {
         set: &SetSpec,
         mut planned: Planned,
     ) -> Planned {
-        let pack = &sources.pack.id;
-        for block in &set.blocks {
-            planned.blocks.insert(block.clone(), BTreeMap::new());
-            for kind in self.kinds(Scope::Block) {
-                let id = format!("{pack}/{}/{block}", kind.name);
-                let w = self.wiring(sources, Some(set), Some(block), &planned);
-                if let Some(step) = add(graph, kind, &w, id) {
-                    planned
-                        .blocks
-                        .get_mut(block)
-                        .expect("inserted")
-                        .insert(kind.name, step);
+        // Each block's steps read only the pack's steps and their own, so the blocks are
+        // wired on the pool's threads; their ids are given in set order afterwards, and the
+        // graph is the same on any thread count.
+        let wired: Vec<Vec<BlockStep>> = set
+            .blocks
+            .par_iter()
+            .map(|block| self.wire_block(sources, set, block, &planned.pack))
+            .collect();
+        for (block, steps) in set.blocks.iter().zip(wired) {
+            let first = graph.steps.len();
+            let mut own = BTreeMap::new();
+            for BlockStep {
+                kind,
+                id,
+                mut wired,
+            } in steps
+            {
+                for input in &mut wired.inputs {
+                    if let Input::Upstream { step, .. } = input {
+                        if let Some(local) = step.checked_sub(PROVISIONAL) {
+                            *step = first + local;
+                        }
+                    }
                 }
+                let step = graph.add(Step {
+                    id,
+                    pack: sources.pack.id.clone(),
+                    kind,
+                    block: Some(block.clone()),
+                    params: wired.params,
+                    inputs: wired.inputs,
+                    source_dir: sources.pack.dir.clone(),
+                });
+                own.insert(kind.name, step);
             }
+            planned.blocks.insert(block.clone(), own);
         }
+        let pack = &sources.pack.id;
         for kind in self.kinds(Scope::Set) {
             let id = format!("{pack}/{}/{}", kind.name, set.name);
             let w = self.wiring(sources, Some(set), None, &planned);
@@ -180,6 +205,37 @@ impl Planner<'_> {
             }
         }
         planned
+    }
+
+    /// One block's steps, wired in registry order against the pack's steps; each names
+    /// the block's earlier steps by `PROVISIONAL` plus its place among them.
+    fn wire_block(
+        &self,
+        sources: &PackSources,
+        set: &SetSpec,
+        block: &str,
+        pack_steps: &BTreeMap<&'static str, StepId>,
+    ) -> Vec<BlockStep> {
+        let mut local = Planned {
+            pack: pack_steps.clone(),
+            ..Planned::default()
+        };
+        local.blocks.insert(block.to_string(), BTreeMap::new());
+        let mut steps = Vec::new();
+        for kind in self.kinds(Scope::Block) {
+            let wired = (kind.wire)(&self.wiring(sources, Some(set), Some(block), &local));
+            let Some(wired) = wired else {
+                continue;
+            };
+            let own = local.blocks.get_mut(block).expect("inserted above");
+            own.insert(kind.name, PROVISIONAL + steps.len());
+            steps.push(BlockStep {
+                kind,
+                id: format!("{}/{}/{block}", sources.pack.id, kind.name),
+                wired,
+            });
+        }
+        steps
     }
 
     fn kinds(&self, scope: Scope) -> impl Iterator<Item = &'static StepKind> + '_ {
@@ -206,6 +262,17 @@ impl Planner<'_> {
             cooked: &[],
         }
     }
+}
+
+/// Where a block's own steps are numbered while it is wired apart from the graph: far
+/// above any real step.
+const PROVISIONAL: StepId = StepId::MAX / 2;
+
+/// A block's step, wired but not yet in the graph.
+struct BlockStep {
+    kind: &'static StepKind,
+    id: String,
+    wired: crate::wiring::Wired,
 }
 
 fn add(graph: &mut Graph, kind: &'static StepKind, w: &Wiring, id: String) -> Option<StepId> {
