@@ -599,7 +599,8 @@ impl Run {
     }
 
     /// The one place a step changes state. Preconditions: Waiting(0) -> Ready,
-    /// Ready -> Running, Running or Ready or Waiting -> Done (with a result stored).
+    /// Ready -> Running, Running -> Ready (put back unprobed from a probing wave, at the
+    /// front), Running or Ready or Waiting -> Done (with a result stored).
     fn transition(&mut self, id: StepId, to: State) {
         let from = self.states[id];
         debug_assert!(
@@ -607,6 +608,7 @@ impl Run {
                 (from, to),
                 (State::Waiting(0), State::Ready)
                     | (State::Ready, State::Running)
+                    | (State::Running, State::Ready)
                     | (_, State::Done)
                     | (State::Waiting(_), State::Waiting(_))
             ),
@@ -614,6 +616,7 @@ impl Run {
         );
         self.states[id] = to;
         match to {
+            State::Ready if from == State::Running => self.ready.push_front(id),
             State::Ready if self.ready_first => {
                 self.ready.push_front(id);
                 self.urgent += 1;
@@ -674,8 +677,7 @@ impl Run {
     /// to the front of the queue, in their order.
     fn requeue(&mut self, ids: Vec<StepId>) {
         for &id in ids.iter().rev() {
-            self.states[id] = State::Ready;
-            self.ready.push_front(id);
+            self.transition(id, State::Ready);
         }
     }
 

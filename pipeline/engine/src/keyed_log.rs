@@ -152,10 +152,18 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
             .value
     }
 
-    /// A line this process appended, read back from the file.
+    /// A line this process appended, read back from the file: a regular file still
+    /// holding it (one replaced since, by a FIFO say, or cut short, is an error).
     fn read_appended(&self, line: Range<u64>) -> std::io::Result<Vec<u8>> {
         use std::io::{Read, Seek, SeekFrom};
-        let mut file = std::fs::File::open(&self.path)?;
+        let (file, size) = mjolnir_files::bounded::open_regular(&self.path, MAX_LOG_BYTES)
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        if size < line.end {
+            return Err(std::io::Error::other(
+                "the log is shorter than what was appended",
+            ));
+        }
+        let mut file = file.into_inner();
         file.seek(SeekFrom::Start(line.start))?;
         let mut bytes = vec![0; (line.end - line.start) as usize];
         file.read_exact(&mut bytes)?;
@@ -263,20 +271,17 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
         let mut text = Vec::new();
         for key in &keys {
             let start = text.len();
-            if let Some(Slot::Appended(line)) = self.index.get(key) {
-                let bytes = self.read_appended(line.clone())?;
-                text.extend_from_slice(&bytes);
-                self.index
-                    .insert(key.clone(), Slot::Unread(start..text.len()));
-                text.push(b'\n');
-                continue;
-            }
             match self.index.get_mut(key).expect("a key just listed") {
                 Slot::Unread(line) => {
                     text.extend_from_slice(&self.text[line.clone()]);
                     *line = start..text.len();
                 }
-                Slot::Appended(_) => unreachable!("copied above"),
+                Slot::Appended(line) => {
+                    let line = line.clone();
+                    text.extend(self.read_appended(line)?);
+                    self.index
+                        .insert(key.clone(), Slot::Unread(start..text.len()));
+                }
                 Slot::Read(value) => {
                     let line = Line {
                         key: key.as_str(),
@@ -458,6 +463,26 @@ mod tests {
                 ("c", &text("four"))
             ]
         );
+    }
+
+    #[test]
+    fn an_appended_value_whose_file_was_cut_short_or_swapped_reads_as_absent() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        let mut log = KeyedLog::<u32>::load(&path).unwrap();
+        log.set("a", &1).unwrap();
+        log.set("b", &2).unwrap();
+        std::fs::write(&path, b"{\"key\":\"a\",\"value\":1}\n").unwrap();
+        assert_eq!(log.peek("b"), None);
+        #[cfg(unix)]
+        {
+            // A FIFO at the log's name is refused at once, not waited on for a writer.
+            std::fs::remove_file(&path).unwrap();
+            let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+            assert_eq!(log.peek("a"), None);
+            assert_eq!(log.get("a"), None);
+        }
     }
 
     #[test]

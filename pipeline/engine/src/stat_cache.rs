@@ -467,6 +467,20 @@ mod tests {
         assert_eq!(cache.lookup(&dir.path().join("link")), None);
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_in_place_of_the_cache_file_is_an_empty_cache_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("stat-cache.json");
+        let c = std::ffi::CString::new(file.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let source = dir.path().join("a.txt");
+        std::fs::write(&source, b"x").unwrap();
+        // Opening does not wait for a writer, and the cache knows nothing yet.
+        let cache = StatCache::open(file);
+        assert_eq!(cache.lookup(&source), None);
+    }
+
     #[test]
     fn a_derived_fact_survives_saving_and_is_keyed_by_its_deriver_version() {
         let dir = tempfile::tempdir().unwrap();

@@ -183,15 +183,7 @@ impl Planner<'_> {
                         }
                     }
                 }
-                let step = graph.add(Step {
-                    id,
-                    pack: sources.pack.id.clone(),
-                    kind,
-                    block: Some(block.clone()),
-                    params: wired.params,
-                    inputs: wired.inputs,
-                    source_dir: sources.pack.dir.clone(),
-                });
+                let step = graph.add(new_step(sources, kind, Some(block), id, wired));
                 own.insert(kind.name, step);
             }
             planned.blocks.insert(block.clone(), own);
@@ -277,15 +269,25 @@ struct BlockStep {
 
 fn add(graph: &mut Graph, kind: &'static StepKind, w: &Wiring, id: String) -> Option<StepId> {
     let wired = (kind.wire)(w)?;
-    Some(graph.add(Step {
+    Some(graph.add(new_step(w.sources, kind, w.block, id, wired)))
+}
+
+fn new_step(
+    sources: &PackSources,
+    kind: &'static StepKind,
+    block: Option<&str>,
+    id: String,
+    wired: crate::wiring::Wired,
+) -> Step {
+    Step {
         id,
-        pack: w.pack_id().to_string(),
+        pack: sources.pack.id.clone(),
         kind,
-        block: w.block.map(str::to_string),
+        block: block.map(str::to_string),
         params: wired.params,
         inputs: wired.inputs,
-        source_dir: w.sources.pack.dir.clone(),
-    }))
+        source_dir: sources.pack.dir.clone(),
+    }
 }
 
 /// A folder to materialize: its path, and each file's path in it with its output.
