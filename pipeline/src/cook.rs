@@ -576,6 +576,7 @@ pub fn cook(options: &Options) -> Result<Ending> {
         || StatCache::open(config.cache.join("stat-cache.json")),
     );
     let store = store?;
+    store.prefetch_fingerprints();
     let remote = config
         .remote
         .as_ref()

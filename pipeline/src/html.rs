@@ -13,6 +13,10 @@ use crate::graph::Graph;
 use crate::layout;
 use crate::steps::{assemble, map, render, sheet, view, Lands};
 
+/// The largest set checks report the page reads: a catalog-sized set's is under a
+/// megabyte, and a larger file (not this cook's) is left off the page.
+const MAX_CHECKS_BYTES: u64 = 64 << 20;
+
 fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -272,13 +276,25 @@ fn write_set(
     // The set's checks are this cook's only when it finished; otherwise the folder holds
     // an earlier cook's.
     let checks: Value = if cooked {
-        std::fs::read(layout::set_dir(out, pack, set).join(assemble::CHECKS))
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .unwrap_or(Value::Null)
+        mjolnir_files::bounded::read(
+            &layout::set_dir(out, pack, set).join(assemble::CHECKS),
+            MAX_CHECKS_BYTES,
+        )
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or(Value::Null)
     } else {
         Value::Null
     };
+    // Each block's checks by its id (the first entry of an id, as a search would find):
+    // looked up once per card, not searched for.
+    let by_block: BTreeMap<&str, &Value> = checks["blocks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .rev()
+        .filter_map(|b| Some((b["block"].as_str()?, &b["checks"])))
+        .collect();
     let _ = write!(h, "<div class=\"grid\">");
     for id in &fresh.blocks {
         let _ = write!(h, "<div class=\"card\"><b>{}</b><br>", escape(id));
@@ -314,13 +330,9 @@ fn write_set(
                 escape(&d.message)
             );
         }
-        let block = checks["blocks"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|b| b["block"] == *id);
-        for c in block
-            .and_then(|b| b["checks"].as_array())
+        for c in by_block
+            .get(*id)
+            .and_then(|checks| checks.as_array())
             .into_iter()
             .flatten()
         {

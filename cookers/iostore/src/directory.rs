@@ -291,15 +291,25 @@ impl DirectoryIndex {
             strings: Vec::new(),
         };
         let mut builder = Builder::default();
+        // The folders of the path before, with their entries: sorted paths share most of
+        // theirs, which are then not looked up again.
+        let mut previous: Vec<(&str, u32)> = Vec::new();
         for (path, entry) in sorted {
             let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
             let Some((file, dirs)) = parts.split_last() else {
                 continue;
             };
-            let mut d = 0u32;
-            for name in dirs {
+            let shared = previous
+                .iter()
+                .zip(dirs)
+                .take_while(|((known, _), name)| known == *name)
+                .count();
+            previous.truncate(shared);
+            let mut d = previous.last().map_or(0, |&(_, d)| d);
+            for name in &dirs[shared..] {
                 let name_id = builder.string(&mut index.strings, name);
                 d = builder.child(&mut index.directories, d, name_id);
+                previous.push((name, d));
             }
             let name_id = builder.string(&mut index.strings, file);
             index.files.push(FileEntry {
@@ -319,16 +329,16 @@ impl DirectoryIndex {
 
 /// What `DirectoryIndex::build` has made so far, by what it is looked up by.
 #[derive(Default)]
-struct Builder {
-    strings: std::collections::HashMap<String, u32>,
+struct Builder<'a> {
+    strings: std::collections::HashMap<&'a str, u32>,
     children: std::collections::HashMap<(u32, u32), u32>,
     last_child: std::collections::HashMap<u32, u32>,
     last_file: std::collections::HashMap<u32, u32>,
 }
 
-impl Builder {
+impl<'a> Builder<'a> {
     /// The index of string `s`, added at the end if new.
-    fn string(&mut self, strings: &mut Vec<FString>, s: &str) -> u32 {
+    fn string(&mut self, strings: &mut Vec<FString>, s: &'a str) -> u32 {
         if let Some(&i) = self.strings.get(s) {
             return i;
         }
@@ -337,7 +347,7 @@ impl Builder {
             utf16: !s.is_ascii(),
         });
         let i = (strings.len() - 1) as u32;
-        self.strings.insert(s.to_string(), i);
+        self.strings.insert(s, i);
         i
     }
 

@@ -16,6 +16,8 @@
 //! key, so an edit that leaves an upstream output unchanged stops there (early cutoff).
 //! Changing what goes in, or its encoding, needs a [`KEY_FORMAT`] bump.
 
+use std::collections::{HashMap, HashSet};
+
 use serde::{Deserialize, Serialize};
 
 pub const KEY_FORMAT: u32 = 1;
@@ -117,22 +119,28 @@ impl Dirty {
                 new: new.params.clone(),
             });
         }
+        // By name, not searched for: a set's step has a thousand inputs.
+        let mut old_inputs: HashMap<&str, &str> = HashMap::with_capacity(old.inputs.len());
+        for (n, h) in &old.inputs {
+            old_inputs.entry(n).or_insert(h);
+        }
         for (name, hash) in &new.inputs {
-            match old.inputs.iter().find(|(n, _)| n == name) {
+            match old_inputs.get(name.as_str()) {
                 None => return Some(Dirty::InputAdded { name: name.clone() }),
-                Some((_, h)) if h != hash => {
+                Some(&h) if h != hash => {
                     return Some(Dirty::InputChanged {
                         name: name.clone(),
-                        old: h.clone(),
+                        old: h.to_string(),
                         new: hash.clone(),
                     })
                 }
                 _ => {}
             }
         }
+        let new_names: HashSet<&str> = new.inputs.iter().map(|(n, _)| n.as_str()).collect();
         old.inputs
             .iter()
-            .find(|(n, _)| !new.inputs.iter().any(|(m, _)| m == n))
+            .find(|(n, _)| !new_names.contains(n.as_str()))
             .map(|(name, _)| Dirty::InputRemoved { name: name.clone() })
     }
 
@@ -201,6 +209,42 @@ mod tests {
         assert_eq!(
             Dirty::between(Some(&old), &fp(1, &[("model", "aa")])),
             Some(Dirty::InputRemoved { name: "bin".into() })
+        );
+        assert_eq!(
+            Dirty::between(
+                Some(&old),
+                &fp(1, &[("model", "aa"), ("bin", "bb"), ("png", "dd")])
+            ),
+            Some(Dirty::InputAdded { name: "png".into() })
+        );
+    }
+
+    #[test]
+    fn a_step_of_many_inputs_is_explained_by_the_first_that_changed() {
+        let names: Vec<String> = (0..20_000)
+            .map(|i| format!("b{i:05}/chunks.data"))
+            .collect();
+        let inputs = |changed: usize| -> Vec<(&str, String)> {
+            let hash = |i: usize| if i == changed { "new" } else { "old" };
+            names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.as_str(), hash(i).to_string()))
+                .collect()
+        };
+        let as_fp = |inputs: &[(&str, String)]| {
+            let pairs: Vec<(&str, &str)> = inputs.iter().map(|(n, h)| (*n, h.as_str())).collect();
+            fp(1, &pairs)
+        };
+        // Linear in the inputs: twenty thousand by twenty thousand would take seconds.
+        let dirty = Dirty::between(Some(&as_fp(&inputs(usize::MAX))), &as_fp(&inputs(19_000)));
+        assert_eq!(
+            dirty,
+            Some(Dirty::InputChanged {
+                name: "b19000/chunks.data".into(),
+                old: "old".into(),
+                new: "new".into()
+            })
         );
     }
 }

@@ -18,6 +18,9 @@ use crate::stat_cache::{stamp, Stamp};
 
 const FILE: &str = "noop.seal";
 const FORMAT: &str = "mjolnir-noop-seal 1";
+/// Far more than a seal of any cook this layout makes (a line per path it looked at); a
+/// larger file, or anything but a regular file at its name, is no seal.
+const MAX_SEAL_BYTES: u64 = 256 << 20;
 
 /// What a sealed cook did, to print the same closing line.
 pub struct Sealed {
@@ -31,7 +34,7 @@ fn stamp_of(path: &Path) -> Option<Stamp> {
 
 /// The sealed cook's counts, if `key` matches and every stamp is unchanged.
 pub fn check(cache: &Path, key: &str) -> Option<Sealed> {
-    let text = std::fs::read_to_string(cache.join(FILE)).ok()?;
+    let text = mjolnir_files::bounded::read_text(&cache.join(FILE), MAX_SEAL_BYTES).ok()?;
     let mut lines = text.lines();
     if lines.next()? != FORMAT || lines.next()? != key {
         return None;
@@ -126,5 +129,15 @@ mod tests {
         std::fs::write(&file, b"{}").unwrap();
         write(dir.path(), "key", &Sealed { packs: 1, steps: 1 }, [file]).unwrap();
         assert!(check(dir.path(), "key").is_none());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_in_place_of_the_seal_is_no_seal_at_once() {
+        let cache = tempfile::tempdir().unwrap();
+        let fifo = std::ffi::CString::new(cache.path().join(FILE).to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        // Checking does not wait for a writer.
+        assert!(check(cache.path(), "key").is_none());
     }
 }

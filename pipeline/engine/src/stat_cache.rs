@@ -7,6 +7,7 @@
 //! go unseen. Linux stamps files from a coarse clock (a few milliseconds), well inside it. A missing, old or unreadable cache file just means rehashing everything.
 
 use std::collections::{BTreeMap, HashMap};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime};
@@ -16,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::atomic;
 use mjolnir_files::bounded::ReadError;
 
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 pub const RACY_WINDOW: Duration = Duration::from_millis(100);
 
 /// What identifies a file's version without reading it.
@@ -50,16 +51,46 @@ struct Entry {
     seen: bool,
 }
 
-/// The file is written sorted (`BTreeMap`) and read into a hash map: ordering paths
-/// component by component while loading showed in a no-op cook's profile.
+/// The file: every entry a row, sorted by path, and the derived facts.
 #[derive(Serialize, Deserialize)]
-struct OnDisk<Entries> {
+struct OnDisk<P, H> {
     format: u32,
-    entries: Entries,
+    entries: Vec<Row<P, H>>,
     /// Facts derived from a file's content (a glTF's buffer URIs), by
     /// `<deriver>@<version>:<content hash>`.
     #[serde(default)]
     derived: BTreeMap<String, Vec<String>>,
+}
+
+/// One file as `[path, size, mtime_ns, ctime_ns, inode, hash]`: rows rather than objects,
+/// since naming each field of thousands of entries made up half the file, and reading it
+/// back was the largest part of opening a catalog-sized cache.
+#[derive(Serialize, Deserialize)]
+struct Row<P, H>(P, u64, u64, u64, u64, H);
+
+impl Row<String, String> {
+    fn into_entry(self) -> (OsString, Entry) {
+        let Row(path, size, mtime_ns, ctime_ns, inode, hash) = self;
+        let stamp = Stamp {
+            size,
+            mtime_ns,
+            ctime_ns,
+            inode,
+        };
+        let entry = Entry {
+            stamp,
+            hash,
+            seen: false,
+        };
+        (path.into(), entry)
+    }
+}
+
+impl<'a> Row<&'a str, &'a str> {
+    fn of(path: &'a str, entry: &'a Entry) -> Self {
+        let s = &entry.stamp;
+        Row(path, s.size, s.mtime_ns, s.ctime_ns, s.inode, &entry.hash)
+    }
 }
 
 /// Larger than the cache of any build folder this layout writes; a larger file is not
@@ -71,8 +102,9 @@ pub struct StatCache {
     /// Set when anything changed since loading, so an unchanged cache is not rewritten.
     changed: std::sync::atomic::AtomicBool,
     // Hashed in memory: a no-op cook looks up every source and output, and ordered path
-    // comparisons showed in its profile. The file on disk stays sorted.
-    entries: Mutex<HashMap<PathBuf, Entry>>,
+    // comparisons showed in its profile. Keyed by the path's bytes: hashing a `Path`
+    // walks its components, which showed too. The file on disk stays sorted.
+    entries: Mutex<HashMap<OsString, Entry>>,
     derived: Mutex<BTreeMap<String, Vec<String>>>,
     /// Folders found to be (or not be) symbolic links this cook: every source in a folder
     /// asks, and the answer is the same for all of them.
@@ -80,7 +112,7 @@ pub struct StatCache {
     /// Each source's hash and size as this cook first found it. A source many steps read
     /// (a pack's manifest: four steps per block) is stat'ed once, and every step of the
     /// cook sees the same version of it.
-    this_cook: Mutex<HashMap<PathBuf, (String, u64)>>,
+    this_cook: Mutex<HashMap<OsString, (String, u64)>>,
 }
 
 /// A source file read (or recognised) through the cache.
@@ -124,9 +156,14 @@ impl StatCache {
     pub fn open(file: PathBuf) -> StatCache {
         let (entries, derived) = mjolnir_files::bounded::read(&file, MAX_FILE_BYTES)
             .ok()
-            .and_then(|b| serde_json::from_slice::<OnDisk<HashMap<PathBuf, Entry>>>(&b).ok())
+            .and_then(|b| serde_json::from_slice::<OnDisk<String, String>>(&b).ok())
             .filter(|d| d.format == FORMAT)
-            .map(|d| (d.entries, d.derived))
+            .map(|d| {
+                (
+                    d.entries.into_iter().map(Row::into_entry).collect(),
+                    d.derived,
+                )
+            })
             .unwrap_or_default();
         StatCache {
             file,
@@ -162,7 +199,9 @@ impl StatCache {
             return None;
         }
         let mut entries = self.entries.lock().expect("stat cache lock");
-        let entry = entries.get_mut(path).filter(|e| e.stamp == stamp(&meta))?;
+        let entry = entries
+            .get_mut(path.as_os_str())
+            .filter(|e| e.stamp == stamp(&meta))?;
         entry.seen = true;
         let found = (entry.hash.clone(), meta.len());
         drop(entries);
@@ -180,7 +219,7 @@ impl StatCache {
         self.this_cook
             .lock()
             .expect("stat cache lock")
-            .get(path)
+            .get(path.as_os_str())
             .cloned()
     }
 
@@ -188,7 +227,7 @@ impl StatCache {
         self.this_cook
             .lock()
             .expect("stat cache lock")
-            .insert(path.to_path_buf(), (hash.to_string(), size));
+            .insert(path.as_os_str().to_owned(), (hash.to_string(), size));
     }
 
     /// The content hash of `path`, reading the file only when its stamp changed.
@@ -216,7 +255,12 @@ impl StatCache {
             ));
         }
         let now = stamp(&meta);
-        if let Some(e) = self.entries.lock().expect("stat cache lock").get_mut(path) {
+        if let Some(e) = self
+            .entries
+            .lock()
+            .expect("stat cache lock")
+            .get_mut(path.as_os_str())
+        {
             if e.stamp == now {
                 e.seen = true;
                 let hash = e.hash.clone();
@@ -238,7 +282,7 @@ impl StatCache {
         let hash = blake3::hash(&bytes).to_hex().to_string();
         self.mark_changed();
         self.entries.lock().expect("stat cache lock").insert(
-            path.to_path_buf(),
+            path.as_os_str().to_owned(),
             Entry {
                 stamp: now,
                 hash: hash.clone(),
@@ -297,7 +341,9 @@ impl StatCache {
     /// directory listing), if it is a regular file and its stamp is unchanged.
     pub fn recorded(&self, path: &Path, meta: &std::fs::Metadata) -> Option<String> {
         let mut entries = self.entries.lock().expect("stat cache lock");
-        let entry = entries.get_mut(path).filter(|e| e.stamp == stamp(meta))?;
+        let entry = entries
+            .get_mut(path.as_os_str())
+            .filter(|e| e.stamp == stamp(meta))?;
         entry.seen = true;
         meta.is_file().then(|| entry.hash.clone())
     }
@@ -332,7 +378,7 @@ impl StatCache {
         if let Ok(meta) = std::fs::symlink_metadata(path) {
             self.mark_changed();
             self.entries.lock().expect("stat cache lock").insert(
-                path.to_path_buf(),
+                path.as_os_str().to_owned(),
                 Entry {
                     stamp: stamp(&meta),
                     hash: hash.to_string(),
@@ -343,12 +389,15 @@ impl StatCache {
     }
 
     pub fn forget(&self, path: &Path) {
-        self.this_cook.lock().expect("stat cache lock").remove(path);
+        self.this_cook
+            .lock()
+            .expect("stat cache lock")
+            .remove(path.as_os_str());
         if self
             .entries
             .lock()
             .expect("stat cache lock")
-            .remove(path)
+            .remove(path.as_os_str())
             .is_some()
         {
             self.mark_changed();
@@ -371,12 +420,13 @@ impl StatCache {
         // Sorted as text: ordering thousands of paths component by component was half
         // of saving. The file is JSON: a path that is not UTF-8 is not remembered, only
         // rehashed.
-        let entries: BTreeMap<&str, &Entry> = all
+        let mut entries: Vec<Row<&str, &str>> = all
             .iter()
             .filter(|(_, e)| !e.stamp.is_racy(now))
-            .filter(|(p, e)| e.seen || p.exists())
-            .filter_map(|(p, e)| Some((p.to_str()?, e)))
+            .filter(|(p, e)| e.seen || Path::new(p).exists())
+            .filter_map(|(p, e)| Some(Row::of(p.to_str()?, e)))
             .collect();
+        entries.sort_unstable_by_key(|row| row.0);
         // A racy file's stamp is not kept, but what was derived from its content is: the
         // next cook that reads it again finds it.
         let live: std::collections::HashSet<&str> = all.values().map(|e| e.hash.as_str()).collect();

@@ -21,7 +21,7 @@
 //! no-op cook writes no blob, so it never pays for the marker or the sweep.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
@@ -86,8 +86,9 @@ pub struct Store {
     root: PathBuf,
     /// Read-locked while probing: both threads look up actions at once.
     actions: std::sync::RwLock<KeyedLog<Sealed>>,
-    /// Loaded on first use.
-    last: Mutex<Option<KeyedLog<Fingerprint>>>,
+    /// Loaded on first use, or ahead of it by [`Store::prefetch_fingerprints`].
+    last: Arc<Mutex<Option<KeyedLog<Fingerprint>>>>,
+    prefetch: Mutex<Option<std::thread::JoinHandle<()>>>,
     /// Set once `WRITING` is written, on the first new blob.
     writing: std::sync::OnceLock<()>,
     /// The bytes of the blobs this cook added.
@@ -104,7 +105,8 @@ impl Store {
     /// Opens (or creates) the cache, wiping it when its layout version is not this one.
     pub fn open(root: &Path) -> std::io::Result<Store> {
         let format_file = root.join("FORMAT");
-        let current = std::fs::read_to_string(&format_file).ok();
+        // Anything but the one short line (a FIFO, a huge file) is another layout.
+        let current = mjolnir_files::bounded::read_text(&format_file, FORMAT.len() as u64).ok();
         if current.as_deref() != Some(FORMAT) {
             // `last/` is the per-step folder of layout 2.
             for sub in ["blobs", "last"] {
@@ -122,14 +124,35 @@ impl Store {
         Ok(Store {
             root: root.to_path_buf(),
             actions: std::sync::RwLock::new(KeyedLog::load(&root.join("actions.log"))?),
-            last: Mutex::new(None),
+            last: Arc::new(Mutex::new(None)),
+            prefetch: Mutex::new(None),
             writing: std::sync::OnceLock::new(),
             added: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
+    /// Starts loading the fingerprint log on a thread of its own, for a cook about to run
+    /// steps: the first step that misses explains itself from the log, and loading it
+    /// then (a megabyte per thousand steps) held up the edited block's whole chain.
+    pub fn prefetch_fingerprints(&self) {
+        let last = Arc::clone(&self.last);
+        let path = self.root.join("last.log");
+        let loading = std::thread::spawn(move || {
+            let mut last = last.lock().expect("fingerprint log lock");
+            if last.is_none() {
+                // A log that cannot be read now is read (and its error reported) on use.
+                *last = KeyedLog::load(&path).ok();
+            }
+        });
+        *self.prefetch.lock().expect("prefetch lock") = Some(loading);
+    }
+
     /// Marks the end of this cook's blob writes: nothing is left half-written.
     pub fn close(&self) -> std::io::Result<()> {
+        // Loading may compact the log: it finishes before the cook does.
+        if let Some(loading) = self.prefetch.lock().expect("prefetch lock").take() {
+            let _ = loading.join();
+        }
         if self.writing.get().is_some() {
             std::fs::remove_file(self.root.join(WRITING))?;
         }
@@ -381,6 +404,18 @@ impl std::fmt::Display for BadBlob {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_in_place_of_the_layout_file_is_another_layout_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = std::ffi::CString::new(dir.path().join("FORMAT").to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        // Opening neither waits for a writer nor trusts the name: the cache is laid out anew.
+        Store::open(dir.path()).unwrap();
+        let format = std::fs::read_to_string(dir.path().join("FORMAT")).unwrap();
+        assert_eq!(format, FORMAT);
+    }
 
     fn record(key: &str) -> ActionRecord {
         ActionRecord {
