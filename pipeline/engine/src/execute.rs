@@ -469,6 +469,17 @@ pub struct Finished {
     pub outputs: Vec<Arc<Output>>,
 }
 
+/// The output named `name`. A pack's steps make an output per block (its catalog entries),
+/// which every block's steps look up: searched from the start, that was quadratic in the
+/// blocks. Outputs are usually in name order, so a binary search finds it; when they are
+/// not, a search from the start still does.
+fn output_named<'o>(outputs: &'o [Arc<Output>], name: &str) -> Option<&'o Arc<Output>> {
+    match outputs.binary_search_by(|o| o.name.as_str().cmp(name)) {
+        Ok(i) => Some(&outputs[i]),
+        Err(_) => outputs.iter().find(|o| o.name == name),
+    }
+}
+
 impl Finished {
     fn skipped() -> Finished {
         Finished {
@@ -735,7 +746,7 @@ pub fn run(
 /// end of the cook ([`RemoteCache::send_bundle`]).
 fn take_cook_bundle(graph: &Graph, prior: &[Finished], settings: &Settings, remote: &RemoteCache) {
     let prior_output = |step: StepId, output: &str| {
-        let found = prior[step].outputs.iter().find(|o| o.name == output)?;
+        let found = output_named(&prior[step].outputs, output)?;
         Some(found.hash.clone())
     };
     let (key, first) = remote.bundle_key(|| {
@@ -1071,7 +1082,7 @@ fn probe(
                 });
             }
             Input::Upstream { name, output, .. } => {
-                let out = deps.next()?.outputs.iter().find(|o| &o.name == output)?;
+                let out = output_named(&deps.next()?.outputs, output)?;
                 if step.kind.splices.is_some() {
                     spliced_from.push((name.as_str(), out));
                 }
@@ -1224,7 +1235,7 @@ fn gather(
                     .next()
                     .and_then(Option::as_ref)
                     .expect("dependencies are done");
-                let Some(out) = dep.iter().find(|o| &o.name == output) else {
+                let Some(out) = output_named(dep, output) else {
                     let message = format!("the upstream step made no {output}");
                     return Err((g.records, vec![finding("missing_input", &step.id, message)]));
                 };

@@ -10,6 +10,7 @@
 //! what a no-op cook spends here.
 
 use std::collections::{BTreeMap, HashMap};
+use std::ffi::OsString;
 use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -60,6 +61,7 @@ pub fn set_folder(
     // A cold cook writes thousands of files here; they go to the pool's threads (most sit
     // in different block folders, so they do not queue on one directory).
     stale.par_iter().try_for_each(|(path, output)| {
+        let path = Path::new(path);
         let content = write(path, output, store)?;
         if output.is_spliced() {
             // Its hash is the recipe's: the file's own was taken on the way, or is read
@@ -174,17 +176,18 @@ pub fn differences(
         &mut Changes::default(),
         Some(&mut removals),
     )?;
-    let mut writes: Vec<PathBuf> = stale.into_keys().collect();
+    let mut writes: Vec<PathBuf> = stale.into_keys().map(PathBuf::from).collect();
     writes.sort();
     removals.sort();
     Ok((writes, removals))
 }
 
+/// Each set file's path, and what it must hold. Keyed by the path's bytes: hashing a
+/// `Path` walks its components, and a catalog-sized sweep looks up thousands.
+type Targets<'f> = HashMap<OsString, &'f Arc<Output>>;
+
 /// Each file's path in `dir`, refusing a name that would land outside it.
-fn targets<'f>(
-    dir: &Path,
-    files: &'f BTreeMap<String, Arc<Output>>,
-) -> Result<HashMap<PathBuf, &'f Arc<Output>>, Error> {
+fn targets<'f>(dir: &Path, files: &'f BTreeMap<String, Arc<Output>>) -> Result<Targets<'f>, Error> {
     if let Some(rel) = files
         .keys()
         .find(|rel| !crate::cooker::is_plain_relative(rel))
@@ -196,7 +199,7 @@ fn targets<'f>(
     }
     Ok(files
         .iter()
-        .map(|(rel, output)| (dir.join(rel), output))
+        .map(|(rel, output)| (dir.join(rel).into_os_string(), output))
         .collect())
 }
 
@@ -220,7 +223,7 @@ struct Listing {
 
 /// Lists `dir` and its subfolders, each on the pool: the stats are most of a sweep, and a
 /// set's block folders sit side by side. A folder that cannot be read lists as empty.
-fn list(dir: &Path, stale: &HashMap<PathBuf, &Arc<Output>>) -> std::io::Result<Listing> {
+fn list(dir: &Path, stale: &Targets<'_>) -> std::io::Result<Listing> {
     let mut listing = Listing {
         dir: dir.to_path_buf(),
         files: Vec::new(),
@@ -236,7 +239,7 @@ fn list(dir: &Path, stale: &HashMap<PathBuf, &Arc<Output>>) -> std::io::Result<L
         if entry.file_type()?.is_dir() {
             folders.push(path);
         } else {
-            let meta = match stale.contains_key(&path) {
+            let meta = match stale.contains_key(path.as_os_str()) {
                 true => Some(entry.metadata()?),
                 false => None,
             };
@@ -255,7 +258,7 @@ fn list(dir: &Path, stale: &HashMap<PathBuf, &Arc<Output>>) -> std::io::Result<L
 /// hold their output; returns whether `dir` is left empty.
 fn sweep(
     dir: &Path,
-    stale: &mut HashMap<PathBuf, &Arc<Output>>,
+    stale: &mut Targets<'_>,
     stat_cache: &StatCache,
     changes: &mut Changes,
     removals: Option<&mut Vec<PathBuf>>,
@@ -266,7 +269,7 @@ fn sweep(
 
 fn sweep_listed(
     listing: Listing,
-    stale: &mut HashMap<PathBuf, &Arc<Output>>,
+    stale: &mut Targets<'_>,
     stat_cache: &StatCache,
     changes: &mut Changes,
     mut removals: Option<&mut Vec<PathBuf>>,
@@ -283,10 +286,10 @@ fn sweep_listed(
         }
     }
     for (path, meta) in listing.files {
-        if let (Some(output), Some(meta)) = (stale.get(&path), &meta) {
+        if let (Some(output), Some(meta)) = (stale.get(path.as_os_str()), &meta) {
             empty = false;
             if file_holds(stat_cache, &path, meta, output) {
-                stale.remove(&path);
+                stale.remove(path.as_os_str());
             }
         } else if let Some(list) = removals.as_deref_mut() {
             list.push(path);

@@ -135,6 +135,10 @@ impl Store {
     /// steps: the first step that misses explains itself from the log, and loading it
     /// then (a megabyte per thousand steps) held up the edited block's whole chain.
     pub fn prefetch_fingerprints(&self) {
+        let mut prefetch = self.prefetch.lock().expect("prefetch lock");
+        if prefetch.is_some() {
+            return;
+        }
         let last = Arc::clone(&self.last);
         let path = self.root.join("last.log");
         let loading = std::thread::spawn(move || {
@@ -144,7 +148,7 @@ impl Store {
                 *last = KeyedLog::load(&path).ok();
             }
         });
-        *self.prefetch.lock().expect("prefetch lock") = Some(loading);
+        *prefetch = Some(loading);
     }
 
     /// Marks the end of this cook's blob writes: nothing is left half-written.

@@ -417,3 +417,35 @@ fn a_small_output_is_let_go_once_every_step_that_reads_it_is_done() {
     assert_eq!(output_text(&bench, &results[0]), "a(x)");
     assert_eq!(output_text(&bench, &results[3]), "d(b(a(x))c(a(x)))");
 }
+
+#[test]
+fn an_output_is_found_by_name_in_any_order() {
+    let made = |names: &[&str]| -> Vec<Arc<Output>> {
+        let made = |n: &&str| Output::fresh(n.to_string(), format!("hash of {n}"), vec![]);
+        names.iter().map(made).collect()
+    };
+    let sorted: Vec<String> = (0..300).map(|i| format!("entry/b{i:03}.json")).collect();
+    let sorted: Vec<&str> = sorted.iter().map(String::as_str).collect();
+    let outputs = made(&sorted);
+    assert_eq!(
+        output_named(&outputs, "entry/b123.json").unwrap().name,
+        "entry/b123.json"
+    );
+    assert!(output_named(&outputs, "entry/b300.json").is_none());
+    // A step's own order, not sorted: still found.
+    let outputs = made(&[
+        "mjolnir.json",
+        "entry/b001.json",
+        "block.json",
+        "entry/b000.json",
+    ]);
+    for name in [
+        "mjolnir.json",
+        "entry/b000.json",
+        "block.json",
+        "entry/b001.json",
+    ] {
+        assert_eq!(output_named(&outputs, name).unwrap().name, name);
+    }
+    assert!(output_named(&outputs, "entry/b002.json").is_none());
+}

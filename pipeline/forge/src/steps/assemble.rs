@@ -63,18 +63,30 @@ pub fn block_input(block: &str, file: &str) -> String {
 /// outputs of every kind that lands as a package, in registry order, then the material
 /// instances (which exist only in a cook with donors, and are named as they cook).
 pub fn block_packages(w: &Wiring, block: &str) -> (Vec<String>, Vec<crate::graph::Input>) {
-    let mut names = Vec::new();
-    let mut inputs = Vec::new();
     // This block's alone: asking for the whole set's, per block, would be quadratic.
     let own = [block.to_string()];
-    let shipped = crate::wiring::shipped(w.registry, w.planned, &own);
-    for shipped in shipped.into_iter().filter(|s| s.package) {
+    block_packages_of(
+        w,
+        block,
+        &crate::wiring::shipped(w.registry, w.planned, &own),
+    )
+}
+
+/// [`block_packages`], from the block's shipped outputs as the caller found them.
+pub fn block_packages_of(
+    w: &Wiring,
+    block: &str,
+    shipped: &[crate::wiring::Shipped],
+) -> (Vec<String>, Vec<crate::graph::Input>) {
+    let mut names = Vec::new();
+    let mut inputs = Vec::new();
+    for shipped in shipped.iter().filter(|s| s.package) {
         let name = block_input(block, &shipped.file);
         names.push(name.clone());
         inputs.push(crate::graph::Input::Upstream {
             name,
             step: shipped.step,
-            output: shipped.output,
+            output: shipped.output.clone(),
         });
     }
     if w.options.donors.is_some() {

@@ -48,7 +48,10 @@ pub fn input_name(block: &str) -> String {
 fn wire(w: &Wiring) -> Option<Wired> {
     let block = w.block();
     let own = [block.to_string()];
-    let mut inputs: Vec<Input> = crate::wiring::shipped(w.registry, w.planned, &own)
+    // Found once for both: planning a catalog-sized set asks this of every block.
+    let shipped = crate::wiring::shipped(w.registry, w.planned, &own);
+    let (packages, package_inputs) = assemble::block_packages_of(w, block, &shipped);
+    let mut inputs: Vec<Input> = shipped
         .into_iter()
         .map(|s| Input::Upstream {
             name: block_input(block, &s.file),
@@ -56,7 +59,6 @@ fn wire(w: &Wiring) -> Option<Wired> {
             output: s.output,
         })
         .collect();
-    let (packages, package_inputs) = assemble::block_packages(w, block);
     let mut wired: std::collections::HashSet<String> =
         inputs.iter().map(|i| i.name().to_string()).collect();
     inputs.extend(
