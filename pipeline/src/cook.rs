@@ -128,8 +128,6 @@ impl Cook<'_> {
         if !all_succeeded(&results) {
             return Ok(Attempt::new(graph, results, Vec::new()));
         }
-        // The contract held, so steps will be probed and some may run.
-        self.settings.store.prefetch_fingerprints();
         let catalogs = crate::plan::catalogs(&packs, &results);
         let first_cook_step = graph.steps.len();
         // On the cook's pool: the blocks are wired in parallel.

@@ -21,7 +21,7 @@
 //! no-op cook writes no blob, so it never pays for the marker or the sweep.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
@@ -86,9 +86,8 @@ pub struct Store {
     root: PathBuf,
     /// Read-locked while probing: both threads look up actions at once.
     actions: std::sync::RwLock<KeyedLog<Sealed>>,
-    /// Loaded on first use, or ahead of it by [`Store::prefetch_fingerprints`].
-    last: Arc<Mutex<Option<KeyedLog<Fingerprint>>>>,
-    prefetch: Mutex<Option<std::thread::JoinHandle<()>>>,
+    /// Loaded on first use.
+    last: Mutex<Option<KeyedLog<Fingerprint>>>,
     /// Set once `WRITING` is written, on the first new blob.
     writing: std::sync::OnceLock<()>,
     /// The bytes of the blobs this cook added.
@@ -124,39 +123,14 @@ impl Store {
         Ok(Store {
             root: root.to_path_buf(),
             actions: std::sync::RwLock::new(KeyedLog::load(&root.join("actions.log"))?),
-            last: Arc::new(Mutex::new(None)),
-            prefetch: Mutex::new(None),
+            last: Mutex::new(None),
             writing: std::sync::OnceLock::new(),
             added: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
-    /// Starts loading the fingerprint log on a thread of its own, for a cook about to run
-    /// steps: the first step that misses explains itself from the log, and loading it
-    /// then (a megabyte per thousand steps) held up the edited block's whole chain.
-    pub fn prefetch_fingerprints(&self) {
-        let mut prefetch = self.prefetch.lock().expect("prefetch lock");
-        if prefetch.is_some() {
-            return;
-        }
-        let last = Arc::clone(&self.last);
-        let path = self.root.join("last.log");
-        let loading = std::thread::spawn(move || {
-            let mut last = last.lock().expect("fingerprint log lock");
-            if last.is_none() {
-                // A log that cannot be read now is read (and its error reported) on use.
-                *last = KeyedLog::load(&path).ok();
-            }
-        });
-        *prefetch = Some(loading);
-    }
-
     /// Marks the end of this cook's blob writes: nothing is left half-written.
     pub fn close(&self) -> std::io::Result<()> {
-        // Loading may compact the log: it finishes before the cook does.
-        if let Some(loading) = self.prefetch.lock().expect("prefetch lock").take() {
-            let _ = loading.join();
-        }
         if self.writing.get().is_some() {
             std::fs::remove_file(self.root.join(WRITING))?;
         }
