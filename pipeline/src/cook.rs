@@ -215,7 +215,11 @@ impl Cook<'_> {
     /// step's record) is serialized.
     fn materialize(&self, mut attempt: Attempt) -> Result<Attempt> {
         let config = &self.options.config;
-        let folders = attempt.folders(config, self.registry);
+        // On the cook's pool: each set's blocks are gathered in parallel.
+        let folders = self
+            .settings
+            .pool
+            .install(|| attempt.folders(config, self.registry));
         let (store, stat_cache) = (self.settings.store, self.settings.stat_cache);
         // A fresh clone's set files whose bytes stayed on the remote are downloaded all at
         // once, not folder by folder.

@@ -1094,8 +1094,12 @@ fn probe(
             }
         }
     }
-    let fingerprint = fingerprint_of(step, &records);
-    let key = fingerprint.key();
+    let key = crate::fingerprint::key_of(
+        step.kind.name,
+        step.kind.version,
+        &step.key_params(),
+        records.iter().map(|r| (r.name.as_str(), r.hash.as_str())),
+    );
     let sources = sources_of(step, spliced_from);
     let outputs = match settings.store.get_action(&key) {
         Some(record) => cached_outputs(step, settings.store, &record, &sources, false).ok()?,

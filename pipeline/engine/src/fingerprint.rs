@@ -49,22 +49,36 @@ impl Fingerprint {
     }
 
     pub fn key(&self) -> String {
-        let mut h = blake3::Hasher::new();
-        let mut field = |label: &str, value: &[u8]| {
-            h.update(label.as_bytes());
-            h.update(&(value.len() as u64).to_le_bytes());
-            h.update(value);
-        };
-        field("format", &KEY_FORMAT.to_le_bytes());
-        field("cooker", self.cooker.as_bytes());
-        field("version", &self.cooker_version.to_le_bytes());
-        field("params", self.params.as_bytes());
-        for (name, hash) in &self.inputs {
-            field("input", name.as_bytes());
-            field("hash", hash.as_bytes());
-        }
-        h.finalize().to_hex().to_string()
+        let inputs = self.inputs.iter().map(|(n, h)| (n.as_str(), h.as_str()));
+        key_of(&self.cooker, self.cooker_version, &self.params, inputs)
     }
+}
+
+/// The key of the fingerprint these parts make, without making it (its inputs in any
+/// order): a cook probes thousands of cached steps and needs only their keys.
+pub fn key_of<'a>(
+    cooker: &str,
+    cooker_version: u32,
+    params: &str,
+    inputs: impl Iterator<Item = (&'a str, &'a str)>,
+) -> String {
+    let mut inputs: Vec<(&str, &str)> = inputs.collect();
+    inputs.sort_unstable();
+    let mut h = blake3::Hasher::new();
+    let mut field = |label: &str, value: &[u8]| {
+        h.update(label.as_bytes());
+        h.update(&(value.len() as u64).to_le_bytes());
+        h.update(value);
+    };
+    field("format", &KEY_FORMAT.to_le_bytes());
+    field("cooker", cooker.as_bytes());
+    field("version", &cooker_version.to_le_bytes());
+    field("params", params.as_bytes());
+    for (name, hash) in inputs {
+        field("input", name.as_bytes());
+        field("hash", hash.as_bytes());
+    }
+    h.finalize().to_hex().to_string()
 }
 
 /// Why a step ran, with the old and new values.
@@ -186,6 +200,15 @@ mod tests {
         assert_ne!(a.key(), fp(2, &[("a", "1"), ("b", "2")]).key());
         // Field boundaries are length-prefixed: moving a byte between fields changes the key.
         assert_ne!(fp(1, &[("ab", "c")]).key(), fp(1, &[("a", "bc")]).key());
+    }
+
+    #[test]
+    fn a_key_made_from_parts_is_the_fingerprints() {
+        let a = fp(1, &[("b", "2"), ("a", "1"), ("a", "0")]);
+        let parts = [("a", "1"), ("b", "2"), ("a", "0")];
+        assert_eq!(key_of("import", 1, "", parts.into_iter()), a.key());
+        assert_ne!(key_of("import", 1, "p", parts.into_iter()), a.key());
+        assert_ne!(key_of("import", 1, "", parts[..2].iter().copied()), a.key());
     }
 
     #[test]

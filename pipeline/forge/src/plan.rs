@@ -303,12 +303,24 @@ impl SetPlan {
         pack: &str,
     ) -> Vec<Folder> {
         let outputs = |step: StepId| results[step].outputs.iter();
-        let mut set = BTreeMap::new();
-        for s in shipped(registry, &self.planned, &self.spec.blocks) {
-            if let Some(o) = outputs(s.step).find(|o| o.name == s.output) {
-                set.insert(layout::cooked_file(&s.block, &s.file), o.clone());
-            }
-        }
+        // Block by block in parallel (on the caller's pool), then in set order: the later
+        // of two files at one path wins, as when each was inserted in turn.
+        let shipped_files: Vec<Vec<(String, Arc<Output>)>> = self
+            .spec
+            .blocks
+            .par_iter()
+            .map(|block| {
+                let own = [block.clone()];
+                shipped(registry, &self.planned, &own)
+                    .into_iter()
+                    .filter_map(|s| {
+                        let o = outputs(s.step).find(|o| o.name == s.output)?;
+                        Some((layout::cooked_file(&s.block, &s.file), o.clone()))
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut set: BTreeMap<String, Arc<Output>> = shipped_files.into_iter().flatten().collect();
         for kind in registry
             .iter()
             .filter(|k| k.lands.in_cooked() && matches!(k.outputs, Names::Dynamic))
