@@ -28,6 +28,9 @@ use crate::atomic;
 /// a one-block edit; at eight it costs a few megabytes of disk.
 const GROWN_WRITES: u64 = 8;
 
+/// The bytes of the shortest line that sets a key, with its newline: `{"key":"","value":0}`.
+const SHORTEST_LINE: usize = 21;
+
 /// Larger than any log a cache of this layout writes; a larger file is not read.
 const MAX_LOG_BYTES: u64 = 1 << 32;
 
@@ -79,8 +82,12 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
             Err(e) => return Err(std::io::Error::other(e.to_string())),
         };
         // Sized for a line per key up front: growing the index as it filled was a third of
-        // loading a catalog-sized log.
-        let lines = memchr::memchr_iter(b'\n', &text).count();
+        // loading a catalog-sized log. No more than the shortest lines could fill, nor than
+        // a large cache holds: a file of empty lines reserves nothing for them.
+        let lines = memchr::memchr_iter(b'\n', &text)
+            .count()
+            .min(text.len() / SHORTEST_LINE)
+            .min(1 << 20);
         let mut log = KeyedLog {
             path: path.to_path_buf(),
             text,
@@ -525,6 +532,20 @@ mod tests {
         let mut log = KeyedLog::<String>::load(&path).unwrap();
         assert!(std::fs::metadata(&path).unwrap().len() < 200_000);
         assert!(log.get("long").unwrap().starts_with('9'));
+    }
+
+    #[test]
+    fn a_log_of_empty_lines_loads_empty_and_reserves_nothing_for_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        let mut text = vec![b'\n'; 4 << 20];
+        text.extend_from_slice(b"{\"key\":\"k\",\"value\":7}\n");
+        std::fs::write(&path, &text).unwrap();
+        let mut log = KeyedLog::<u32>::load(&path).unwrap();
+        // Four million newlines: a slot reserved per line would be four million slots.
+        assert!(log.index.capacity() <= 2 * (text.len() / SHORTEST_LINE));
+        assert_eq!(log.get("k"), Some(&7));
+        assert_eq!(log.entries().len(), 1);
     }
 
     #[test]

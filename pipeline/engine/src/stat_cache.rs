@@ -41,13 +41,13 @@ impl Stamp {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// A file's entry in memory; on disk it is a [`Row`].
+#[derive(Debug, Clone)]
 struct Entry {
     stamp: Stamp,
     hash: String,
     /// Whether this cook found the file as stamped (or wrote it): saving then need not
     /// ask whether it still exists.
-    #[serde(skip)]
     seen: bool,
 }
 
