@@ -230,16 +230,18 @@ stat cache, the plan. Flat memory needs those kept on disk rather than in memory
 of the RSS above the heap peak is the binary's pages and the allocator's arenas, and it
 swings by several MiB between identical runs, more than the last change moved it.
 
-What is left of the edit above the ideal (about 35 ms; phases timed by hand in #38's sixth
-session, medians of 11 edits): planning the 3,333 steps (7 ms), the set's `assemble` on the
-critical path (12 ms: its key over 1,030 inputs, 1.5 ms; reading 1,024 small block outputs
-back from the store on two threads, 5 ms; cooking, 7 ms), probing the 3,300 hits next to
-the block's chain (about 9 ms of the two threads), writing the set folder beyond the `cp`
-(7 ms: listing 256 folders and stat'ing 3,330 files), and opening and saving the action log
-and the stat cache, the use log and the report (10 ms). An edit spends about 130 ms of CPU
-(user + system) in 70–85 ms of wall time on two cores, so what is left is work to do less
-of, not work to move between threads: a thread that loaded the fingerprint log while the
-cook planned took from planning what it gave the block's chain (11 interleaved edits: 89.5 ms
+What is left of the edit above the ideal (about 40 ms; phases and the block's chain timed
+by hand at the end of #38's sixth session, medians of 9 to 11 edits): planning the 3,333
+steps (5.5 ms); the set's `assemble` on the critical path (16 ms: 2.8 ms from the block's
+last step to its start, its key over 1,030 inputs and its miss 0.8 ms, reading 1,024 small
+block outputs back from the store on two threads 7 ms, cooking 5.6 ms); the first miss,
+which loads the fingerprint log to say why it ran (about 3 ms); probing the 3,300 hits
+next to the block's chain (about 9 ms of the two threads); writing the set folder beyond
+the `cp` (4–7 ms: listing 256 folders and stat'ing 3,330 files); and opening the action log
+and the stat cache, saving the stat cache, the use log and the report (10 ms).
+An edit spends about 130 ms of CPU (user + system) in 70–85 ms of wall time on two cores,
+so what is left is work to do less of, not work to move between threads:
+a thread that loaded the fingerprint log while the cook planned took from planning what it gave the block's chain (11 interleaved edits: 89.5 ms
 with it, 85.7 ms without).
 
 The ideal's `cp` is the fastest of the copies taken after each edit, each after `sync`, so
