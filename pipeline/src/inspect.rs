@@ -38,6 +38,9 @@ pub fn inspect(path: &Path, as_json: bool, global: Option<&Path>) -> Result<i32>
         return container(path, &bytes, as_json);
     } else if bytes.starts_with(b"FPCK") {
         packed_chunks(&forge_iostore::packed::from_bytes(&bytes).map_err(fail(path))?)
+    } else if bytes.starts_with(b"FBLK") {
+        let index = forge_release::container::IndexedBlockChunks::from_bytes(&bytes);
+        block_index(&index.map_err(fail(path))?)
     } else if bytes.starts_with(b"MJSP") {
         recipe(&engine::Recipe::from_bytes(&bytes).map_err(fail(path))?)
     } else if bytes.starts_with(b"PK\x03\x04") {
@@ -125,6 +128,30 @@ fn packed_chunks(chunks: &[forge_iostore::IndexedChunk]) -> (Value, String) {
         })
         .collect();
     (json!({"format": "FPCK", "chunks": listed}), text)
+}
+
+/// A block's index in its set's container (`FBLK`): its packages' and its tags' packed
+/// chunks, and the container header's store entry of each package.
+fn block_index(index: &forge_release::container::IndexedBlockChunks) -> (Value, String) {
+    let (packages, packages_text) = packed_chunks(&index.packages);
+    let (tags, tags_text) = packed_chunks(&index.tags);
+    let mut text = format!("block chunk index\npackages: {packages_text}tags: {tags_text}");
+    text.push_str(&format!("store entries: {}\n", index.store.len()));
+    let store: Vec<Value> = index
+        .store
+        .iter()
+        .map(|(package, imports)| {
+            text.push_str(&format!("  {package:016x} imports {}\n", imports.len()));
+            json!({"package": package, "imports": imports})
+        })
+        .collect();
+    let summary = json!({
+        "format": "FBLK",
+        "packages": packages["chunks"],
+        "tags": tags["chunks"],
+        "store": store,
+    });
+    (summary, text)
 }
 
 /// A spliced output's recipe (`MJSP`, as the cache stores a set's `.ucas`): what it

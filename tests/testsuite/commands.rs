@@ -338,12 +338,13 @@ fn cooked_containers_resolve_and_verify_through_inspect() {
     );
 }
 
-/// The cache holds each block's packed chunk index (`FPCK`) and each set's `.ucas` as a
-/// recipe (`MJSP`) that makes exactly the `.ucas` in the set folder.
+/// The cache holds each block's index in its container (`FBLK`, its packages' and tags'
+/// packed chunks) and each set's `.ucas` as a recipe (`MJSP`) that makes exactly the
+/// `.ucas` in the set folder.
 fn cached_indexes_and_recipes_read_through_inspect(ws: &Workspace) {
     let mut formats = std::collections::BTreeMap::<String, Vec<Value>>::new();
     for (blob, bytes) in tree(&ws.path("build/cache/blobs")) {
-        if !(bytes.starts_with(b"FPCK") || bytes.starts_with(b"MJSP")) {
+        if !(bytes.starts_with(b"FBLK") || bytes.starts_with(b"MJSP")) {
             continue;
         }
         let blob = format!("build/cache/blobs/{blob}");
@@ -355,7 +356,18 @@ fn cached_indexes_and_recipes_read_through_inspect(ws: &Workspace) {
             .or_default()
             .push(v);
     }
-    assert!(formats["FPCK"].len() > 35, "an index per block, two each");
+    let blocks = ["foundry", "roadworks", "foundry-wide"]
+        .iter()
+        .map(|pack| {
+            std::fs::read_dir(ws.path(&format!("build/game/{pack}/all/cooked")))
+                .unwrap()
+                .count()
+        })
+        .sum::<usize>();
+    assert!(formats["FBLK"].len() >= blocks, "an index per block");
+    for index in &formats["FBLK"] {
+        assert!(index["tags"].as_array().unwrap().len() >= 4, "{index}");
+    }
     let sizes: Vec<u64> = formats["MJSP"]
         .iter()
         .map(|v| v["bytes"].as_u64().unwrap())

@@ -1,7 +1,7 @@
 //! `block_chunks`: a block's share of its set's container, packed once. Its Unreal packages
 //! (each checked against the namespace rule) and its tags, cut into compression blocks and
-//! zlib-packed: their index (`FPCK`), their blocks (`chunks.data`, as the `.ucas` holds
-//! them), and the container header's store entry of each package. The set's `assemble` then
+//! zlib-packed: their index with the container header's store entry of each package
+//! (`index.fblk`), and their blocks (`chunks.data`, as the `.ucas` holds them). The set's `assemble` then
 //! lays the container out from every block's index without compressing anything, and its
 //! `.ucas` is spliced from every block's data: a one-block edit compresses one block, and
 //! stores one block's data.
@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use super::assemble;
 use super::coded::diagnostic;
-use super::common::{compact, input, source_file};
+use super::common::{input, source_file};
 use super::kind::{Lands, Scope};
 use super::{catalog, donors, tags};
 use crate::graph::Input;
@@ -22,7 +22,7 @@ use findings::finding;
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {
         name: "block_chunks",
-        version: 2,
+        version: 3,
         outputs: Names::Fixed(|_| OUTPUTS.map(String::from).to_vec()),
         runs_under_check: false,
         splices: None,
@@ -33,13 +33,12 @@ pub static KIND: StepKind = StepKind {
     wire,
 };
 
-pub const PACKAGES: &str = "packages.fpck";
-pub const TAGS: &str = "tags.fpck";
-/// `[{"package": id, "imports": [ids]}]`, ids as decimal u64.
-pub const STORE: &str = "store.json";
+/// The packages' and the tags' indexes and the store entries, in one file (`FBLK`,
+/// `forge_release::container::IndexedBlockChunks`): what `assemble` reads of the block.
+pub const INDEX: &str = "index.fblk";
 /// The packed blocks of both indexes, each padded to 16 bytes: what `assemble` splices.
 pub const DATA: &str = "chunks.data";
-const OUTPUTS: [&str; 4] = [PACKAGES, TAGS, STORE, DATA];
+const OUTPUTS: [&str; 2] = [INDEX, DATA];
 
 /// This block's outputs of this kind, as inputs named `<block>/<output>`.
 pub fn of_block(w: &Wiring, block: &str) -> Vec<Input> {
@@ -106,17 +105,9 @@ fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     let shipped = assemble::shipped(inputs, &file)?;
     let chunks = forge_release::container::block_chunks(step.pack, &content, &shipped)
         .map_err(|e| vec![finding(e.code, &file, e.message)])?;
-    let store: Vec<Value> = chunks
-        .store
-        .iter()
-        .map(|(package, imports)| json!({"package": package, "imports": imports}))
-        .collect();
     let (index, data) = forge_release::container::pack_block(chunks);
-    let index_bytes = forge_iostore::packed::to_bytes;
     Ok(vec![
-        (PACKAGES.to_string(), index_bytes(&index.packages)),
-        (TAGS.to_string(), index_bytes(&index.tags)),
-        (STORE.to_string(), compact(&Value::Array(store))),
+        (INDEX.to_string(), index.to_bytes()),
         (DATA.to_string(), data),
     ])
 }
@@ -128,28 +119,7 @@ pub fn read(
     block: &str,
     file: &str,
 ) -> Result<forge_release::container::IndexedBlockChunks, Vec<findings::Diagnostic>> {
-    let get = |output: &str| input(inputs, &input_name(block, output), file);
-    let chunks = |output: &str| {
-        forge_iostore::packed::from_bytes(get(output)?).map_err(|e| diagnostic(file, &e))
-    };
-    let store: Vec<Value> = serde_json::from_slice(get(STORE)?)
-        .map_err(|e| vec![finding("bad_intermediate", file, e.to_string())])?;
-    let store = store
-        .iter()
-        .map(|s| {
-            let id = s["package"].as_u64().unwrap_or_default();
-            let imports = s["imports"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_u64)
-                .collect();
-            (id, imports)
-        })
-        .collect();
-    Ok(forge_release::container::IndexedBlockChunks {
-        packages: chunks(PACKAGES)?,
-        tags: chunks(TAGS)?,
-        store,
-    })
+    let index = input(inputs, &input_name(block, INDEX), file)?;
+    forge_release::container::IndexedBlockChunks::from_bytes(index)
+        .map_err(|e| diagnostic(file, &e))
 }
