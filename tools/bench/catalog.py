@@ -206,6 +206,7 @@ How the edit got here, measured by hand with `/usr/bin/time` over 7 edits:
 | and a step's dependents probed as soon as it ran, ahead of the hits (each link of the block's chain had waited about 3 ms for a wave), actions looked up under a shared lock | 83–87 ms (bench medians) | 14 ms |
 | and a set's blocks wired in parallel (planning 8.5 ms to 5.5 ms) | 75–89 ms (bench medians) | 14 ms |
 | and the set's container and documents made side by side, each block's index and facts parsed in parallel; the stat cache as rows keyed by the path's bytes; a miss explained in time linear in its inputs (a million comparisons for the set's step); an upstream output found by binary search (the catalog's per-block entries had made planning and probing quadratic in the blocks); the use log compacted every eighth cook | 69 ms against 84 ms for the previous binary, 15 edits interleaved | 7 ms |
+| and a block's index in its container one file (`FBLK`), not three, so the set's step reads 512 small files back from the store, not 1,024 | 75 ms against 92.5 ms for the previous binary, 13 edits interleaved | reading its inputs 3.1 ms (7.2 ms before) |
 
 With the `.ucas` spliced, the cache stores a recipe of a few KiB for it instead of a new
 container, and the edit's peak RSS fell from 174 MiB to 43 MiB. A step's outputs over 64 KiB
@@ -232,9 +233,9 @@ swings by several MiB between identical runs, more than the last change moved it
 
 What is left of the edit above the ideal (about 40 ms; phases and the block's chain timed
 by hand at the end of #38's sixth session, medians of 9 to 11 edits): planning the 3,333
-steps (5.5 ms); the set's `assemble` on the critical path (16 ms: 2.8 ms from the block's
-last step to its start, its key over 1,030 inputs and its miss 0.8 ms, reading 1,024 small
-block outputs back from the store on two threads 7 ms, cooking 5.6 ms); the first miss,
+steps (5.5 ms); the set's `assemble` on the critical path (about 12 ms: 2.8 ms from the
+block's last step to its start, its key over 520 inputs and its miss 0.8 ms, reading 512
+small block outputs back from the store on two threads 3 ms, cooking 5.6 ms); the first miss,
 which loads the fingerprint log to say why it ran (about 3 ms); probing the 3,300 hits
 next to the block's chain (about 9 ms of the two threads); writing the set folder beyond
 the `cp` (4–7 ms: listing 256 folders and stat'ing 3,330 files); and opening the action log
