@@ -85,10 +85,16 @@ impl Attempt {
     }
 
     /// Every set and map folder of the cook, with the outputs each holds.
-    fn folders(&self, config: &Config, registry: &[&'static StepKind]) -> Vec<Folder> {
+    /// Every set and map folder with its files, gathered on the cook's `pool`.
+    fn folders(
+        &self,
+        config: &Config,
+        registry: &[&'static StepKind],
+        pool: &rayon::ThreadPool,
+    ) -> Vec<Folder> {
         let sets = self.sets.iter().flat_map(|set| {
             let pack = &config.packs[set.pack].id;
-            set.folders(registry, &self.results, &config.out, pack)
+            pool.install(|| set.folders(registry, &self.results, &config.out, pack))
         });
         let maps = self
             .maps
@@ -198,7 +204,10 @@ impl Cook<'_> {
         for set in &attempt.sets {
             let pack = &config.packs[set.pack].id;
             let renders = layout::render_dir(&config.out, pack, &set.spec.name);
-            let folders = set.folders(self.registry, &attempt.results, &config.out, pack);
+            let folders = self
+                .settings
+                .pool
+                .install(|| set.folders(self.registry, &attempt.results, &config.out, pack));
             for (dir, files) in folders.iter().filter(|(dir, _)| *dir == renders) {
                 let stores = (self.settings.store, self.settings.stat_cache);
                 if let Err(e) = materialize::set_folder(&config.out, dir, files, stores.0, stores.1)
@@ -215,11 +224,7 @@ impl Cook<'_> {
     /// step's record) is serialized.
     fn materialize(&self, mut attempt: Attempt) -> Result<Attempt> {
         let config = &self.options.config;
-        // On the cook's pool: each set's blocks are gathered in parallel.
-        let folders = self
-            .settings
-            .pool
-            .install(|| attempt.folders(config, self.registry));
+        let folders = attempt.folders(config, self.registry, self.settings.pool);
         let (store, stat_cache) = (self.settings.store, self.settings.stat_cache);
         // A fresh clone's set files whose bytes stayed on the remote are downloaded all at
         // once, not folder by folder.
@@ -601,7 +606,7 @@ pub fn cook(options: &Options) -> Result<Ending> {
     let progress = Progress::new(&pack_ids, options.verbose);
     let run = attempt_twice(options, &mut settings, &progress, &plan)?;
     if let Some(remote) = remote.as_deref().filter(|r| r.writes() && !options.check) {
-        file_bundle(config, &run, remote);
+        file_bundle(config, &run, remote, &pool);
     }
     progress.finish();
     store.close()?;
@@ -612,7 +617,7 @@ pub fn cook(options: &Options) -> Result<Ending> {
             return Ok(ending);
         }
         return Ok(check_folders(
-            &run.folders(config, steps::REGISTRY),
+            &run.folders(config, steps::REGISTRY, &pool),
             config,
             &stat_cache,
         ));
@@ -620,7 +625,9 @@ pub fn cook(options: &Options) -> Result<Ending> {
     // Only a cook that could have taken the shortcut seals; `--json` and `--explain`
     // always run in full, and sealing costs a stat of everything.
     let could_use_seal = options.use_cache && !options.json && !options.explain;
-    let unchanged = could_use_seal.then(|| sealable(options, &run)).flatten();
+    let unchanged = could_use_seal
+        .then(|| sealable(options, &run, &pool))
+        .flatten();
     let ending = finish(options, run, &settings, &pool, started)?;
     if let Some(note) = plan.donors.as_ref().and_then(donor_slots_note) {
         if !options.json {
@@ -657,14 +664,14 @@ fn donor_slots_note(donors: &forge::donors::DonorFiles) -> Option<String> {
 /// Files the cook's bundle on a machine that writes to the remote (`docs/ci.md`): its
 /// entries, and the large outputs its set and map folders hold, which a fresh clone then
 /// downloads while it looks its steps up.
-fn file_bundle(config: &Config, run: &Attempt, remote: &RemoteCache) {
+fn file_bundle(config: &Config, run: &Attempt, remote: &RemoteCache, pool: &rayon::ThreadPool) {
     let keys: Vec<&str> = run
         .results
         .iter()
         .filter_map(|r| r.key.as_deref())
         .collect();
     let landing = run
-        .folders(config, steps::REGISTRY)
+        .folders(config, steps::REGISTRY, pool)
         .iter()
         .flat_map(|(_, files)| files.values())
         .filter(|o| o.size > engine::remote::action_result::INLINE_MAX)
@@ -705,7 +712,11 @@ fn seal_key(options: &Options) -> String {
 
 /// A cook that ran nothing and changed no file can be sealed: its counts, and every path
 /// it looked at (sources, the folders listed to find them, every set file and folder).
-fn sealable(options: &Options, run: &Attempt) -> Option<(seal::Sealed, Vec<std::path::PathBuf>)> {
+fn sealable(
+    options: &Options,
+    run: &Attempt,
+    pool: &rayon::ThreadPool,
+) -> Option<(seal::Sealed, Vec<std::path::PathBuf>)> {
     let counts = report::count(&run.results);
     let changed = run.materialized.written + run.materialized.removed;
     if counts.steps != counts.cached || changed > 0 || run.step_records.is_none() {
@@ -735,7 +746,7 @@ fn sealable(options: &Options, run: &Attempt) -> Option<(seal::Sealed, Vec<std::
         paths.insert(config.packs[set.pack].dir.clone());
     }
     {
-        for (dir, files) in run.folders(config, steps::REGISTRY) {
+        for (dir, files) in run.folders(config, steps::REGISTRY, pool) {
             for rel in files.keys() {
                 let file = dir.join(rel);
                 paths.extend(
