@@ -867,3 +867,28 @@ fn cooks_in_two_folders_make_the_same_bytes() {
     );
     assert_eq!(previews, tree(&b.path("build/render")));
 }
+
+/// The report page reads the set's checks report bounded and regular-only: a FIFO put in
+/// its place is written over by the cook before the page is made, and the page still shows
+/// every block's checks.
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_place_of_the_checks_report_is_replaced_before_the_page_reads_it() {
+    let ws = Workspace::without_donors(&["foundry"]);
+    ws.cook(&[]);
+    let page = || std::fs::read_to_string(ws.path("build/report.html")).unwrap();
+    let passes = |html: &str| html.matches("class=\"pass\"").count();
+    let shown = passes(&page());
+    assert!(shown > 0, "the page shows the set's checks");
+    let checks = ws.path("build/game/foundry/all/checks.json");
+    let right = std::fs::read(&checks).unwrap();
+    std::fs::remove_file(&checks).unwrap();
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&checks)
+        .status()
+        .unwrap()
+        .success());
+    ws.cook(&[]);
+    assert_eq!(std::fs::read(&checks).unwrap(), right);
+    assert_eq!(passes(&page()), shown);
+}

@@ -494,8 +494,7 @@ mod tests {
         {
             // A FIFO at the log's name is refused at once, not waited on for a writer.
             std::fs::remove_file(&path).unwrap();
-            let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
-            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+            crate::test_support::make_fifo(&path);
             assert_eq!(log.peek("a"), None);
             assert_eq!(log.get("a"), None);
         }

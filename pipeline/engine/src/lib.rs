@@ -20,6 +20,8 @@ pub mod splice;
 pub mod stage_key;
 pub mod stat_cache;
 pub mod store;
+#[cfg(test)]
+mod test_support;
 
 pub use cooker::{CookCtx, Cooked, Cooker, Inputs, Names, Outputs};
 use mjolnir_files::atomic;

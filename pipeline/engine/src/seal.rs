@@ -135,8 +135,7 @@ mod tests {
     #[test]
     fn a_fifo_in_place_of_the_seal_is_no_seal_at_once() {
         let cache = tempfile::tempdir().unwrap();
-        let fifo = std::ffi::CString::new(cache.path().join(FILE).to_str().unwrap()).unwrap();
-        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        crate::test_support::make_fifo(&cache.path().join(FILE));
         // Checking does not wait for a writer.
         assert!(check(cache.path(), "key").is_none());
     }

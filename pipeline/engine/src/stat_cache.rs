@@ -522,8 +522,7 @@ mod tests {
     fn a_fifo_in_place_of_the_cache_file_is_an_empty_cache_at_once() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("stat-cache.json");
-        let c = std::ffi::CString::new(file.to_str().unwrap()).unwrap();
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        crate::test_support::make_fifo(&file);
         let source = dir.path().join("a.txt");
         std::fs::write(&source, b"x").unwrap();
         // Opening does not wait for a writer, and the cache knows nothing yet.

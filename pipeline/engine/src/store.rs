@@ -387,8 +387,7 @@ mod tests {
     #[test]
     fn a_fifo_in_place_of_the_layout_file_is_another_layout_at_once() {
         let dir = tempfile::tempdir().unwrap();
-        let fifo = std::ffi::CString::new(dir.path().join("FORMAT").to_str().unwrap()).unwrap();
-        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        crate::test_support::make_fifo(&dir.path().join("FORMAT"));
         // Opening neither waits for a writer nor trusts the name: the cache is laid out anew.
         Store::open(dir.path()).unwrap();
         let format = std::fs::read_to_string(dir.path().join("FORMAT")).unwrap();
@@ -431,11 +430,7 @@ mod tests {
         let hash = store.put_blob(b"cooked bytes").unwrap();
         let path = store.blob_path(&hash);
         std::fs::remove_file(&path).unwrap();
-        let made = std::process::Command::new("mkfifo")
-            .arg(&path)
-            .status()
-            .unwrap();
-        assert!(made.success());
+        crate::test_support::make_fifo(&path);
         assert!(matches!(
             store.get_blob(&hash),
             Err(BadBlob::Unreadable(..))
@@ -567,11 +562,7 @@ mod tests {
             let hash = blake3::hash(b"x").to_hex().to_string();
             let path = dir.path().join("blobs").join(&hash[..2]).join(&hash);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            assert!(std::process::Command::new("mkfifo")
-                .arg(&path)
-                .status()
-                .unwrap()
-                .success());
+            crate::test_support::make_fifo(&path);
             assert!(!store.has_blob(&hash, 0));
         }
     }
