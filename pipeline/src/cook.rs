@@ -609,9 +609,9 @@ pub fn cook(options: &Options) -> Result<Ending> {
         file_bundle(config, &run, remote, &pool);
     }
     progress.finish();
-    store.close()?;
-    stat_cache.save()?;
     if options.check {
+        store.close()?;
+        stat_cache.save()?;
         let ending = print_check(&run.graph, &run.results);
         if !matches!(ending, Ending::Cooked) {
             return Ok(ending);
@@ -628,7 +628,13 @@ pub fn cook(options: &Options) -> Result<Ending> {
     let unchanged = could_use_seal
         .then(|| sealable(options, &run, &pool))
         .flatten();
-    let ending = finish(options, run, &settings, &pool, started)?;
+    // The stat cache is saved while the reports are written: neither reads the other.
+    let (saved, ending) = pool.join(
+        || store.close().and_then(|()| stat_cache.save()),
+        || finish(options, run, &settings, &pool, started),
+    );
+    saved?;
+    let ending = ending?;
     if let Some(note) = plan.donors.as_ref().and_then(donor_slots_note) {
         if !options.json {
             eprintln!("{note}");

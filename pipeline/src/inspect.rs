@@ -163,10 +163,18 @@ fn recipe(recipe: &engine::Recipe) -> (Value, String) {
         recipe.piece_count(),
         recipe.sources().len()
     );
-    for source in recipe.sources() {
-        text.push_str(&format!("  {source}\n"));
+    let hashes: Vec<Option<String>> = recipe.source_hashes().collect();
+    for (source, hash) in recipe.sources().iter().zip(&hashes) {
+        let hash = hash.as_deref().unwrap_or("(unbound)");
+        text.push_str(&format!("  {source}  {hash}\n"));
     }
-    let summary = json!({"format": "MJSP", "bytes": recipe.len(), "pieces": recipe.piece_count(), "sources": recipe.sources()});
+    let sources: Vec<Value> = recipe
+        .sources()
+        .iter()
+        .zip(&hashes)
+        .map(|(name, hash)| json!({"name": name, "blake3": hash}))
+        .collect();
+    let summary = json!({"format": "MJSP", "bytes": recipe.len(), "pieces": recipe.piece_count(), "sources": sources});
     (summary, text)
 }
 

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use forge_iostore::{read_chunk, ChunkData, Toc};
 use forge_package::static_mesh::MeshExport;
 use forge_package::Package;
-use support::{stderr, Workspace};
+use support::{stderr, tree, Workspace};
 
 /// Every package in a set's container, by package name.
 fn packages(ws: &Workspace, pack: &str) -> BTreeMap<String, Package> {
@@ -363,5 +363,56 @@ fn every_package_the_cook_writes_is_laid_out_as_unreal_lays_out_its_own() {
     assert!(
         !inventory.contains("chunks/"),
         "the packed container chunks are not shipped files"
+    );
+}
+
+/// Nudges the first texture coordinate of a `.gltf` model's first primitive by `amount`,
+/// in its external buffer: the mesh changes, and its packed chunks (here) keep their sizes.
+fn nudge_uv(ws: &Workspace, pack: &str, block: &str, amount: f32) {
+    let models = ws.path(&format!("packs/{pack}/source/models"));
+    let gltf: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(models.join(format!("{block}.gltf"))).unwrap())
+            .unwrap();
+    let attributes = &gltf["meshes"][0]["primitives"][0]["attributes"];
+    let accessor = &gltf["accessors"][attributes["TEXCOORD_0"].as_u64().unwrap() as usize];
+    let view = &gltf["bufferViews"][accessor["bufferView"].as_u64().unwrap() as usize];
+    let at = (view["byteOffset"].as_u64().unwrap_or(0)
+        + accessor["byteOffset"].as_u64().unwrap_or(0)) as usize;
+    let bin = models.join(format!("{block}.bin"));
+    let mut bytes = std::fs::read(&bin).unwrap();
+    let uv = f32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) + amount;
+    bytes[at..at + 4].copy_from_slice(&uv.to_le_bytes());
+    std::fs::write(&bin, bytes).unwrap();
+}
+
+#[test]
+fn a_block_edited_into_chunks_of_the_same_sizes_gets_a_container_that_reads() {
+    let ws = Workspace::with_packs(&["foundry"]);
+    ws.cook(&[]);
+    let content = ws.path("build/game/foundry/all/content");
+    let ucas_size = || {
+        std::fs::metadata(content.join("foundry_P.ucas"))
+            .unwrap()
+            .len()
+    };
+    let before = ucas_size();
+    nudge_uv(&ws, "foundry", "floor_2x2", 0.001);
+    ws.cook(&[]);
+    assert!(ws.ran().contains(&"foundry/assemble/all".to_string()));
+    // The case that matters: every piece of the `.ucas` where it was, one block's bytes new.
+    assert_eq!(
+        ucas_size(),
+        before,
+        "the edit was meant to keep the chunks' sizes"
+    );
+    let utoc = content.join("foundry_P.utoc");
+    let inspected = ws.mjolnir(&["forge", "inspect", utoc.to_str().unwrap(), "--json"]);
+    let inspected: serde_json::Value = serde_json::from_slice(&inspected.stdout).unwrap();
+    assert_eq!(inspected["failures"], 0, "every chunk matches its TOC hash");
+    // And it is the container a cook from nothing makes of the same sources.
+    ws.cook(&["--out", "fresh"]);
+    assert_eq!(
+        tree(&content),
+        tree(&ws.path("fresh/game/foundry/all/content"))
     );
 }

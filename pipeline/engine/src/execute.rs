@@ -208,6 +208,19 @@ impl Output {
         self.spliced.is_some()
     }
 
+    /// The outputs a spliced output copies from; none for any other.
+    pub fn spliced_sources(&self) -> impl Iterator<Item = &Arc<Output>> {
+        self.spliced
+            .iter()
+            .flat_map(|s| s.sources.iter().map(|(_, o)| o))
+    }
+
+    /// Takes the store's blob as sound without hashing it when it is read: the caller
+    /// knows the blob's file, by its stamp, as one read and found sound before.
+    pub fn vouch_for_blob(&self) {
+        self.trusted.store(true, Ordering::Relaxed);
+    }
+
     /// The bytes when they are already in memory (a step that ran), reading nothing.
     pub fn loaded_bytes(&self) -> Option<Arc<Vec<u8>>> {
         self.held()
@@ -317,7 +330,10 @@ impl Output {
         // Checked before anything is allocated for it: the pieces fit the sources, and
         // make the size the record says.
         let made = recipe
-            .check(|name| self.source(spliced, name).ok().map(|o| o.size))
+            .check(|name| {
+                let source = self.source(spliced, name).ok()?;
+                Some((source.size, source.hash.clone()))
+            })
             .map_err(|why| CorruptOutput {
                 detail: format!("{}'s recipe does not fit its sources: {why}", self.name),
             })?;
@@ -783,6 +799,7 @@ fn schedule(
         rx,
         reported: Arc::new(AtomicBool::new(false)),
     };
+    s.changed_sources_first();
     // With a remote cache a step that must ask the server waits on the network more than
     // on the cores: once one does, steps run on an I/O pool with a thread per request that
     // may be in flight, and each cook inside one is handed back to the cooker pool, so no
@@ -958,6 +975,31 @@ impl Scheduler<'_, '_> {
         }
     }
 
+    /// Puts the ready steps that read a source whose stamp the stat cache does not know
+    /// (an edited model) at the front, in a wave of their own: they are the steps that
+    /// will run, and an edit waits on their chains, not on the hundreds of hits queued
+    /// ahead of them in plan order. The stats are the ones their probes would make, made
+    /// once per cook (the stat cache's memo), on the pool.
+    fn changed_sources_first(&mut self) {
+        let (graph, settings) = (self.graph, self.settings);
+        if !settings.use_cache || settings.verify_hits || self.run.ready.is_empty() {
+            return;
+        }
+        let ready: Vec<StepId> = self.run.ready.drain(..).collect();
+        let changed: Vec<bool> = settings.pool.install(|| {
+            ready
+                .par_iter()
+                .map(|&id| reads_changed_source(&graph.steps[id], settings.stat_cache))
+                .collect()
+        });
+        let (first, rest): (Vec<_>, Vec<_>) = ready
+            .into_iter()
+            .zip(changed)
+            .partition(|&(_, changed)| changed);
+        self.run.urgent = first.len();
+        self.run.ready = first.into_iter().chain(rest).map(|(id, _)| id).collect();
+    }
+
     /// A worker's result: what it makes ready is probed first.
     fn finish_ran(&mut self, id: StepId, result: Finished) {
         self.in_flight -= 1;
@@ -1118,6 +1160,14 @@ fn probe(
     })
 }
 
+/// Whether `step` reads a source file the stat cache cannot vouch for as it is now.
+fn reads_changed_source(step: &Step, stat_cache: &StatCache) -> bool {
+    step.inputs.iter().any(|input| match input {
+        Input::Source { path, .. } => stat_cache.changed_this_cook(path),
+        Input::Upstream { .. } => false,
+    })
+}
+
 /// A step's cooker: what `run` calls for each step that is not cached. A cook passes
 /// `steps::cook`; tests pass fakes.
 pub type CookFn<'a> = dyn Fn(&Step, &Inputs) -> Cooked + Sync + 'a;
@@ -1153,7 +1203,7 @@ fn run_step(
             .iter()
             .map(|(n, o)| (n.as_str(), o)),
     );
-    let dirty = match lookup(step, &key, &fingerprint, &sources, settings) {
+    let miss = match lookup(step, &key, &sources, settings) {
         Ok(outputs) => {
             return Finished {
                 key: Some(key),
@@ -1163,25 +1213,34 @@ fn run_step(
                 outputs,
             }
         }
-        Err(dirty) => dirty,
+        Err(miss) => miss,
     };
     if settings.check && !step.kind.runs_under_check {
         return Finished {
             key: Some(key),
-            outcome: Outcome::Stale(dirty),
+            outcome: Outcome::Stale(miss.explain(step, &fingerprint, settings.store)),
             duration: started.elapsed(),
             inputs: gathered.records,
             outputs: vec![],
         };
     }
     let records = gathered.records.clone();
-    let result = load(step, gathered, settings)
-        .and_then(|inputs| {
-            settings
-                .pool
-                .install(|| cook_caught(step, &inputs, cook))
-                .map_err(|d| located(step, d))
-        })
+    // Why it runs is told after the cook, against the fingerprint log: a cook's first miss
+    // loads that log (megabytes at a catalog's size) on another thread while it cooks,
+    // rather than ahead of the cook on the edit's chain.
+    let cooked = load(step, gathered, settings).and_then(|inputs| {
+        // `join` runs its first half here and now, and leaves the second to a thread
+        // with nothing else to do (or to this one, after the cook).
+        let (cooked, _) = settings.pool.install(|| {
+            rayon::join(
+                || cook_caught(step, &inputs, cook),
+                || matches!(miss, Miss::NotRecorded).then(|| settings.store.load_fingerprints()),
+            )
+        });
+        cooked.map_err(|d| located(step, d))
+    });
+    let dirty = miss.explain(step, &fingerprint, settings.store);
+    let result = cooked
         .and_then(|outputs| declared(step, outputs))
         .and_then(|outputs| match settings.check {
             true => unstored(step, outputs, &sources),
@@ -1309,38 +1368,50 @@ fn unreadable_source(step: &Step, name: &str, e: std::io::Error) -> Diagnostic {
 }
 
 /// The cached outputs of `key`, or why the step must run.
+/// Why a step is not cached: known at once, or (for a key no cache holds) to be told
+/// from the fingerprint it last built with.
+enum Miss {
+    Known(Dirty),
+    NotRecorded,
+}
+
+impl Miss {
+    /// Why the step runs. An unrecorded key is explained against the fingerprint log,
+    /// which the cook's first miss loads.
+    fn explain(self, step: &Step, fingerprint: &Fingerprint, store: &Store) -> Dirty {
+        match self {
+            Miss::Known(dirty) => dirty,
+            Miss::NotRecorded => {
+                Dirty::between(store.last_fingerprint(&step.id).as_ref(), fingerprint).unwrap_or(
+                    Dirty::CacheEntryBad {
+                        detail: "no outputs are recorded for this key".into(),
+                    },
+                )
+            }
+        }
+    }
+}
+
 fn lookup(
     step: &Step,
     key: &str,
-    fingerprint: &Fingerprint,
     sources: &Arc<Sources>,
     settings: &Settings,
-) -> Result<Vec<Arc<Output>>, Dirty> {
+) -> Result<Vec<Arc<Output>>, Miss> {
     let store = settings.store;
     if !settings.use_cache {
-        return Err(Dirty::CacheDisabled);
+        return Err(Miss::Known(Dirty::CacheDisabled));
     }
     match store.get_action(key) {
         Some(record) => cached_outputs(step, store, &record, sources, settings.verify_hits)
             .map_err(|e| {
                 store.discard_action(key);
-                Dirty::CacheEntryBad { detail: e.detail }
+                Miss::Known(Dirty::CacheEntryBad { detail: e.detail })
             }),
-        None => {
-            if let Some(outputs) = settings
-                .remote
-                .and_then(|r| fetch(step, key, r, sources, settings))
-            {
-                return Ok(outputs);
-            }
-            Err(
-                Dirty::between(store.last_fingerprint(&step.id).as_ref(), fingerprint).unwrap_or(
-                    Dirty::CacheEntryBad {
-                        detail: "no outputs are recorded for this key".into(),
-                    },
-                ),
-            )
-        }
+        None => settings
+            .remote
+            .and_then(|r| fetch(step, key, r, sources, settings))
+            .ok_or(Miss::NotRecorded),
     }
 }
 
@@ -1507,46 +1578,58 @@ fn unstored(
     outputs
         .into_iter()
         .map(|(name, bytes)| {
+            let (bytes, spliced) = kept(step, &name, bytes, sources)?;
             let hash = blake3::hash(&bytes).to_hex().to_string();
-            made(step, name, hash, bytes, sources)
+            Ok(made(name, hash, bytes, spliced, sources))
         })
         .collect()
 }
 
-/// An output a step just made, under its hash; a spliced one's recipe is checked against
-/// the sources' sizes first.
-fn made(
+/// An output as the store keeps it: a spliced one's recipe bound to the bytes of the
+/// sources it copies from and checked against them, with the size it makes; any other as
+/// the step made it.
+fn kept(
     step: &Step,
-    name: String,
-    hash: String,
+    name: &str,
     bytes: Vec<u8>,
     sources: &Arc<Sources>,
-) -> Result<Arc<Output>, Vec<Diagnostic>> {
-    if !step.kind.splices_output(&name) {
-        return Ok(Output::fresh(name, hash, bytes));
+) -> Result<(Vec<u8>, Option<u64>), Vec<Diagnostic>> {
+    if !step.kind.splices_output(name) {
+        return Ok((bytes, None));
     }
-    let size_of = |input: &str| {
+    let source = |input: &str| {
         sources
             .binary_search_by(|(n, _)| n.as_str().cmp(input))
             .ok()
-            .map(|i| sources[i].1.size)
+            .map(|i| &sources[i].1)
     };
-    let size = crate::splice::Recipe::from_bytes(&bytes)
-        .and_then(|recipe| recipe.check(size_of))
+    crate::splice::Recipe::from_bytes(&bytes)
+        .and_then(|mut recipe| {
+            recipe.bind(|input| source(input).map(|o| o.hash.clone()))?;
+            let size = recipe.check(|input| source(input).map(|o| (o.size, o.hash.clone())))?;
+            Ok((recipe.to_bytes(), Some(size)))
+        })
         .map_err(|why| {
             let message = format!(
                 "the {} cooker made a recipe for {name} that cannot be used ({why}); this is a bug in the pipeline",
                 step.kind.name
             );
             vec![finding("bad_splice", &step.id, message)]
-        })?;
-    Ok(Output::fresh_spliced(
-        name,
-        hash,
-        bytes,
-        size,
-        sources.clone(),
-    ))
+        })
+}
+
+/// An output a step just made, as [`kept`], under its hash.
+fn made(
+    name: String,
+    hash: String,
+    bytes: Vec<u8>,
+    spliced: Option<u64>,
+    sources: &Arc<Sources>,
+) -> Arc<Output> {
+    match spliced {
+        None => Output::fresh(name, hash, bytes),
+        Some(size) => Output::fresh_spliced(name, hash, bytes, size, sources.clone()),
+    }
 }
 
 /// Puts every output in the blob store, then records the action: blobs always come first.
@@ -1568,10 +1651,11 @@ fn store(
     };
     let mut stored = Vec::with_capacity(outputs.len());
     for (name, bytes) in outputs {
+        let (bytes, spliced) = kept(step, &name, bytes, sources)?;
         let hash = store
             .put_blob(&bytes)
             .map_err(|e| cache_write("store an output", e))?;
-        stored.push(made(step, name, hash, bytes, sources)?);
+        stored.push(made(name, hash, bytes, spliced, sources));
     }
     if settings.use_cache {
         store

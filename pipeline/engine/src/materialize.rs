@@ -58,6 +58,8 @@ pub fn set_folder(
     let mut stale = targets(dir, files)?;
     sweep(dir, &mut stale, stat_cache, &mut changes, None)?;
     crate::execute::prefetch(stale.values().copied(), store);
+    let pieces: Vec<&Arc<Output>> = stale.values().flat_map(|o| o.spliced_sources()).collect();
+    let vouched = vouch_for_known_blobs(&pieces, store, stat_cache);
     // A cold cook writes thousands of files here; they go to the pool's threads (most sit
     // in different block folders, so they do not queue on one directory).
     stale.par_iter().try_for_each(|(path, output)| {
@@ -77,7 +79,47 @@ pub fn set_folder(
         Ok::<(), Error>(())
     })?;
     changes.written = stale.len();
+    remember_sound_blobs(&pieces, &vouched, store, stat_cache);
     Ok(changes)
+}
+
+/// A spliced file copies from blobs most of which the cook before read too (a container
+/// from every block's chunks, an edit changing one block): a blob the stat cache knows by
+/// its stamp as one found sound is not hashed again, which was most of writing a
+/// catalog-sized container. The same trust a source's stamp gets. Returns which were.
+fn vouch_for_known_blobs(
+    pieces: &[&Arc<Output>],
+    store: &Store,
+    stat_cache: &StatCache,
+) -> Vec<bool> {
+    pieces
+        .par_iter()
+        .map(|o| {
+            let known = store
+                .blob_file(&o.hash)
+                .and_then(|file| stat_cache.lookup(&file))
+                .is_some_and(|(hash, size)| hash == o.hash && size == o.size);
+            if known {
+                o.vouch_for_blob();
+            }
+            known
+        })
+        .collect()
+}
+
+/// After the spliced files are written, every blob they copied from was read whole and
+/// found sound: the stat cache keeps the stamps of those it did not know.
+fn remember_sound_blobs(
+    pieces: &[&Arc<Output>],
+    vouched: &[bool],
+    store: &Store,
+    stat_cache: &StatCache,
+) {
+    for (o, _) in pieces.iter().zip(vouched).filter(|(_, &known)| !known) {
+        if let Some(file) = store.blob_file(&o.hash) {
+            stat_cache.record(&file, &o.hash);
+        }
+    }
 }
 
 /// A new file is written in place; one that exists is replaced atomically, so a reader

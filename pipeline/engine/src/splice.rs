@@ -11,9 +11,15 @@
 //! output is stored, and assembles the bytes when something reads the output or a folder
 //! needs it, reading one source at a time.
 //!
-//! Recipe (`MJSP` v1), little-endian: magic, u32 version, u32 source count, per source its
-//! input name (u16 length, UTF-8); u32 piece count, per piece a u8 kind: 0 copies (u32
-//! source index, u64 offset, u64 length), 1 is literal bytes (u32 length, the bytes).
+//! A recipe names each source by its input name and by the BLAKE3 of the bytes it copies
+//! from them, which the engine binds before storing it ([`Recipe::bind`]): the recipe's
+//! own hash, the output's identity, then changes whenever a source's bytes do, even when
+//! every piece stays where it was (a block edited into chunks of the same sizes).
+//!
+//! Recipe (`MJSP` v2), little-endian: magic, u32 version, u32 source count, per source its
+//! input name (u16 length, UTF-8) and its BLAKE3 (32 bytes, zero while unbound); u32 piece
+//! count, per piece a u8 kind: 0 copies (u32 source index, u64 offset, u64 length), 1 is
+//! literal bytes (u32 length, the bytes).
 
 use std::io::{Seek, SeekFrom, Write};
 use std::sync::Arc;
@@ -27,7 +33,8 @@ pub struct Splicing {
 }
 
 const MAGIC: &[u8; 4] = b"MJSP";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
+const UNBOUND: [u8; 32] = [0; 32];
 const COPY: u8 = 0;
 const LITERAL: u8 = 1;
 
@@ -45,6 +52,8 @@ enum Piece {
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Recipe {
     sources: Vec<String>,
+    /// The BLAKE3 of each source's bytes, as bound; [`UNBOUND`] until then.
+    versions: Vec<[u8; 32]>,
     pieces: Vec<Piece>,
     /// Each source's index in `sources`: a set's container copies from every block.
     by_name: std::collections::HashMap<String, u32>,
@@ -61,6 +70,7 @@ impl Recipe {
             Some(&i) => i,
             None => {
                 self.sources.push(source.to_string());
+                self.versions.push(UNBOUND);
                 let i = self.sources.len() as u32 - 1;
                 self.by_name.insert(source.to_string(), i);
                 i
@@ -98,6 +108,27 @@ impl Recipe {
         &self.sources
     }
 
+    /// The BLAKE3 of the bytes each source held when the recipe was bound, in hex; `None`
+    /// for one not bound.
+    pub fn source_hashes(&self) -> impl Iterator<Item = Option<String>> + '_ {
+        self.versions
+            .iter()
+            .map(|v| (*v != UNBOUND).then(|| blake3::Hash::from_bytes(*v).to_hex().to_string()))
+    }
+
+    /// Names the bytes each source holds, by `hash_of` (the source's BLAKE3 in hex), so the
+    /// recipe is only ever read back against those bytes.
+    pub fn bind(&mut self, hash_of: impl Fn(&str) -> Option<String>) -> Result<(), String> {
+        for (name, version) in self.sources.iter().zip(&mut self.versions) {
+            let hash = hash_of(name)
+                .ok_or_else(|| format!("it copies from {name:?}, which is not a source"))?;
+            let hash = blake3::Hash::from_hex(&hash)
+                .map_err(|_| format!("{name:?} has no BLAKE3 to bind ({hash:?})"))?;
+            *version = *hash.as_bytes();
+        }
+        Ok(())
+    }
+
     /// How many pieces it has, after merging.
     pub fn piece_count(&self) -> usize {
         self.pieces.len()
@@ -123,8 +154,9 @@ impl Recipe {
         w.raw(MAGIC);
         w.u32(VERSION);
         w.u32(self.sources.len() as u32);
-        for s in &self.sources {
+        for (s, version) in self.sources.iter().zip(&self.versions) {
             w.string(s);
+            w.raw(version);
         }
         w.u32(self.pieces.len() as u32);
         for p in &self.pieces {
@@ -154,11 +186,15 @@ impl Recipe {
         let mut r = Reader::new(bytes);
         r.magic(MAGIC, VERSION, "splice recipe").map_err(e)?;
         let count = r.u32().map_err(e)?;
-        let count = r.fits(u64::from(count), 2).map_err(e)?;
-        let sources = (0..count)
-            .map(|_| r.string())
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(e)?;
+        // The smallest source is an empty name and its hash.
+        let count = r.fits(u64::from(count), 2 + 32).map_err(e)?;
+        let mut sources = Vec::with_capacity(count);
+        let mut versions = Vec::with_capacity(count);
+        for _ in 0..count {
+            sources.push(r.string().map_err(e)?);
+            let version: [u8; 32] = r.take(32).map_err(e)?.try_into().expect("32 bytes taken");
+            versions.push(version);
+        }
         let count = r.u32().map_err(e)?;
         // The smallest piece is an empty literal: a kind byte and its length.
         let count = r.fits(u64::from(count), 5).map_err(e)?;
@@ -174,14 +210,29 @@ impl Recipe {
             .collect();
         Ok(Recipe {
             sources,
+            versions,
             pieces,
             by_name,
         })
     }
 
-    /// The output's length, once every copy is checked to lie inside its source:
-    /// `size_of` gives each source's size, `None` for a name that is not a source.
-    pub fn check(&self, size_of: impl Fn(&str) -> Option<u64>) -> Result<u64, String> {
+    /// The output's length, once every source is checked to be the bytes the recipe was
+    /// bound to and every copy to lie inside its source: `source_of` gives each source's
+    /// size and BLAKE3 (hex), `None` for a name that is not a source.
+    pub fn check(&self, source_of: impl Fn(&str) -> Option<(u64, String)>) -> Result<u64, String> {
+        let mut sizes = Vec::with_capacity(self.sources.len());
+        for (name, version) in self.sources.iter().zip(&self.versions) {
+            let (size, hash) = source_of(name)
+                .ok_or_else(|| format!("it copies from {name:?}, which is not a source"))?;
+            let bound = (*version != UNBOUND).then(|| blake3::Hash::from_bytes(*version));
+            if bound.is_none_or(|b| b.to_hex().as_str() != hash) {
+                return Err(format!(
+                    "it was not made from the bytes {name:?} holds now (bound to {}, holds {hash})",
+                    bound.map_or("nothing".to_string(), |b| b.to_hex().to_string())
+                ));
+            }
+            sizes.push(size);
+        }
         for p in &self.pieces {
             if let Piece::Copy {
                 source,
@@ -190,8 +241,7 @@ impl Recipe {
             } = p
             {
                 let name = &self.sources[*source as usize];
-                let size = size_of(name)
-                    .ok_or_else(|| format!("it copies from {name:?}, which is not a source"))?;
+                let size = sizes[*source as usize];
                 if offset.checked_add(*length).is_none_or(|end| end > size) {
                     return Err(format!(
                         "it copies {length} bytes at {offset} from {name:?}, which holds {size}"
@@ -252,11 +302,41 @@ impl Recipe {
         file: &mut W,
         mut bytes_of: impl FnMut(&str) -> Result<Arc<Vec<u8>>, E>,
     ) -> Result<blake3::Hash, Spliced<E>> {
-        let mut hasher = blake3::Hasher::new();
+        // Hashing a container takes as long as writing it: the hash is taken on a thread
+        // of its own, a few pieces behind the writes.
+        std::thread::scope(|scope| {
+            let (pieces, to_hash) = std::sync::mpsc::sync_channel::<Span>(HASHED_AHEAD);
+            let hasher = scope.spawn(move || {
+                let mut hasher = blake3::Hasher::new();
+                for (bytes, range) in to_hash {
+                    hasher.update(&bytes[range]);
+                }
+                hasher.finalize()
+            });
+            let written = self.write_spans(file, &mut bytes_of, |span| {
+                // The hasher only stops early if it panicked, which `join` reports.
+                let _ = pieces.send(span);
+            });
+            drop(pieces);
+            let hash = hasher
+                .join()
+                .expect("hashing a spliced output does not panic");
+            written.map(|()| hash)
+        })
+    }
+
+    /// Writes every piece in order, handing each to `also` as it goes; one source is held
+    /// at a time.
+    fn write_spans<W: Write, E>(
+        &self,
+        file: &mut W,
+        bytes_of: &mut impl FnMut(&str) -> Result<Arc<Vec<u8>>, E>,
+        mut also: impl FnMut(Span),
+    ) -> Result<(), Spliced<E>> {
         let mut held: Option<(u32, Arc<Vec<u8>>)> = None;
         for p in &self.pieces {
-            let piece = match p {
-                Piece::Literal(bytes) => bytes.as_slice(),
+            let span = match p {
+                Piece::Literal(bytes) => (Arc::new(bytes.clone()), 0..bytes.len()),
                 Piece::Copy {
                     source,
                     offset,
@@ -269,13 +349,13 @@ impl Recipe {
                         held = Some((*source, bytes_of(name).map_err(Spliced::Source)?));
                     }
                     let (_, bytes) = held.as_ref().expect("just read");
-                    slice(bytes, *offset, *length)?
+                    (bytes.clone(), range(bytes, *offset, *length)?)
                 }
             };
-            hasher.update(piece);
-            file.write_all(piece)?;
+            file.write_all(&span.0[span.1.clone()])?;
+            also(span);
         }
-        Ok(hasher.finalize())
+        Ok(())
     }
 
     fn write_by_source<W: Write + Seek, E>(
@@ -314,8 +394,20 @@ impl Recipe {
     }
 }
 
+/// Bytes of a piece, as the writer hands them to the hasher.
+type Span = (Arc<Vec<u8>>, std::ops::Range<usize>);
+
+/// How many pieces the hasher may fall behind the writes (each holds its source).
+const HASHED_AHEAD: usize = 8;
+
 /// `length` bytes of `bytes` from `offset`; a damaged cache's source may be shorter.
 fn slice<E>(bytes: &[u8], offset: u64, length: u64) -> Result<&[u8], Spliced<E>> {
+    let at = range(bytes, offset, length)?;
+    Ok(&bytes[at])
+}
+
+/// Where `length` bytes from `offset` lie in `bytes`, if they do.
+fn range<E>(bytes: &[u8], offset: u64, length: u64) -> Result<std::ops::Range<usize>, Spliced<E>> {
     usize::try_from(offset)
         .ok()
         .zip(
@@ -323,7 +415,8 @@ fn slice<E>(bytes: &[u8], offset: u64, length: u64) -> Result<&[u8], Spliced<E>>
                 .checked_add(length)
                 .and_then(|end| usize::try_from(end).ok()),
         )
-        .and_then(|(from, to)| bytes.get(from..to))
+        .filter(|&(from, to)| from <= to && to <= bytes.len())
+        .map(|(from, to)| from..to)
         .ok_or(Spliced::OutOfRange)
 }
 
@@ -390,10 +483,29 @@ mod tests {
         r
     }
 
+    /// The BLAKE3 of each test source's bytes, in hex.
+    fn hash_of(name: &str) -> Option<String> {
+        let bytes = sources()(name).ok()?;
+        Some(blake3::hash(&bytes).to_hex().to_string())
+    }
+
+    /// Each test source's size and BLAKE3.
+    fn source_of(name: &str) -> Option<(u64, String)> {
+        let bytes = sources()(name).ok()?;
+        Some((bytes.len() as u64, hash_of(name)?))
+    }
+
+    fn bound() -> Recipe {
+        let mut r = recipe();
+        r.bind(hash_of).unwrap();
+        r
+    }
+
     #[test]
     fn a_recipe_reads_back_and_assembles_its_pieces_in_order() {
-        let r = recipe();
+        let r = bound();
         assert_eq!(Recipe::from_bytes(&r.to_bytes()).unwrap(), r);
+        assert_eq!(Recipe::from_bytes(&recipe().to_bytes()).unwrap(), recipe());
         assert_eq!(r.assemble(sources()).unwrap(), b"ef--2345a!");
         assert_eq!(r.len(), 10);
         // The two contiguous copies of `a` are one piece.
@@ -402,32 +514,60 @@ mod tests {
 
     #[test]
     fn a_copy_outside_its_source_or_from_no_source_is_refused() {
-        let size = |name: &str| match name {
-            "a" => Some(10),
-            "b" => Some(6),
-            _ => None,
-        };
-        assert_eq!(recipe().check(size), Ok(10));
+        assert_eq!(bound().check(source_of), Ok(10));
         let mut long = Recipe::default();
         long.copy("b", 5, 2);
-        assert!(long.check(size).unwrap_err().contains("holds 6"));
+        long.bind(hash_of).unwrap();
+        assert!(long.check(source_of).unwrap_err().contains("holds 6"));
         let mut wrapping = Recipe::default();
         wrapping.copy("b", u64::MAX, 2);
-        assert!(wrapping.check(size).is_err());
+        wrapping.bind(hash_of).unwrap();
+        assert!(wrapping.check(source_of).is_err());
         let mut stranger = Recipe::default();
         stranger.copy("c", 0, 1);
-        assert!(stranger.check(size).unwrap_err().contains("not a source"));
+        assert!(stranger.bind(hash_of).unwrap_err().contains("not a source"));
+        assert!(stranger
+            .check(source_of)
+            .unwrap_err()
+            .contains("not a source"));
+    }
+
+    #[test]
+    fn a_recipe_is_only_read_against_the_bytes_it_was_bound_to() {
+        // Unbound, it fits no sources at all.
+        assert!(recipe()
+            .check(source_of)
+            .unwrap_err()
+            .contains("bound to nothing"));
+        // A source edited into bytes of the same size: every piece is where it was, but
+        // the recipe (so the output's identity) is another, and the old one refuses it.
+        let before = bound();
+        let edited = |name: &str| match name {
+            "a" => Some(blake3::hash(b"9876543210").to_hex().to_string()),
+            other => hash_of(other),
+        };
+        let mut after = recipe();
+        after.bind(edited).unwrap();
+        assert_ne!(before.to_bytes(), after.to_bytes());
+        let now = |name: &str| Some((source_of(name)?.0, edited(name)?));
+        assert!(before
+            .check(now)
+            .unwrap_err()
+            .contains("not made from the bytes \"a\""));
+        assert_eq!(after.check(now), Ok(10));
+        assert!(recipe().bind(|_| Some("not hex".into())).is_err());
     }
 
     #[test]
     fn a_damaged_recipe_is_an_error_not_a_panic() {
-        let bytes = recipe().to_bytes();
+        let bytes = bound().to_bytes();
         for cut in 0..bytes.len() {
             assert!(Recipe::from_bytes(&bytes[..cut]).is_err(), "cut at {cut}");
         }
         let mut bad_source = bytes.clone();
-        // The first piece's source index, after the header and the two source names.
-        let at = 4 + 4 + 4 + 3 + 3 + 4 + 1;
+        // The first piece's source index, after the header and the two sources (each a
+        // name and a hash).
+        let at = 4 + 4 + 4 + 2 * (3 + 32) + 4 + 1;
         bad_source[at] = 9;
         assert!(Recipe::from_bytes(&bad_source).is_err());
         let mut huge = Recipe::default().to_bytes();

@@ -6,7 +6,7 @@
 //! Files modified or changed within [`RACY_WINDOW`] of saving are not recorded, since a second edit in the same timestamp tick would otherwise
 //! go unseen. Linux stamps files from a coarse clock (a few milliseconds), well inside it. A missing, old or unreadable cache file just means rehashing everything.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -113,6 +113,8 @@ pub struct StatCache {
     /// (a pack's manifest: four steps per block) is stat'ed once, and every step of the
     /// cook sees the same version of it.
     this_cook: Mutex<HashMap<OsString, (String, u64)>>,
+    /// The sources this cook had to read to hash: those changed since the cache saw them.
+    read_this_cook: Mutex<HashSet<OsString>>,
 }
 
 /// A source file read (or recognised) through the cache.
@@ -172,6 +174,7 @@ impl StatCache {
             derived: Mutex::new(derived),
             links: Mutex::new(HashMap::new()),
             this_cook: Mutex::new(HashMap::new()),
+            read_this_cook: Mutex::new(HashSet::new()),
         }
     }
 
@@ -213,6 +216,15 @@ impl StatCache {
     /// bench): a cook opens its own, so each sees the sources as they are when it starts.
     pub fn new_cook(&self) {
         self.this_cook.lock().expect("stat cache lock").clear();
+        self.read_this_cook.lock().expect("stat cache lock").clear();
+    }
+
+    /// Whether `path` changed since the cache last saw it: this cook had to read it to
+    /// hash it, or would have to (its stamp is not the recorded one).
+    pub fn changed_this_cook(&self, path: &Path) -> bool {
+        let read =
+            (self.read_this_cook.lock().expect("stat cache lock")).contains(path.as_os_str());
+        read || self.lookup(path).is_none()
     }
 
     fn found_this_cook(&self, path: &Path) -> Option<(String, u64)> {
@@ -290,6 +302,10 @@ impl StatCache {
             },
         );
         self.found(path, &hash, bytes.len() as u64);
+        self.read_this_cook
+            .lock()
+            .expect("stat cache lock")
+            .insert(path.as_os_str().to_owned());
         Ok(Hashed {
             hash,
             size: bytes.len() as u64,

@@ -137,6 +137,11 @@ impl Store {
         Ok(())
     }
 
+    /// The file that holds blob `hash`, if `hash` is a blob's name.
+    pub fn blob_file(&self, hash: &str) -> Option<PathBuf> {
+        check_name(hash).ok().map(|()| self.blob_path(hash))
+    }
+
     fn blob_path(&self, hash: &str) -> PathBuf {
         self.root.join("blobs").join(&hash[..2]).join(hash)
     }
@@ -303,6 +308,12 @@ impl Store {
             *last = Some(KeyedLog::load(&self.root.join("last.log"))?);
         }
         Ok(f(last.as_mut().expect("loaded above")))
+    }
+
+    /// Loads the fingerprint log now, if no step has yet: a cook that knows it will ask
+    /// soon loads it beside other work. A log that cannot be read is met again when asked.
+    pub fn load_fingerprints(&self) {
+        let _ = self.with_last(|_| ());
     }
 
     pub fn last_fingerprint(&self, step: &str) -> Option<Fingerprint> {

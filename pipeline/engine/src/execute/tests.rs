@@ -1,6 +1,7 @@
 //! The scheduler on fake step kinds: no real cooker runs, so each test says exactly what
 //! each step makes and counts what ran.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
@@ -344,6 +345,49 @@ fn a_spliced_output_is_stored_as_its_recipe_and_reads_as_its_pieces() {
 }
 
 #[test]
+fn a_source_edited_into_bytes_of_the_same_size_makes_another_spliced_output() {
+    let bench = Bench::new();
+    let first = bench.run(&splice_graph(&bench), &splice_cook(5));
+    let dir = bench.dir.path().join("set");
+    let files = |results: &[Finished]| {
+        BTreeMap::from([("joined.out".to_string(), results[2].outputs[0].clone())])
+    };
+    let write = |results: &[Finished]| {
+        crate::materialize::set_folder(
+            bench.dir.path(),
+            &dir,
+            &files(results),
+            &bench.store,
+            &bench.stat_cache,
+        )
+        .unwrap()
+    };
+    write(&first);
+    assert_eq!(
+        std::fs::read(dir.join("joined.out")).unwrap(),
+        b"hello world"
+    );
+
+    // Every piece of the recipe stays where it was; only the bytes of a part change. The
+    // set's file must follow them: a container whose TOC names the new bytes over a
+    // `.ucas` still holding the old ones would not load.
+    let edited = {
+        let mut g = splice_graph(&bench);
+        g.steps[0].inputs = vec![bench.source("a.txt", "HELLO")];
+        g
+    };
+    bench.stat_cache.new_cook();
+    let second = bench.run(&edited, &splice_cook(5));
+    assert_eq!(outcome_names(&second), ["ran", "hit", "ran"]);
+    assert_ne!(second[2].outputs[0].hash, first[2].outputs[0].hash);
+    assert_eq!(write(&second).written, 1);
+    assert_eq!(
+        std::fs::read(dir.join("joined.out")).unwrap(),
+        b"HELLO world"
+    );
+}
+
+#[test]
 fn a_recipe_that_reaches_past_its_sources_fails_the_step() {
     let bench = Bench::new();
     let graph = splice_graph(&bench);
@@ -448,4 +492,48 @@ fn an_output_is_found_by_name_in_any_order() {
         assert_eq!(output_named(&outputs, name).unwrap().name, name);
     }
     assert!(output_named(&outputs, "entry/b002.json").is_none());
+}
+
+/// Counts the steps the cook has finished.
+struct Counting(std::sync::atomic::AtomicUsize);
+
+impl Observer for Counting {
+    fn finished(&self, _: &Graph, _: StepId, _: &Finished) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn an_edited_source_starts_its_step_before_the_hits_queued_ahead_of_it_are_probed() {
+    let bench = Bench::new();
+    let steps = 8 * WAVE + 1;
+    let mut graph = Graph::default();
+    for i in 0..steps {
+        graph.add(step(
+            &format!("s{i}"),
+            vec![bench.source(&format!("s{i}.txt"), "same")],
+        ));
+    }
+    bench.run(&graph, &|s, i| Recorder::new().cook(s, i));
+
+    // The last step's source changes (to another length, so its stamp does too): its
+    // step is the one a cook waits on, and it starts before the waves of hits ahead of it.
+    bench.source(&format!("s{}.txt", steps - 1), "after the edit");
+    let finished = Counting(Default::default());
+    let seen_at_start = Mutex::new(None);
+    let cooker = Recorder::new();
+    bench.stat_cache.new_cook();
+    let results = run(&graph, Vec::new(), &bench.settings(), &finished, &|s, i| {
+        *seen_at_start.lock().unwrap() = Some(finished.0.load(Ordering::SeqCst));
+        cooker.cook(s, i)
+    });
+    assert_eq!(cooker.ran(), [format!("s{}", steps - 1)]);
+    assert!(matches!(results[steps - 1].outcome, Outcome::Ran(_)));
+    let seen = seen_at_start.lock().unwrap().expect("the edited step ran");
+    // In plan order it would start only after every wave ahead of it: all the hits.
+    assert!(
+        seen < steps - 1 - WAVE,
+        "it started after {seen} of the {} hits ahead of it",
+        steps - 1
+    );
 }

@@ -20,7 +20,9 @@ use findings::finding;
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {
         name: "assemble",
-        version: 2,
+        // 3: the `.ucas` recipe is bound to its blocks' bytes (`MJSP` v2), so an old
+        // recipe, which named them only, is never read again.
+        version: 3,
         outputs: Names::Dynamic,
         runs_under_check: false,
         splices: Some(&SPLICING),
