@@ -64,7 +64,7 @@ pub fn set_folder(
     // in different block folders, so they do not queue on one directory).
     stale.par_iter().try_for_each(|(path, output)| {
         let path = Path::new(path);
-        let content = write(path, output, store)?;
+        let content = write(out, path, output, store)?;
         if output.is_spliced() {
             // Its hash is the recipe's: the file's own was taken on the way, or is read
             // back in pieces.
@@ -127,11 +127,11 @@ fn remember_sound_blobs(
 /// reads it, finds it wrong and replaces it. A spliced output is written from its sources
 /// as they are read, never held whole (and always through a temporary file). Returns the
 /// file's BLAKE3 when it was taken while writing.
-fn write(path: &Path, output: &Output, store: &Store) -> Result<Option<String>, Error> {
+fn write(out: &Path, path: &Path, output: &Output, store: &Store) -> Result<Option<String>, Error> {
     if output.is_spliced() {
         let mut corrupt = None;
         let mut content = None;
-        let written = atomic::write_with(path, |file| {
+        let written = atomic::replace_reusing(path, &spare(out, path), output.size, |file| {
             content = output.write_to(file, store).map_err(|e| match e {
                 WriteError::Io(e) => e,
                 WriteError::Corrupt(e) => {
@@ -153,6 +153,19 @@ fn write(path: &Path, output: &Output, store: &Store) -> Result<Option<String>, 
     }
     Ok(Some(output.hash.clone()))
 }
+
+/// Where the file a spliced output replaces is kept, to be written over the next time: in
+/// the build folder's `spare/`, outside every set folder, named for the file it stands in
+/// for. One spare per spliced file (a set's container): the disk holds each container
+/// twice, and an edit writes its new container into the old one's blocks rather than
+/// freeing them.
+fn spare(out: &Path, path: &Path) -> PathBuf {
+    let name = blake3::hash(path.as_os_str().as_encoded_bytes()).to_hex();
+    out.join(SPARES).join(&name.as_str()[..32])
+}
+
+/// The build folder's folder of spares.
+pub const SPARES: &str = "spare";
 
 /// Whether a file whose content hash is `content` holds `output`: its bytes' hash, or for a
 /// spliced output, the recipe the file was last written from.

@@ -60,6 +60,105 @@ pub fn write_with(
     pending.finish()
 }
 
+/// Replaces `path` with `size` bytes from `fill`, as [`write_with`] does, but writes them
+/// into `spare` (a file of the caller's, on `path`'s file system and outside any folder a
+/// reader looks in) instead of a new temporary file, and keeps what `path` held as the
+/// next spare. A large file replaced on every cook (a set's container after each edit)
+/// then reuses its predecessor's blocks and pages: writing a new file and freeing the old
+/// one took twice as long as the write itself. `path` always holds a whole file; when no
+/// spare can be used, the write goes through a temporary file.
+pub fn replace_reusing(
+    path: &Path,
+    spare: &Path,
+    size: u64,
+    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let Some(mut file) = reusable(spare, path) else {
+        let mut pending = Pending::new(path)?;
+        fill(pending.file())?;
+        let temp = std::mem::take(&mut pending.temp);
+        drop(pending.file.take());
+        return swap_in(&temp, path, spare);
+    };
+    let written = (|| {
+        file.set_len(size)?;
+        fill(&mut file)?;
+        use std::io::Seek;
+        match file.stream_position()? == size {
+            true => Ok(()),
+            false => Err(std::io::Error::other(
+                "the spare was not filled to its size",
+            )),
+        }
+    })();
+    drop(file);
+    if let Err(e) = written {
+        // Half written, it is nobody's: the next write starts a new one.
+        let _ = std::fs::remove_file(spare);
+        return Err(e);
+    }
+    swap_in(spare, path, spare)
+}
+
+/// The spare, opened to be written over, if it is a regular file of its own: one linked
+/// anywhere else (`path` itself, after an interrupted swap, or by hand) is removed instead.
+fn reusable(spare: &Path, path: &Path) -> Option<std::fs::File> {
+    let meta = std::fs::symlink_metadata(spare).ok()?;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let opened = meta.is_file().then(|| options.open(spare).ok()).flatten();
+    let alone = opened
+        .as_ref()
+        .and_then(|f| f.metadata().ok())
+        .is_some_and(|m| {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::MetadataExt;
+                let target = std::fs::symlink_metadata(path).ok();
+                m.is_file()
+                    && m.nlink() == 1
+                    && m.ino() == meta.ino()
+                    && target.is_none_or(|t| (t.dev(), t.ino()) != (m.dev(), m.ino()))
+            }
+            #[cfg(not(unix))]
+            {
+                m.is_file()
+            }
+        });
+    if !alone {
+        let _ = std::fs::remove_file(spare);
+        return None;
+    }
+    opened
+}
+
+/// Renames `from` over `path`, first linking what `path` held to `keep` (through
+/// `<keep>.old`, so `path` is never missing and nothing is freed). Keeping is best effort:
+/// another file system, or no file at `path`, keeps nothing.
+fn swap_in(from: &Path, path: &Path, keep: &Path) -> std::io::Result<()> {
+    let mut kept = keep.as_os_str().to_owned();
+    kept.push(".old");
+    let kept = std::path::PathBuf::from(kept);
+    let _ = std::fs::remove_file(&kept);
+    let linked = std::fs::create_dir_all(keep.parent().unwrap_or(Path::new(".")))
+        .and_then(|()| std::fs::hard_link(path, &kept))
+        .is_ok();
+    if let Err(e) = std::fs::rename(from, path) {
+        let _ = std::fs::remove_file(from);
+        let _ = std::fs::remove_file(&kept);
+        return Err(e);
+    }
+    if linked && std::fs::rename(&kept, keep).is_err() {
+        let _ = std::fs::remove_file(&kept);
+    }
+    Ok(())
+}
+
 /// A write through a temporary file that may span several stages of a cook (the report's
 /// step records first, its summary once the cook is done). `path` changes only at
 /// [`finish`](Pending::finish); dropped unfinished, the temporary file is removed.
@@ -132,8 +231,16 @@ impl Drop for Pending {
 mod tests {
     use super::*;
 
-    /// The temporary name the next write in this process gets (the writes below are the
-    /// crate's only ones, in one test, so no other takes it first).
+    /// Held by every test here: the temporary names come from one counter, which a test
+    /// predicts, so no other may take a name meanwhile.
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    fn alone() -> std::sync::MutexGuard<'static, ()> {
+        ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The temporary name the next write in this process gets (every write of the crate's
+    /// tests holds [`alone`], so no other takes it first).
     fn next_temp(dir: &Path) -> std::path::PathBuf {
         let n = COUNTER.load(Ordering::Relaxed);
         dir.join(format!("{TEMP_PREFIX}{}-{n}", std::process::id()))
@@ -142,6 +249,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn whatever_is_left_at_the_temporary_name_is_replaced_never_followed() {
+        let _alone = alone();
         let dir = tempfile::tempdir().unwrap();
         let outside = dir.path().join("outside.txt");
         std::fs::write(&outside, b"keep me").unwrap();
@@ -171,5 +279,88 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names.len(), 2, "{names:?}");
+    }
+    #[cfg(unix)]
+    fn inode(path: &Path) -> u64 {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::symlink_metadata(path).unwrap().ino()
+    }
+
+    fn put(bytes: &'static [u8]) -> impl FnOnce(&mut std::fs::File) -> std::io::Result<()> {
+        move |file| file.write_all(bytes)
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_replaced_file_is_kept_as_the_spare_and_the_next_write_goes_into_it() {
+        let _alone = alone();
+        let dir = tempfile::tempdir().unwrap();
+        let (target, spare) = (dir.path().join("set/c.ucas"), dir.path().join("spare/c"));
+        replace_reusing(&target, &spare, 5, put(b"first")).unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"first");
+        assert!(!spare.exists(), "nothing was replaced, so nothing is kept");
+
+        let first = inode(&target);
+        replace_reusing(&target, &spare, 6, put(b"second")).unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"second");
+        assert_eq!(std::fs::read(&spare).unwrap(), b"first");
+        assert_eq!(inode(&spare), first, "the old file is kept, not freed");
+
+        // The third write goes into the first file's blocks; a shorter one is cut to size.
+        let second = inode(&target);
+        replace_reusing(&target, &spare, 2, put(b"3d")).unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"3d");
+        assert_eq!(inode(&target), first);
+        assert_eq!(inode(&spare), second);
+        let names: Vec<_> = std::fs::read_dir(dir.path().join("spare"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["c"], "no staging link is left");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_spare_linked_anywhere_else_is_never_written_into() {
+        let _alone = alone();
+        let dir = tempfile::tempdir().unwrap();
+        let (target, spare) = (dir.path().join("c.ucas"), dir.path().join("spare"));
+        let outside = dir.path().join("outside.txt");
+        std::fs::write(&outside, b"keep me").unwrap();
+        std::fs::write(&target, b"live").unwrap();
+        // The target itself as the spare (an interrupted swap, say): written into, it
+        // would change the live file before the swap.
+        std::fs::hard_link(&target, &spare).unwrap();
+        replace_reusing(&target, &spare, 3, put(b"new")).unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        assert_eq!(std::fs::read(&spare).unwrap(), b"live");
+        // A link to a file outside, or a second name of the spare, is not followed.
+        std::fs::remove_file(&spare).unwrap();
+        std::os::unix::fs::symlink(&outside, &spare).unwrap();
+        replace_reusing(&target, &spare, 5, put(b"newer")).unwrap();
+        std::fs::hard_link(&spare, dir.path().join("second-name")).unwrap();
+        replace_reusing(&target, &spare, 6, put(b"newest")).unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"newest");
+        assert_eq!(std::fs::read(&outside).unwrap(), b"keep me");
+        assert_eq!(
+            std::fs::read(dir.path().join("second-name")).unwrap(),
+            b"new"
+        );
+    }
+
+    #[test]
+    fn a_spare_write_that_fails_or_falls_short_leaves_the_target_whole() {
+        let _alone = alone();
+        let dir = tempfile::tempdir().unwrap();
+        let (target, spare) = (dir.path().join("c.ucas"), dir.path().join("spare"));
+        replace_reusing(&target, &spare, 3, put(b"one")).unwrap();
+        replace_reusing(&target, &spare, 3, put(b"two")).unwrap();
+        let failing = |_: &mut std::fs::File| Err(std::io::Error::other("a source failed"));
+        assert!(replace_reusing(&target, &spare, 3, failing).is_err());
+        assert_eq!(std::fs::read(&target).unwrap(), b"two");
+        assert!(!spare.exists(), "a half-written spare is dropped");
+        replace_reusing(&target, &spare, 3, put(b"six")).unwrap();
+        assert!(replace_reusing(&target, &spare, 9, put(b"short")).is_err());
+        assert_eq!(std::fs::read(&target).unwrap(), b"six");
     }
 }

@@ -387,6 +387,49 @@ fn a_source_edited_into_bytes_of_the_same_size_makes_another_spliced_output() {
     );
 }
 
+/// A splicer whose pieces interleave its parts: `hel` of a, `wor` of b, then `lo` and `ld`.
+fn interleaved_cook(step: &Step, inputs: &Inputs) -> Cooked {
+    if step.id != "s" {
+        return splice_cook(5)(step, inputs);
+    }
+    let mut recipe = crate::Recipe::default();
+    recipe.copy("part/a", 0, 3);
+    recipe.copy("part/b", 0, 3);
+    recipe.copy("part/a", 3, 2);
+    recipe.literal(b"+");
+    recipe.copy("part/b", 3, 2);
+    Ok(vec![("joined".into(), recipe.to_bytes())])
+}
+
+#[test]
+fn an_interleaved_spliced_output_is_written_from_its_pieces_and_refuses_a_damaged_source() {
+    let bench = Bench::new();
+    let graph = splice_graph(&bench);
+    bench.run(&graph, &interleaved_cook);
+    let cached = bench.run(&graph, &interleaved_cook);
+    assert_eq!(outcome_names(&cached), ["hit"; 3]);
+    let joined = &cached[2].outputs[0];
+    let path = bench.dir.path().join("joined.out");
+    let content = joined
+        .write_to(&mut std::fs::File::create(&path).unwrap(), &bench.store)
+        .unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), b"helworlo+ld");
+    assert_eq!(
+        content,
+        Some(blake3::hash(b"helworlo+ld").to_hex().to_string())
+    );
+
+    // A source's blob damaged in place, its length kept: the pieces would read, but the
+    // source is checked whole before any piece of it is written.
+    let cached = bench.run(&graph, &interleaved_cook);
+    let world = cached[1].outputs[0].hash.clone();
+    let blob = bench.store.blob_file(&world).unwrap();
+    std::fs::write(&blob, b"WORLD").unwrap();
+    let failed =
+        cached[2].outputs[0].write_to(&mut std::fs::File::create(&path).unwrap(), &bench.store);
+    assert!(matches!(failed, Err(WriteError::Corrupt(_))), "{failed:?}");
+}
+
 #[test]
 fn a_recipe_that_reaches_past_its_sources_fails_the_step() {
     let bench = Bench::new();
