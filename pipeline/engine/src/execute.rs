@@ -483,7 +483,6 @@ impl OpenBlobs {
         (offset, length): (u64, u64),
         batch: &mut Vec<u8>,
     ) -> std::io::Result<()> {
-        use std::io::{Read, Seek, SeekFrom};
         if offset.checked_add(length).is_none_or(|end| end > size) {
             return Err(std::io::Error::other("the piece lies past its end"));
         }
@@ -504,10 +503,23 @@ impl OpenBlobs {
             self.files.insert(hash.to_string(), file.into_inner());
         }
         let file = self.files.get_mut(hash).expect("opened above");
-        file.seek(SeekFrom::Start(offset))?;
         let start = batch.len();
         batch.resize(start + length as usize, 0);
-        file.read_exact(&mut batch[start..])
+        read_exact_at(file, &mut batch[start..], offset)
+    }
+}
+
+/// Fills `bytes` from `offset` of `file`, in one call where the system has one.
+fn read_exact_at(file: &mut std::fs::File, bytes: &mut [u8], offset: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_exact_at(file, bytes, offset)
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::{Read, Seek, SeekFrom};
+        file.seek(SeekFrom::Start(offset))?;
+        file.read_exact(bytes)
     }
 }
 
