@@ -367,6 +367,21 @@ impl Recipe {
             });
             let mut batch = Vec::with_capacity(BATCH_BYTES);
             let mut written = self.pieces.iter().try_for_each(|p| {
+                let length = match p {
+                    Piece::Literal(bytes) => bytes.len(),
+                    Piece::Copy { length, .. } => *length as usize,
+                };
+                // A batch is handed on before a piece would take it past its size, so the
+                // buffers keep the capacity they were made with (a piece larger than a
+                // batch grows one).
+                if !batch.is_empty() && batch.len() + length > BATCH_BYTES {
+                    file.write_all(&batch)?;
+                    // The hasher keeps every buffer only if it panicked, which `join`
+                    // reports; a new buffer then lets the writer finish.
+                    let next = hashed.recv().unwrap_or_default();
+                    let _ = to_hasher.send(std::mem::replace(&mut batch, next));
+                    batch.clear();
+                }
                 match p {
                     Piece::Literal(bytes) => batch.extend_from_slice(bytes),
                     Piece::Copy {
@@ -374,14 +389,6 @@ impl Recipe {
                         offset,
                         length,
                     } => copy(*source, *offset, *length, &mut batch)?,
-                }
-                if batch.len() >= BATCH_BYTES {
-                    file.write_all(&batch)?;
-                    // The hasher keeps every buffer only if it panicked, which `join`
-                    // reports; a new buffer then lets the writer finish.
-                    let next = hashed.recv().unwrap_or_default();
-                    let _ = to_hasher.send(std::mem::replace(&mut batch, next));
-                    batch.clear();
                 }
                 Ok(())
             });
@@ -433,9 +440,10 @@ impl Recipe {
     }
 }
 
-/// The bytes of pieces written, and handed to the hasher, at once (a piece may take a
-/// batch past it), and how many batches are in memory at once.
-const BATCH_BYTES: usize = 1 << 20;
+/// The most bytes of pieces written, and handed to the hasher, at once, and how many
+/// batches are in memory at once: enough for BLAKE3 to hash many chunks side by side, few
+/// enough that a cold cook's memory does not notice them.
+const BATCH_BYTES: usize = 256 << 10;
 const BATCHES: usize = 3;
 
 /// `length` bytes of `bytes` from `offset`; a damaged cache's source may be shorter.
