@@ -266,6 +266,19 @@ impl Cook<'_> {
         attempt.step_records = Some(step_records.with_context(|| {
             format!("cannot write {}", config.out.join("report.json").display())
         })?);
+        let spliced = folders.iter().flat_map(|(dir, files)| {
+            let spliced = files.iter().filter(|(_, output)| output.is_spliced());
+            spliced.map(move |(rel, _)| dir.join(rel))
+        });
+        let spliced: Vec<std::path::PathBuf> = spliced.collect();
+        materialize::prune_spares(&config.out, spliced.iter().map(|p| p.as_path())).with_context(
+            || {
+                format!(
+                    "cannot tidy {}",
+                    config.out.join(materialize::SPARES).display()
+                )
+            },
+        )?;
         Ok(attempt)
     }
 }

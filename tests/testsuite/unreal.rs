@@ -415,4 +415,21 @@ fn a_block_edited_into_chunks_of_the_same_sizes_gets_a_container_that_reads() {
         tree(&content),
         tree(&ws.path("fresh/game/foundry/all/content"))
     );
+
+    // The container it replaced is kept as the spare the next one is written into, outside
+    // the set folder; written into, it makes the same container as a cook from nothing.
+    let spares = || tree(&ws.path("build/spare")).len();
+    assert_eq!(spares(), 1);
+    nudge_uv(&ws, "foundry", "floor_2x2", 0.001);
+    ws.cook(&[]);
+    std::fs::remove_dir_all(ws.path("fresh")).unwrap();
+    ws.cook(&["--out", "fresh"]);
+    assert_eq!(
+        tree(&content),
+        tree(&ws.path("fresh/game/foundry/all/content"))
+    );
+    assert_eq!(spares(), 1);
+    // A cook whose sets hold no such file keeps no spare for it.
+    ws.cook(&["--only", "floor_2x2"]);
+    assert_eq!(spares(), 0);
 }

@@ -167,6 +167,32 @@ fn spare(out: &Path, path: &Path) -> PathBuf {
 /// The build folder's folder of spares.
 pub const SPARES: &str = "spare";
 
+/// Removes every spare in `out` but those of `kept`, the spliced files this cook's
+/// folders hold: a set no longer built leaves no container's worth of disk behind.
+pub fn prune_spares<'p>(
+    out: &Path,
+    kept: impl IntoIterator<Item = &'p Path>,
+) -> std::io::Result<()> {
+    let kept: std::collections::HashSet<PathBuf> =
+        kept.into_iter().map(|p| spare(out, p)).collect();
+    let entries = match std::fs::read_dir(out.join(SPARES)) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        other => other?,
+    };
+    for entry in entries {
+        let path = entry?.path();
+        if !kept.contains(&path) {
+            // A spare is a file of ours; anything else there is removed the same way,
+            // never followed.
+            match std::fs::symlink_metadata(&path)?.is_dir() {
+                true => std::fs::remove_dir_all(&path)?,
+                false => std::fs::remove_file(&path)?,
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Whether a file whose content hash is `content` holds `output`: its bytes' hash, or for a
 /// spliced output, the recipe the file was last written from.
 fn holds(stat_cache: &StatCache, content: &str, output: &Output) -> bool {
