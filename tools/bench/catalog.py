@@ -83,6 +83,20 @@ def copy_time(content, root, k):
     return elapsed
 
 
+def replace_time(content, root):
+    """Milliseconds of copying the set's container files over the copies the edit before
+    left, after `sync`: what replacing them costs (an existing file is truncated, freeing
+    its blocks and pages), where `copy_time` writes new files."""
+    kept = root / "replaced"
+    if not kept.exists():
+        shutil.copytree(content, kept)
+    subprocess.run(["sync"], check=True)
+    start = time.perf_counter()
+    for f in sorted(content.iterdir()):
+        shutil.copyfile(f, kept / f.name)
+    return (time.perf_counter() - start) * 1000
+
+
 def du(path):
     return sum(p.stat().st_size for p in Path(path).rglob("*") if p.is_file())
 
@@ -115,7 +129,7 @@ def measure(blocks, edits):
         noop = bench.hyperfine("catalog-noop", " ".join(cook), root, runs=20, warmup=3)
         edited = f"b{min(100, blocks // 2):03}"
         model = root / f"synth/source/models/{edited}.glb"
-        walls, rsss, growth, own, own_bytes, copies = [], [], [], [], [], []
+        walls, rsss, growth, own, own_bytes, copies, replaces = [], [], [], [], [], [], []
         for k in range(1, edits + 1):
             before = du(root / "build/cache")
             move_uv(model, 0.001 * k)
@@ -129,11 +143,14 @@ def measure(blocks, edits):
             own.append(sum(s["duration_ms"] for s in mine))
             own_bytes.append(sum(o["size"] for s in mine for o in s["outputs"]))
             copies.append(copy_time(root / "build/game/synth/all/content", root, k))
+            replaces.append(replace_time(root / "build/game/synth/all/content", root))
         copies.sort()
         cp_ms, cp_median_ms = copies[0], copies[len(copies) // 2]
         walls.sort()
         median = walls[len(walls) // 2] * 1000
         ideal = noop["median_ms"] + sorted(own)[len(own) // 2] + cp_ms
+        replace_ms = sorted(replaces)[0]
+        replacing = noop["median_ms"] + sorted(own)[len(own) // 2] + replace_ms
         return {
             "blocks": blocks,
             "edits": edits,
@@ -153,6 +170,9 @@ def measure(blocks, edits):
             "cp_ms": round(cp_ms, 1),
             "cp_median_ms": round(cp_median_ms, 1),
             "edit_over_ideal": round(median / ideal, 1),
+            "replace_ms": round(replace_ms, 1),
+            "ideal_replacing_ms": round(replacing),
+            "edit_over_ideal_replacing": round(median / replacing, 1),
             "cache_growth_per_edit_mb": round(sorted(growth)[len(growth) // 2] / 1e6, 2),
             "block_outputs_mb": round(sorted(own_bytes)[len(own_bytes) // 2] / 1e6, 2),
             "growth_over_block_outputs": round(sorted(growth)[len(growth) // 2]
@@ -186,6 +206,7 @@ new amount, so every edit is new to the cache.
 | one-block edit (median; range {lo}–{hi} ms) | **{r['edit_median_ms']} ms** | at most 1.5× the ideal |
 | ideal edit (no-op + the block's own steps + the fastest `cp` of the container, one taken after each edit) | {r['ideal_edit_ms']} ms: {r['noop_ms']} + {r['own_steps_ms']} + {r['cp_ms']} (the median copy: {r['cp_median_ms']} ms) | |
 | edit / ideal | **{r['edit_over_ideal']}×** (20.6× in #38's measurement) | 1.5× |
+| the ideal with the `cp` over the copies the edit before left (the fastest; an existing file is truncated first, as the set folder's container is replaced) | {r['ideal_replacing_ms']} ms, with the `cp` {r['replace_ms']} ms: edit / that ideal **{r['edit_over_ideal_replacing']}×** | |
 | edit peak RSS | {r['edit_peak_mib']} MiB | |
 | cache growth per edit | {r['cache_growth_per_edit_mb']} MB: {r['growth_over_block_outputs']}× the edited block's own outputs ({r['block_outputs_mb']} MB); 30.1 MB before the `.ucas` was spliced | at most 2× the block's outputs |
 
@@ -207,6 +228,8 @@ How the edit got here, measured by hand with `/usr/bin/time` over 7 edits:
 | and a set's blocks wired in parallel (planning 8.5 ms to 5.5 ms) | 75–89 ms (bench medians) | 14 ms |
 | and the set's container and documents made side by side, each block's index and facts parsed in parallel; the stat cache as rows keyed by the path's bytes; a miss explained in time linear in its inputs (a million comparisons for the set's step); an upstream output found by binary search (the catalog's per-block entries had made planning and probing quadratic in the blocks); the use log compacted every eighth cook | 69 ms against 84 ms for the previous binary, 15 edits interleaved | 7 ms |
 | and a block's index in its container one file (`FBLK`), not three, so the set's step reads 512 small files back from the store, not 1,024 | 75 ms against 92.5 ms for the previous binary, 13 edits interleaved | reading its inputs 3.1 ms (7.2 ms before) |
+| and the `.ucas` recipe bound to its blocks' bytes (#38's seventh session): until then an edit whose chunks kept their sizes made the same recipe, and the set folder kept the old `.ucas` under the new TOC (`inspect`: one chunk failing its hash), so every timed edit above skipped writing the 28 MB container; now each one writes it | 87–172 ms, median 112 ms (`catalog.py`, the write included) | 7 ms; writing the container 20–30 ms of the edit |
+| and the container written into the one it replaced last time (`build/spare/`), front to back with each piece read where it lies and hashed on a helper thread in 256 KiB batches, not by source and read back whole; the edited block's chain probed first; a miss explained after its cook; the stat cache saved beside the reports | writing the container: 36–60 ms with the fix alone, 20–30 ms with these (by hand, phases from process start) | |
 
 With the `.ucas` spliced, the cache stores a recipe of a few KiB for it instead of a new
 container, and the edit's peak RSS fell from 174 MiB to 43 MiB. A step's outputs over 64 KiB
@@ -231,19 +254,18 @@ stat cache, the plan. Flat memory needs those kept on disk rather than in memory
 of the RSS above the heap peak is the binary's pages and the allocator's arenas, and it
 swings by several MiB between identical runs, more than the last change moved it.
 
-What is left of the edit above the ideal (about 40 ms; phases and the block's chain timed
-by hand at the end of #38's sixth session, medians of 9 to 11 edits): planning the 3,333
-steps (5.5 ms); the set's `assemble` on the critical path (about 12 ms: 2.8 ms from the
-block's last step to its start, its key over 520 inputs and its miss 0.8 ms, reading 512
-small block outputs back from the store on two threads 3 ms, cooking 5.6 ms); the first miss,
-which loads the fingerprint log to say why it ran (about 3 ms); probing the 3,300 hits
-next to the block's chain (about 9 ms of the two threads); writing the set folder beyond
-the `cp` (4–7 ms: listing 256 folders and stat'ing 3,330 files); and opening the action log
-and the stat cache, saving the stat cache, the use log and the report (10 ms).
-An edit spends about 130 ms of CPU (user + system) in 70–85 ms of wall time on two cores,
-so what is left is work to do less of, not work to move between threads:
-a thread that loaded the fingerprint log while the cook planned took from planning what it gave the block's chain (11 interleaved edits: 89.5 ms
-with it, 85.7 ms without).
+Where an edit's time goes now (phases timed by hand from process start at the end of #38's
+seventh session, the bench's loop of edits, copies and `sync`s): opening the action log and
+the stat cache 2.5–3.5 ms; planning the 3,333 steps 6–7 ms; the edited block's chain (its
+own steps, 15–19 ms, which the ideal counts), the set's `assemble` (7 ms) and `crate_index`
+(1 ms), with the 3,300 hits probed beside them, about 28 ms in all; gathering the set's
+files 1.3 ms; the sweep of the set folder (listing 256 folders, stat'ing 3,330 files)
+8 ms; writing the 28 MB container 20–30 ms (reading its 1,537 pieces is most of it: 13 µs a
+piece in the cook against 5 µs alone, with the hasher and the report's writer on the other
+core); the reports, the use log and saving the stat cache 4 ms. Since the container is
+written, the fair ideal is the one with the `cp` over the previous copy: `cp` to a new file
+skips freeing the old one, which is most of what replacing a large file costs on this disk
+(`cp` over an existing 28 MB file 17–25 ms, to a new one 9 ms).
 
 The ideal's `cp` is the fastest of the copies taken after each edit, each after `sync`, so
 the copies meet the disk as the edits do. Copies taken after the whole series (as until
