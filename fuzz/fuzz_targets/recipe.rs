@@ -1,16 +1,32 @@
 #![no_main]
 // A spliced output's recipe (`MJSP`), as a remote cache hands one over: it reads or is
-// refused, and one that fits its sources assembles to exactly its length.
+// refused, and one that fits its sources (each taken to hold the bytes the recipe is bound
+// to) assembles to exactly its length, and streams to the same bytes.
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let Ok(recipe) = engine::Recipe::from_bytes(data) else {
         return;
     };
     let source = std::sync::Arc::new(vec![7u8; 4096]);
-    let Ok(len) = recipe.check(|_| Some(source.len() as u64)) else {
+    let bound: std::collections::HashMap<&str, Option<String>> = recipe
+        .sources()
+        .iter()
+        .map(String::as_str)
+        .zip(recipe.source_hashes())
+        .collect();
+    let Ok(len) = recipe.check(|name| Some((source.len() as u64, bound.get(name)?.clone()?)))
+    else {
         return;
     };
     // Each copy takes 21 bytes of the recipe and makes at most 4096: the length is
     // bounded by the input.
     let made = recipe.assemble(|_| Ok::<_, ()>(source.clone())).unwrap();
     assert_eq!(made.len() as u64, len);
+    let mut streamed = Vec::new();
+    let read = |_: &str, offset: u64, length: u64, batch: &mut Vec<u8>| {
+        batch.extend_from_slice(&source[offset as usize..(offset + length) as usize]);
+        Ok::<_, ()>(())
+    };
+    let hash = recipe.write_streamed(&mut streamed, read).unwrap();
+    assert_eq!(streamed, made);
+    assert_eq!(hash, blake3::hash(&made));
 });
