@@ -53,7 +53,24 @@ fn main() {
             on_interrupt as extern "C" fn(libc::c_int) as libc::sighandler_t,
         );
     }
+    keep_freed_memory_at_hand();
     std::process::exit(cli::run());
+}
+
+/// glibc's malloc hands memory back to the system as soon as the top of a thread's arena
+/// is free, and maps it again at the next large allocation: a cook makes and drops outputs
+/// of a hundred KiB and more on every thread, and each round trip was an `mprotect` (the
+/// other core's TLB flushed with it) and fresh page faults, 700 of them in one edit's
+/// writing of its container. Keeping up to 64 MiB at hand (and growing by 16 MiB) took a
+/// catalog-sized edit from 75 ms to 72 and the stock packs' from 15.0 ms to 12.2 (medians
+/// of 20 interleaved edits), for about a MiB of peak RSS.
+fn keep_freed_memory_at_hand() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets the allocator's parameters, before any thread starts.
+    unsafe {
+        libc::mallopt(libc::M_TOP_PAD, 16 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 64 << 20);
+    }
 }
 
 /// The first Ctrl-C asks a cook to stop starting steps (it finishes those running and
