@@ -289,68 +289,15 @@ impl Output {
             return Ok((!self.is_spliced()).then(|| self.hash.clone()));
         };
         let recipe = self.recipe(spliced, store)?;
-        let written = if recipe.in_source_runs() {
-            recipe.write(file, |name| self.source(spliced, name)?.bytes_unkept(store))
-        } else {
-            // A container's chunks are laid out by id, so its blocks interleave: each piece
-            // is read where it lies, from sources checked first, and the file is hashed as
-            // it is written rather than read back.
-            for name in recipe.sources() {
-                self.source(spliced, name)?.check_blob(store)?;
-            }
-            let mut open = OpenBlobs::default();
-            recipe
-                .write_streamed(file, |name, offset, length, batch| {
-                    let source = self.source(spliced, name)?;
-                    source.read_into(store, &mut open, (offset, length), batch)
-                })
-                .map(Some)
-        };
-        let content = written.map_err(|e| match e {
-            crate::splice::Spliced::Io(e) => WriteError::Io(e),
-            e => WriteError::Corrupt(spliced_error(e)),
-        })?;
+        let content = recipe
+            .write(file, |name| self.source(spliced, name)?.bytes_unkept(store))
+            .map_err(|e| match e {
+                crate::splice::Spliced::Io(e) => WriteError::Io(e),
+                e => WriteError::Corrupt(spliced_error(e)),
+            })?;
         let written = file.metadata().map_err(WriteError::Io)?.len();
         self.check_size(written)?;
         Ok(content.map(|h| h.to_hex().to_string()))
-    }
-
-    /// Reads the blob once and checks it, unless it is in memory or already trusted: what
-    /// is then read of it in pieces is sound.
-    fn check_blob(&self, store: &Store) -> Result<(), CorruptOutput> {
-        if self.held().is_none() && !self.trusted.load(Ordering::Relaxed) {
-            self.bytes_unkept(store)?;
-        }
-        Ok(())
-    }
-
-    /// Appends `length` bytes from `offset` to `batch`, read from memory or from the
-    /// store's blob alone (checked first with [`check_blob`](Self::check_blob)).
-    fn read_into(
-        &self,
-        store: &Store,
-        open: &mut OpenBlobs,
-        (offset, length): (u64, u64),
-        batch: &mut Vec<u8>,
-    ) -> Result<(), CorruptOutput> {
-        let short = || CorruptOutput {
-            detail: format!("{} is shorter than a piece copied from it", self.name),
-        };
-        let in_memory = match self.held().filter(|_| self.spliced.is_none()) {
-            Some(bytes) => Some(bytes),
-            None if self.spliced.is_some() => Some(self.bytes_unkept(store)?),
-            None => None,
-        };
-        if let Some(bytes) = in_memory {
-            let at = usize::try_from(offset).map_err(|_| short())?;
-            let end = at.checked_add(length as usize).ok_or_else(short)?;
-            batch.extend_from_slice(bytes.get(at..end).ok_or_else(short)?);
-            return Ok(());
-        }
-        open.read_into(store, (&self.hash, self.size), (offset, length), batch)
-            .map_err(|e| CorruptOutput {
-                detail: format!("{} cannot be read: {e}", self.name),
-            })
     }
 
     /// The blob `hash` names, downloaded first when it is still remote, and verified.
@@ -460,66 +407,6 @@ pub enum WriteError {
 impl From<CorruptOutput> for WriteError {
     fn from(e: CorruptOutput) -> WriteError {
         WriteError::Corrupt(e)
-    }
-}
-
-/// The store's blob files a streamed write reads pieces of, kept open while it goes (a
-/// container's pieces visit every block's data several times).
-#[derive(Default)]
-struct OpenBlobs {
-    files: std::collections::HashMap<String, std::fs::File>,
-}
-
-/// The most blob files a streamed write keeps open at once.
-const OPEN_BLOBS: usize = 256;
-
-impl OpenBlobs {
-    /// Appends `length` bytes at `offset` of blob `hash`, which must be a regular file of
-    /// `size`, to `batch`.
-    fn read_into(
-        &mut self,
-        store: &Store,
-        (hash, size): (&str, u64),
-        (offset, length): (u64, u64),
-        batch: &mut Vec<u8>,
-    ) -> std::io::Result<()> {
-        if offset.checked_add(length).is_none_or(|end| end > size) {
-            return Err(std::io::Error::other("the piece lies past its end"));
-        }
-        if !self.files.contains_key(hash) {
-            if self.files.len() >= OPEN_BLOBS {
-                self.files.clear();
-            }
-            let path = store
-                .blob_file(hash)
-                .ok_or_else(|| std::io::Error::other("not a blob's name"))?;
-            let (file, found) = mjolnir_files::bounded::open_regular(&path, size)
-                .map_err(|e| std::io::Error::other(e.to_string()))?;
-            if found != size {
-                return Err(std::io::Error::other(format!(
-                    "it holds {found} bytes, not {size}"
-                )));
-            }
-            self.files.insert(hash.to_string(), file.into_inner());
-        }
-        let file = self.files.get_mut(hash).expect("opened above");
-        let start = batch.len();
-        batch.resize(start + length as usize, 0);
-        read_exact_at(file, &mut batch[start..], offset)
-    }
-}
-
-/// Fills `bytes` from `offset` of `file`, in one call where the system has one.
-fn read_exact_at(file: &mut std::fs::File, bytes: &mut [u8], offset: u64) -> std::io::Result<()> {
-    #[cfg(unix)]
-    {
-        std::os::unix::fs::FileExt::read_exact_at(file, bytes, offset)
-    }
-    #[cfg(not(unix))]
-    {
-        use std::io::{Read, Seek, SeekFrom};
-        file.seek(SeekFrom::Start(offset))?;
-        file.read_exact(bytes)
     }
 }
 

@@ -279,9 +279,8 @@ impl Recipe {
         Ok(None)
     }
 
-    /// Whether no source's copies are interrupted by another source's: written with
-    /// [`write`](Self::write), such a recipe reads each source once, front to back.
-    pub fn in_source_runs(&self) -> bool {
+    /// Whether no source's copies are interrupted by another source's.
+    fn in_source_runs(&self) -> bool {
         let mut started = vec![false; self.sources.len()];
         let mut current = None;
         for p in &self.pieces {
@@ -303,105 +302,30 @@ impl Recipe {
         file: &mut W,
         mut bytes_of: impl FnMut(&str) -> Result<Arc<Vec<u8>>, E>,
     ) -> Result<blake3::Hash, Spliced<E>> {
+        let mut hasher = blake3::Hasher::new();
         let mut held: Option<(u32, Arc<Vec<u8>>)> = None;
-        self.write_hashed(file, |source, offset, length, batch| {
-            if held.as_ref().is_none_or(|(s, _)| *s != source) {
-                // The source before is let go before the next is read.
-                drop(held.take());
-                let name = &self.sources[source as usize];
-                held = Some((source, bytes_of(name).map_err(Spliced::Source)?));
-            }
-            let (_, bytes) = held.as_ref().expect("just read");
-            batch.extend_from_slice(slice(bytes, offset, length)?);
-            Ok(())
-        })
-    }
-
-    /// Writes the output front to back, each copied piece read alone by `read_into(source,
-    /// offset, length, buffer)`, which appends it to the buffer, and returns its BLAKE3,
-    /// taken on the way. For a recipe whose sources interleave (a container's chunks in id
-    /// order), this holds no whole source and reads nothing back for the hash.
-    pub fn write_streamed<W: Write, E>(
-        &self,
-        file: &mut W,
-        mut read_into: impl FnMut(&str, u64, u64, &mut Vec<u8>) -> Result<(), E>,
-    ) -> Result<blake3::Hash, Spliced<E>> {
-        self.write_hashed(file, |source, offset, length, batch| {
-            let name = &self.sources[source as usize];
-            let before = batch.len();
-            read_into(name, offset, length, batch).map_err(Spliced::Source)?;
-            match (batch.len() - before) as u64 == length {
-                true => Ok(()),
-                false => Err(Spliced::OutOfRange),
-            }
-        })
-    }
-
-    /// Writes every piece in order, a copy's bytes appended to the buffer by
-    /// `copy(source, offset, length, buffer)`, and returns the BLAKE3 of what was written.
-    /// Pieces are gathered into batches of a few megabytes, each written with one call and
-    /// hashed whole: a container's pieces are small, and BLAKE3 over each alone (or a
-    /// write per piece) took several times as long. Hashing takes as long as writing, so
-    /// the hash is taken on a thread of its own, a batch behind the writes; it hands each
-    /// buffer back to be filled again.
-    fn write_hashed<W: Write, E>(
-        &self,
-        file: &mut W,
-        mut copy: impl FnMut(u32, u64, u64, &mut Vec<u8>) -> Result<(), Spliced<E>>,
-    ) -> Result<blake3::Hash, Spliced<E>> {
-        std::thread::scope(|scope| {
-            let (to_hasher, batches) = std::sync::mpsc::channel::<Vec<u8>>();
-            let (to_writer, hashed) = std::sync::mpsc::channel::<Vec<u8>>();
-            // A few buffers go round, made once: a new one per batch cost more in page
-            // faults than the batch's reads.
-            for _ in 1..BATCHES {
-                let _ = to_writer.send(Vec::with_capacity(BATCH_BYTES));
-            }
-            let hasher = scope.spawn(move || {
-                let mut hasher = blake3::Hasher::new();
-                for batch in batches {
-                    hasher.update(&batch);
-                    let _ = to_writer.send(batch);
+        for p in &self.pieces {
+            let piece = match p {
+                Piece::Literal(bytes) => bytes.as_slice(),
+                Piece::Copy {
+                    source,
+                    offset,
+                    length,
+                } => {
+                    if held.as_ref().is_none_or(|(s, _)| s != source) {
+                        // The source before is let go before the next is read.
+                        drop(held.take());
+                        let name = &self.sources[*source as usize];
+                        held = Some((*source, bytes_of(name).map_err(Spliced::Source)?));
+                    }
+                    let (_, bytes) = held.as_ref().expect("just read");
+                    slice(bytes, *offset, *length)?
                 }
-                hasher.finalize()
-            });
-            let mut batch = Vec::with_capacity(BATCH_BYTES);
-            let mut written = self.pieces.iter().try_for_each(|p| {
-                let length = match p {
-                    Piece::Literal(bytes) => bytes.len(),
-                    Piece::Copy { length, .. } => *length as usize,
-                };
-                // A batch is handed on before a piece would take it past its size, so the
-                // buffers keep the capacity they were made with (a piece larger than a
-                // batch grows one).
-                if !batch.is_empty() && batch.len() + length > BATCH_BYTES {
-                    file.write_all(&batch)?;
-                    // The hasher keeps every buffer only if it panicked, which `join`
-                    // reports; a new buffer then lets the writer finish.
-                    let next = hashed.recv().unwrap_or_default();
-                    let _ = to_hasher.send(std::mem::replace(&mut batch, next));
-                    batch.clear();
-                }
-                match p {
-                    Piece::Literal(bytes) => batch.extend_from_slice(bytes),
-                    Piece::Copy {
-                        source,
-                        offset,
-                        length,
-                    } => copy(*source, *offset, *length, &mut batch)?,
-                }
-                Ok(())
-            });
-            if written.is_ok() {
-                written = file.write_all(&batch).map_err(Spliced::Io);
-                let _ = to_hasher.send(batch);
-            }
-            drop(to_hasher);
-            let hash = hasher
-                .join()
-                .expect("hashing a spliced output does not panic");
-            written.map(|()| hash)
-        })
+            };
+            hasher.update(piece);
+            file.write_all(piece)?;
+        }
+        Ok(hasher.finalize())
     }
 
     fn write_by_source<W: Write + Seek, E>(
@@ -439,12 +363,6 @@ impl Recipe {
         Ok(())
     }
 }
-
-/// The most bytes of pieces written, and handed to the hasher, at once, and how many
-/// batches are in memory at once: enough for BLAKE3 to hash many chunks side by side, few
-/// enough that a cold cook's memory does not notice them.
-const BATCH_BYTES: usize = 256 << 10;
-const BATCHES: usize = 3;
 
 /// `length` bytes of `bytes` from `offset`; a damaged cache's source may be shorter.
 fn slice<E>(bytes: &[u8], offset: u64, length: u64) -> Result<&[u8], Spliced<E>> {
@@ -629,34 +547,6 @@ mod tests {
         let mut out = std::io::Cursor::new(Vec::new());
         assert_eq!(recipe().write(&mut out, sources()).unwrap(), None);
         assert_eq!(out.get_ref(), b"ef--2345a!");
-    }
-
-    #[test]
-    fn an_interleaved_recipe_is_streamed_piece_by_piece_and_hashed_on_the_way() {
-        let r = recipe();
-        assert!(!r.in_source_runs());
-        let mut reads = Vec::new();
-        let mut out = Vec::new();
-        let hash = r
-            .write_streamed(&mut out, |name, offset, length, piece| {
-                reads.push((name.to_string(), offset, length));
-                let bytes = sources()(name)?;
-                piece.extend_from_slice(&bytes[offset as usize..(offset + length) as usize]);
-                Ok::<_, String>(())
-            })
-            .unwrap();
-        assert_eq!(out, b"ef--2345a!");
-        assert_eq!(hash, blake3::hash(b"ef--2345a!"));
-        let read = |name: &str, offset, length| (name.to_string(), offset, length);
-        assert_eq!(reads, [read("b", 4, 2), read("a", 2, 4), read("b", 0, 1)]);
-        // A source that gives other than the bytes asked for is a damaged cache.
-        let short = r.write_streamed(&mut Vec::new(), |_, _, _, piece| {
-            piece.push(0);
-            Ok::<_, String>(())
-        });
-        assert!(matches!(short, Err(Spliced::OutOfRange)));
-        let failing = r.write_streamed(&mut Vec::new(), |_, _, _, _| Err("gone".to_string()));
-        assert!(matches!(failing, Err(Spliced::Source(e)) if e == "gone"));
     }
 
     #[test]
