@@ -229,7 +229,7 @@ How the edit got here, measured by hand with `/usr/bin/time` over 7 edits:
 | and the set's container and documents made side by side, each block's index and facts parsed in parallel; the stat cache as rows keyed by the path's bytes; a miss explained in time linear in its inputs (a million comparisons for the set's step); an upstream output found by binary search (the catalog's per-block entries had made planning and probing quadratic in the blocks); the use log compacted every eighth cook | 69 ms against 84 ms for the previous binary, 15 edits interleaved | 7 ms |
 | and a block's index in its container one file (`FBLK`), not three, so the set's step reads 512 small files back from the store, not 1,024 | 75 ms against 92.5 ms for the previous binary, 13 edits interleaved | reading its inputs 3.1 ms (7.2 ms before) |
 | and the `.ucas` recipe bound to its blocks' bytes (#38's seventh session): until then an edit whose chunks kept their sizes made the same recipe, and the set folder kept the old `.ucas` under the new TOC (`inspect`: one chunk failing its hash), so every timed edit above skipped writing the 28 MB container; now each one writes it | 87–172 ms, median 112 ms (`catalog.py`, the write included) | 7 ms; writing the container 20–30 ms of the edit |
-| and the container written into the one it replaced last time (`build/spare/`), front to back with each piece read where it lies and hashed on a helper thread in 256 KiB batches, not by source and read back whole; the edited block's chain probed first; a miss explained after its cook; the stat cache saved beside the reports | writing the container: 36–60 ms with the fix alone, 20–30 ms with these (by hand, phases from process start) | |
+| and the container written into the one it replaced last time (`build/spare/`), its unchanged blocks' data not hashed again (the stat cache knows their blob files by stamp), read back for its hash in 1 MiB reads; the edited block's chain probed first; a miss explained after its cook; the stat cache saved beside the reports; freed memory kept at hand (`mallopt`) | writing the container 36–40 ms with the fix alone, 17–18 ms with these; the edit 75.3 ms to 71.7 ms with `mallopt` alone (20 interleaved edits) | |
 
 With the `.ucas` spliced, the cache stores a recipe of a few KiB for it instead of a new
 container, and the edit's peak RSS fell from 174 MiB to 43 MiB. A step's outputs over 64 KiB
@@ -260,9 +260,9 @@ the stat cache 2.5–3.5 ms; planning the 3,333 steps 6–7 ms; the edited block
 own steps, 15–19 ms, which the ideal counts), the set's `assemble` (7 ms) and `crate_index`
 (1 ms), with the 3,300 hits probed beside them, about 28 ms in all; gathering the set's
 files 1.3 ms; the sweep of the set folder (listing 256 folders, stat'ing 3,330 files)
-8 ms; writing the 28 MB container 20–30 ms (reading its 1,537 pieces is most of it: 13 µs a
-piece in the cook against 5 µs alone, with the hasher and the report's writer on the other
-core); the reports, the use log and saving the stat cache 4 ms. Since the container is
+8 ms; writing the 28 MB container 17–18 ms (each block's data read once, its pieces put in
+place, the file read back for its hash); the reports, the use log and saving the stat
+cache 4 ms. Since the container is
 written, the fair ideal is the one with the `cp` over the previous copy: `cp` to a new file
 skips freeing the old one, which is most of what replacing a large file costs on this disk
 (`cp` over an existing 28 MB file 17–25 ms, to a new one 9 ms).
