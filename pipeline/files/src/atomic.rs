@@ -125,9 +125,12 @@ fn reusable(spare: &Path, path: &Path) -> Option<std::fs::File> {
                     && m.ino() == meta.ino()
                     && target.is_none_or(|t| (t.dev(), t.ino()) != (m.dev(), m.ino()))
             }
+            // Without link counts and inodes, a spare that is another name of the live file
+            // could not be told apart: it is never written into.
             #[cfg(not(unix))]
             {
-                m.is_file()
+                let _ = (m, &meta, path);
+                false
             }
         });
     if !alone {
