@@ -429,6 +429,23 @@ fn a_block_edited_into_chunks_of_the_same_sizes_gets_a_container_that_reads() {
         tree(&ws.path("fresh/game/foundry/all/content"))
     );
     assert_eq!(spares(), 1);
+
+    // A link in place of the spares' folder is never followed: what it points at is
+    // neither written into nor pruned.
+    let outside = ws.path("outside");
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::write(outside.join("keep.txt"), b"keep me").unwrap();
+    std::fs::remove_dir_all(ws.path("build/spare")).unwrap();
+    std::os::unix::fs::symlink(&outside, ws.path("build/spare")).unwrap();
+    nudge_uv(&ws, "foundry", "floor_2x2", 0.001);
+    ws.cook(&[]);
+    assert_eq!(
+        tree(&outside),
+        BTreeMap::from([("keep.txt".to_string(), b"keep me".to_vec())])
+    );
+    let spare_folder = std::fs::symlink_metadata(ws.path("build/spare")).unwrap();
+    assert!(spare_folder.is_dir() && !spare_folder.file_type().is_symlink());
+    assert_eq!(spares(), 1);
     // A cook whose sets hold no such file keeps no spare for it.
     ws.cook(&["--only", "floor_2x2"]);
     assert_eq!(spares(), 0);

@@ -125,13 +125,13 @@ fn remember_sound_blobs(
 /// A new file is written in place; one that exists is replaced atomically, so a reader
 /// never sees it half-written. A new file cut short has no recorded stamp, so the next cook
 /// reads it, finds it wrong and replaces it. A spliced output is written from its sources
-/// as they are read, never held whole (and always through a temporary file). Returns the
+/// as they are read, never held whole, into its spare (or a temporary file). Returns the
 /// file's BLAKE3 when it was taken while writing.
 fn write(out: &Path, path: &Path, output: &Output, store: &Store) -> Result<Option<String>, Error> {
     if output.is_spliced() {
         let mut corrupt = None;
         let mut content = None;
-        let written = atomic::replace_reusing(path, &spare(out, path), output.size, |file| {
+        let fill = |file: &mut std::fs::File| {
             content = output.write_to(file, store).map_err(|e| match e {
                 WriteError::Io(e) => e,
                 WriteError::Corrupt(e) => {
@@ -140,7 +140,14 @@ fn write(out: &Path, path: &Path, output: &Output, store: &Store) -> Result<Opti
                 }
             })?;
             Ok(())
-        });
+        };
+        // Without a folder for spares, the file is replaced as any other.
+        let written = match spares(out) {
+            Ok(spares) => {
+                atomic::replace_reusing(path, &spares.join(spare_name(path)), output.size, fill)
+            }
+            Err(_) => atomic::write_with(path, fill),
+        };
         return match (written, corrupt) {
             (_, Some(e)) => Err(Error::Corrupt(e)),
             (result, None) => Ok(result.map(|()| content)?),
@@ -159,9 +166,32 @@ fn write(out: &Path, path: &Path, output: &Output, store: &Store) -> Result<Opti
 /// for. One spare per spliced file (a set's container): the disk holds each container
 /// twice, and an edit writes its new container into the old one's blocks rather than
 /// freeing them.
-fn spare(out: &Path, path: &Path) -> PathBuf {
+fn spare_name(path: &Path) -> String {
     let name = blake3::hash(path.as_os_str().as_encoded_bytes()).to_hex();
-    out.join(SPARES).join(&name.as_str()[..32])
+    name.as_str()[..32].to_string()
+}
+
+/// The build folder's folder of spares, a folder of its own: a link (or anything else) in
+/// its place is removed, never followed, since spares are written into and pruned there.
+fn spares(out: &Path) -> std::io::Result<PathBuf> {
+    let dir = out.join(SPARES);
+    if !own_folder(&dir)? {
+        match std::fs::create_dir(&dir) {
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            other => other?,
+        }
+    }
+    Ok(dir)
+}
+
+/// Whether `dir` is a folder (not a link to one); anything else at its name is removed.
+fn own_folder(dir: &Path) -> std::io::Result<bool> {
+    match std::fs::symlink_metadata(dir) {
+        Ok(meta) if meta.is_dir() => Ok(true),
+        Ok(_) => std::fs::remove_file(dir).map(|()| false),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
+    }
 }
 
 /// The build folder's folder of spares.
@@ -173,15 +203,16 @@ pub fn prune_spares<'p>(
     out: &Path,
     kept: impl IntoIterator<Item = &'p Path>,
 ) -> std::io::Result<()> {
-    let kept: std::collections::HashSet<PathBuf> =
-        kept.into_iter().map(|p| spare(out, p)).collect();
-    let entries = match std::fs::read_dir(out.join(SPARES)) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        other => other?,
-    };
-    for entry in entries {
-        let path = entry?.path();
-        if !kept.contains(&path) {
+    let dir = out.join(SPARES);
+    if !own_folder(&dir)? {
+        return Ok(());
+    }
+    let kept: std::collections::HashSet<std::ffi::OsString> =
+        kept.into_iter().map(|p| spare_name(p).into()).collect();
+    for entry in std::fs::read_dir(&dir)? {
+        let entry = entry?;
+        let path = entry.path();
+        if !kept.contains(&entry.file_name()) {
             // A spare is a file of ours; anything else there is removed the same way,
             // never followed.
             match std::fs::symlink_metadata(&path)?.is_dir() {
