@@ -1367,7 +1367,6 @@ fn unreadable_source(step: &Step, name: &str, e: std::io::Error) -> Diagnostic {
     finding("missing_source", &file, message)
 }
 
-/// The cached outputs of `key`, or why the step must run.
 /// Why a step is not cached: known at once, or (for a key no cache holds) to be told
 /// from the fingerprint it last built with.
 enum Miss {
@@ -1392,6 +1391,7 @@ impl Miss {
     }
 }
 
+/// The cached outputs of `key`, or why the step must run.
 fn lookup(
     step: &Step,
     key: &str,

@@ -85,8 +85,9 @@ pub fn set_folder(
 
 /// A spliced file copies from blobs most of which the cook before read too (a container
 /// from every block's chunks, an edit changing one block): a blob the stat cache knows by
-/// its stamp as one found sound is not hashed again, which was most of writing a
-/// catalog-sized container. The same trust a source's stamp gets. Returns which were.
+/// its stamp as one found sound is not hashed again (a catalog-sized container's blocks
+/// are 28 MB of BLAKE3, about 5 ms). The same trust a source's stamp gets. Returns which
+/// were.
 fn vouch_for_known_blobs(
     pieces: &[&Arc<Output>],
     store: &Store,
@@ -262,8 +263,8 @@ fn hash_file(path: &Path, size: u64) -> std::io::Result<String> {
     let (file, found) = mjolnir_files::bounded::open_regular(path, size)
         .map_err(|e| std::io::Error::other(format!("{}: {e}", path.display())))?;
     let mut hasher = blake3::Hasher::new();
-    // In large reads: BLAKE3 hashes many chunks of one call side by side, and a container
-    // read 8 KiB at a time took longer to hash than to write.
+    // In large reads: BLAKE3 hashes the 1 KiB chunks of one call side by side, sixteen at
+    // a time here, and an 8 KiB read gave it eight.
     let mut file = std::io::Read::take(file, size);
     let mut buffer = vec![0; HASHED_AT_ONCE];
     let mut read = 0u64;
