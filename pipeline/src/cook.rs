@@ -266,21 +266,22 @@ impl Cook<'_> {
         attempt.step_records = Some(step_records.with_context(|| {
             format!("cannot write {}", config.out.join("report.json").display())
         })?);
-        let spliced = folders.iter().flat_map(|(dir, files)| {
-            let spliced = files.iter().filter(|(_, output)| output.is_spliced());
-            spliced.map(move |(rel, _)| dir.join(rel))
-        });
-        let spliced: Vec<std::path::PathBuf> = spliced.collect();
-        materialize::prune_spares(&config.out, spliced.iter().map(|p| p.as_path())).with_context(
-            || {
-                format!(
-                    "cannot tidy {}",
-                    config.out.join(materialize::SPARES).display()
-                )
-            },
-        )?;
+        prune_spares(&config.out, &folders)?;
         Ok(attempt)
     }
+}
+
+/// Keeps the spares of the spliced files `folders` hold, and only those.
+fn prune_spares(out: &std::path::Path, folders: &[Folder]) -> Result<()> {
+    let spliced: Vec<std::path::PathBuf> = folders
+        .iter()
+        .flat_map(|(dir, files)| {
+            let spliced = files.iter().filter(|(_, output)| output.is_spliced());
+            spliced.map(move |(rel, _)| dir.join(rel))
+        })
+        .collect();
+    materialize::prune_spares(out, spliced.iter().map(|p| p.as_path()))
+        .with_context(|| format!("cannot tidy {}", out.join(materialize::SPARES).display()))
 }
 
 /// A folder that could not be materialized: a damaged blob in the store is what the
