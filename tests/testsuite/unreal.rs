@@ -368,6 +368,7 @@ fn every_package_the_cook_writes_is_laid_out_as_unreal_lays_out_its_own() {
 
 /// Nudges the first texture coordinate of a `.gltf` model's first primitive by `amount`,
 /// in its external buffer: the mesh changes, and its packed chunks (here) keep their sizes.
+#[cfg(unix)]
 fn nudge_uv(ws: &Workspace, pack: &str, block: &str, amount: f32) {
     let models = ws.path(&format!("packs/{pack}/source/models"));
     let gltf: serde_json::Value =
@@ -385,6 +386,7 @@ fn nudge_uv(ws: &Workspace, pack: &str, block: &str, amount: f32) {
     std::fs::write(&bin, bytes).unwrap();
 }
 
+#[cfg(unix)]
 #[test]
 fn a_block_edited_into_chunks_of_the_same_sizes_gets_a_container_that_reads() {
     let ws = Workspace::with_packs(&["foundry"]);
