@@ -60,8 +60,8 @@ fn main() {
 /// glibc's malloc hands memory back to the system as soon as the top of a thread's arena
 /// is free, and maps it again at the next large allocation: a cook makes and drops outputs
 /// of a hundred KiB and more on every thread, and each round trip was an `mprotect` (the
-/// other core's TLB flushed with it) and fresh page faults, 700 of them in one edit's
-/// writing of its container. Keeping up to 64 MiB at hand (and growing by 16 MiB) took a
+/// other core's TLB flushed with it) and fresh page faults: one edit made 700 such calls
+/// on one worker thread. Keeping up to 64 MiB at hand (and growing by 16 MiB) took a
 /// catalog-sized edit from 75 ms to 72 and the stock packs' from 15.0 ms to 12.2 (medians
 /// of 20 interleaved edits), for about a MiB of peak RSS.
 fn keep_freed_memory_at_hand() {
