@@ -429,3 +429,45 @@ fn sweep_listed(
     }
     Ok(empty)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn pruning_keeps_the_spares_asked_for_and_removes_anything_else_without_following_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("build");
+        let outside = dir.path().join("outside");
+        std::fs::create_dir(&outside).unwrap();
+        std::fs::write(outside.join("keep.txt"), b"keep me").unwrap();
+        std::fs::create_dir(&out).unwrap();
+        let kept = out.join("game/p/all/content/p_P.ucas");
+        let folder = spares(&out).unwrap();
+        std::fs::write(folder.join(spare_name(&kept)), b"spare").unwrap();
+        std::fs::write(folder.join("0123456789abcdef0123456789abcdef"), b"old set").unwrap();
+        crate::test_support::make_fifo(&folder.join("fifo"));
+        std::os::unix::fs::symlink(&outside, folder.join("link")).unwrap();
+        std::fs::create_dir(folder.join("folder")).unwrap();
+        std::os::unix::fs::symlink(&outside, folder.join("folder/inner-link")).unwrap();
+
+        prune_spares(&out, [kept.as_path()]).unwrap();
+        let left: Vec<_> = std::fs::read_dir(&folder)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, [std::ffi::OsString::from(spare_name(&kept))]);
+        assert_eq!(std::fs::read(outside.join("keep.txt")).unwrap(), b"keep me");
+
+        // A link in place of the folder itself is removed, and what it points at kept.
+        std::fs::remove_dir_all(&folder).unwrap();
+        std::os::unix::fs::symlink(&outside, &folder).unwrap();
+        prune_spares(&out, [kept.as_path()]).unwrap();
+        assert!(!folder.exists());
+        assert_eq!(std::fs::read(outside.join("keep.txt")).unwrap(), b"keep me");
+        // And a spare is then written into a folder of its own.
+        let made = spares(&out).unwrap();
+        assert!(std::fs::symlink_metadata(made).unwrap().is_dir());
+    }
+}

@@ -349,6 +349,23 @@ mod tests {
             std::fs::read(dir.path().join("second-name")).unwrap(),
             b"new"
         );
+
+        // A FIFO in the spare's place is removed, never opened (opening it would wait for
+        // a reader); a link left at the staging name by an interrupted swap is replaced,
+        // never followed.
+        std::fs::remove_file(&spare).unwrap();
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&spare)
+            .status()
+            .unwrap()
+            .success());
+        let staging = dir.path().join("spare.old");
+        std::os::unix::fs::symlink(&outside, &staging).unwrap();
+        replace_reusing(&target, &spare, 4, put(b"last")).unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"last");
+        assert_eq!(std::fs::read(&spare).unwrap(), b"newest");
+        assert!(!staging.exists());
+        assert_eq!(std::fs::read(&outside).unwrap(), b"keep me");
     }
 
     #[test]
