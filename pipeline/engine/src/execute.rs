@@ -996,7 +996,8 @@ impl Scheduler<'_, '_> {
             .into_iter()
             .zip(changed)
             .partition(|&(_, changed)| changed);
-        self.run.urgent = first.len();
+        // No larger than a wave: in a cold cook every source is new.
+        self.run.urgent = first.len().min(WAVE * settings.jobs.max(1));
         self.run.ready = first.into_iter().chain(rest).map(|(id, _)| id).collect();
     }
 
