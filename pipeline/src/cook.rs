@@ -210,8 +210,10 @@ impl Cook<'_> {
                 .install(|| set.folders(self.registry, &attempt.results, &config.out, pack));
             for (dir, files) in folders.iter().filter(|(dir, _)| *dir == renders) {
                 let stores = (self.settings.store, self.settings.stat_cache);
-                if let Err(e) = materialize::set_folder(&config.out, dir, files, stores.0, stores.1)
-                {
+                let written = self.settings.pool.install(|| {
+                    materialize::set_folder(&config.out, dir, files, stores.0, stores.1)
+                });
+                if let Err(e) = written {
                     return Ok(attempt.corrupt(folder_error(dir, e)?));
                 }
             }

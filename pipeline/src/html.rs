@@ -65,7 +65,7 @@ pub fn write(
     write_slowest(&mut h, graph, results);
     let _ = writeln!(
         h,
-        "</table><p>Every step is in <code>report.json</code>.</p>"
+        "</table><p>Every step that did not come from the cache is in <code>report.json</code>.</p>"
     );
     if views {
         write_viewer(out)?;

@@ -9,7 +9,8 @@ use serde::Serialize;
 use crate::execute::{Finished, Outcome};
 use crate::graph::Graph;
 
-pub const FORMAT: u32 = 1;
+/// 2: the steps are those that did not come from the cache; 1 listed every step.
+pub const FORMAT: u32 = 2;
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Counts {
@@ -60,7 +61,10 @@ pub fn summary_line(packs: usize, counts: Counts, elapsed: Duration) -> String {
 }
 
 /// `build/report.json`: `{"format", "steps", "summary", "errors"}`. The steps are
-/// written first ([`begin`]), while the cook materializes the set folders.
+/// written first ([`begin`]), while the cook materializes the set folders. They are the
+/// steps that did not come from the cache (run, failed, skipped, stale): a one-block edit
+/// of a catalog-sized pack lists its dozen, not the pack's thousands of hits, which the
+/// summary counts.
 pub struct Report<'a> {
     pub summary: &'a serde_json::Value,
     pub errors: &'a [&'a forge_contract::Diagnostic],
@@ -82,12 +86,8 @@ struct StepRecord<'a> {
     reason: Option<&'a crate::fingerprint::Dirty>,
     #[serde(skip_serializing_if = "Option::is_none")]
     errors: Option<&'a [forge_contract::Diagnostic]>,
-    /// Absent for a cached step: its files are those of the cook that ran it, and
-    /// listing them again would make every cook's report as large as the whole pack.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    inputs: Option<Vec<FileRecord<'a>>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    outputs: Option<Vec<FileRecord<'a>>>,
+    inputs: Vec<FileRecord<'a>>,
+    outputs: Vec<FileRecord<'a>>,
 }
 
 #[derive(Serialize)]
@@ -97,21 +97,25 @@ struct FileRecord<'a> {
     size: u64,
 }
 
+fn file<'a>(name: &'a str, hash: &'a str, size: u64) -> FileRecord<'a> {
+    FileRecord { name, hash, size }
+}
+
+/// The records of the steps that did not come from the cache, in plan order.
 fn step_records<'a>(graph: &'a Graph, results: &'a [Finished]) -> Vec<StepRecord<'a>> {
     graph
         .steps
         .iter()
         .zip(results)
-        .map(|(step, r)| {
+        .filter_map(|(step, r)| {
             let (status, reason, errors) = match &r.outcome {
-                Outcome::Hit => ("cached", None, None),
+                Outcome::Hit => return None,
                 Outcome::Ran(dirty) => ("run", Some(dirty), None),
                 Outcome::Failed(d) => ("failed", None, Some(d.as_slice())),
                 Outcome::Skipped => ("skipped", None, None),
                 Outcome::Stale(dirty) => ("stale", Some(dirty), None),
             };
-            let files = !matches!(r.outcome, Outcome::Hit);
-            StepRecord {
+            Some(StepRecord {
                 id: &step.id,
                 pack: &step.pack,
                 kind: step.kind.name,
@@ -121,27 +125,17 @@ fn step_records<'a>(graph: &'a Graph, results: &'a [Finished]) -> Vec<StepRecord
                 duration_ms: (r.duration.as_secs_f64() * 1e6).round() / 1000.0,
                 reason,
                 errors,
-                inputs: files.then(|| {
-                    r.inputs
-                        .iter()
-                        .map(|i| FileRecord {
-                            name: &i.name,
-                            hash: &i.hash,
-                            size: i.size,
-                        })
-                        .collect()
-                }),
-                outputs: files.then(|| {
-                    r.outputs
-                        .iter()
-                        .map(|o| FileRecord {
-                            name: &o.name,
-                            hash: &o.hash,
-                            size: o.size,
-                        })
-                        .collect()
-                }),
-            }
+                inputs: r
+                    .inputs
+                    .iter()
+                    .map(|i| file(&i.name, &i.hash, i.size))
+                    .collect(),
+                outputs: r
+                    .outputs
+                    .iter()
+                    .map(|o| file(&o.name, &o.hash, o.size))
+                    .collect(),
+            })
         })
         .collect()
 }

@@ -205,28 +205,15 @@ fn clean_cooks_are_byte_identical_across_job_counts() {
     assert!(tree(&a.path("build/game")) == ta);
 }
 
-fn blob_of(ws: &Workspace, step_id: &str) -> std::path::PathBuf {
-    let report = ws.report();
+/// The blob of a step's first output, from the report of the cook that ran it.
+fn blob_of(ws: &Workspace, report: &serde_json::Value, step_id: &str) -> std::path::PathBuf {
     let step = report["steps"]
         .as_array()
         .unwrap()
         .iter()
         .find(|s| s["id"] == step_id)
-        .unwrap()
-        .clone();
-    // A cached step's record has no outputs: its key names them in the action log.
-    let key = step["key"].as_str().unwrap();
-    let actions = std::fs::read_to_string(ws.path("build/cache/actions.log")).unwrap();
-    let sealed = actions
-        .lines()
-        .rev()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .find(|l| l["key"] == key)
         .unwrap();
-    let hash = sealed["value"]["outputs"][0]["hash"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let hash = step["outputs"][0]["hash"].as_str().unwrap();
     ws.path(&format!("build/cache/blobs/{}/{hash}", &hash[..2]))
 }
 
@@ -243,10 +230,11 @@ fn corrupt_cache_entries_are_detected_and_rebuilt() {
     let ws = Workspace::with_packs(&["foundry"]);
     ws.cook(&[]);
     let expected = tree(&ws.path("build/game"));
+    let cold = ws.report();
 
     // A damaged blob is found when its bytes are needed (here, to restore a deleted set
     // file); the cook retries with every hit verified and rebuilds the step.
-    let blob = blob_of(&ws, "foundry/mesh/floor_2x2");
+    let blob = blob_of(&ws, &cold, "foundry/mesh/floor_2x2");
     let good = flip_byte(&blob);
     std::fs::remove_file(ws.path("build/game/foundry/all/cooked/floor_2x2/static_mesh.fmsh"))
         .unwrap();
@@ -271,7 +259,7 @@ fn corrupt_cache_entries_are_detected_and_rebuilt() {
 
     // The same when a step that runs needs a damaged upstream output: the assembly reads
     // each block's facts.
-    let facts = blob_of(&ws, "foundry/block_facts/floor_2x2");
+    let facts = blob_of(&ws, &cold, "foundry/block_facts/floor_2x2");
     let good_facts = flip_byte(&facts);
     ws.edit("packs/foundry/changes.json", |t| {
         t.replacen("\"fields\": []", "\"fields\": [ ]", 1)

@@ -581,6 +581,11 @@ struct Run {
     ready_first: bool,
     /// How many steps at the front of `ready` were queued with `ready_first`.
     urgent: usize,
+    /// The steps downstream of an edit's changed sources (empty: none marked): they too
+    /// go to the front when they become ready, including after a hit. An edit whose
+    /// first step makes what it made before (a model's hulls, say) has its chain go on
+    /// through hits, and the steps after them would otherwise wait behind the pack's.
+    edited: Vec<bool>,
 }
 
 impl Run {
@@ -611,6 +616,7 @@ impl Run {
             ready: VecDeque::new(),
             ready_first: false,
             urgent: 0,
+            edited: Vec::new(),
         };
         for id in 0..done {
             run.states[id] = State::Waiting(0);
@@ -644,7 +650,7 @@ impl Run {
         self.states[id] = to;
         match to {
             State::Ready if from == State::Running => self.ready.push_front(id),
-            State::Ready if self.ready_first => {
+            State::Ready if self.ready_first || self.edited.get(id) == Some(&true) => {
                 self.ready.push_front(id);
                 self.urgent += 1;
             }
@@ -702,6 +708,19 @@ impl Run {
 
     /// Steps of a probing wave that were not probed (a worker finished meanwhile) go back
     /// to the front of the queue, in their order.
+    /// Marks `changed` and every step downstream of them as [`edited`](Run::edited): one
+    /// pass over the graph's edges.
+    fn mark_edited(&mut self, changed: impl Iterator<Item = StepId>) {
+        let mut edited = vec![false; self.states.len()];
+        let mut queue: Vec<StepId> = changed.collect();
+        while let Some(id) = queue.pop() {
+            if !std::mem::replace(&mut edited[id], true) {
+                queue.extend(self.dependents[id].iter().copied());
+            }
+        }
+        self.edited = edited;
+    }
+
     fn requeue(&mut self, ids: Vec<StepId>) {
         for &id in ids.iter().rev() {
             self.transition(id, State::Ready);
@@ -996,8 +1015,13 @@ impl Scheduler<'_, '_> {
             .into_iter()
             .zip(changed)
             .partition(|&(_, changed)| changed);
-        // No larger than a wave: in a cold cook every source is new.
-        self.run.urgent = first.len().min(WAVE * settings.jobs.max(1));
+        // No larger than a wave: in a cold cook every source is new, and every step is
+        // downstream of one.
+        let wave = WAVE * settings.jobs.max(1);
+        self.run.urgent = first.len().min(wave);
+        if first.len() <= wave {
+            self.run.mark_edited(first.iter().map(|&(id, _)| id));
+        }
         self.run.ready = first.into_iter().chain(rest).map(|(id, _)| id).collect();
     }
 

@@ -263,8 +263,9 @@ fn hash_file(path: &Path, size: u64) -> std::io::Result<String> {
     let (file, found) = mjolnir_files::bounded::open_regular(path, size)
         .map_err(|e| std::io::Error::other(format!("{}: {e}", path.display())))?;
     let mut hasher = blake3::Hasher::new();
-    // In large reads: BLAKE3 hashes the 1 KiB chunks of one call side by side, sixteen at
-    // a time here, and an 8 KiB read gave it eight.
+    // In large reads: BLAKE3 hashes the 1 KiB chunks of one call side by side, and splits
+    // a large call between the pool's threads (a catalog-sized container: 4.5 ms on one
+    // thread, 3.5 ms on two, the other being idle while the set files are written).
     let mut file = std::io::Read::take(file, size);
     let mut buffer = vec![0; HASHED_AT_ONCE];
     let mut read = 0u64;
@@ -273,7 +274,7 @@ fn hash_file(path: &Path, size: u64) -> std::io::Result<String> {
         if n == 0 {
             break;
         }
-        hasher.update(&buffer[..n]);
+        hasher.update_rayon(&buffer[..n]);
         read += n as u64;
     }
     if found != size || read != size {

@@ -147,7 +147,11 @@ impl Planner<'_> {
                     planned.pack.insert(kind.name, step);
                 }
             }
-            plans.push(MapPlan { map, planned });
+            // A map none of whose steps this cook plans (a `--pack` cook of another pack)
+            // is not this cook's: its folder is left as the last cook that checked it left it.
+            if !planned.pack.is_empty() {
+                plans.push(MapPlan { map, planned });
+            }
         }
         plans
     }

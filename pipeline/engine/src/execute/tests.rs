@@ -578,3 +578,51 @@ fn an_edited_source_starts_its_step_before_the_hits_queued_ahead_of_it_are_probe
         steps - 1
     );
 }
+
+#[test]
+fn the_steps_after_an_edit_s_cut_off_go_ahead_of_the_hits_queued_before_them() {
+    let bench = Bench::new();
+    let hits = 8 * WAVE;
+    let mut graph = Graph::default();
+    for i in 0..hits {
+        graph.add(step(
+            &format!("s{i}"),
+            vec![bench.source(&format!("s{i}.txt"), "same")],
+        ));
+    }
+    // `cut` makes what it made before (its input's length), so `mid` is a hit, and
+    // `last`, which reads the edited source too, runs once `mid` is probed.
+    let edited = bench.source("edited.txt", "before");
+    let cut = graph.add(step("cut", vec![edited.clone()]));
+    let mid = graph.add(step("mid", vec![from(cut)]));
+    let last = graph.add(step("last", vec![from(mid), edited]));
+    let lengths = Recorder {
+        lengths_only: vec!["cut"],
+        ..Recorder::new()
+    };
+    bench.run(&graph, &|s, i| lengths.cook(s, i));
+
+    bench.source("edited.txt", "after!");
+    let finished = Counting(Default::default());
+    let seen_at_start = Mutex::new(None);
+    let cooker = Recorder {
+        lengths_only: vec!["cut"],
+        ..Recorder::new()
+    };
+    bench.stat_cache.new_cook();
+    let results = run(&graph, Vec::new(), &bench.settings(), &finished, &|s, i| {
+        if s.id == "last" {
+            *seen_at_start.lock().unwrap() = Some(finished.0.load(Ordering::SeqCst));
+        }
+        cooker.cook(s, i)
+    });
+    assert_eq!(cooker.ran(), ["cut", "last"]);
+    assert!(matches!(results[mid].outcome, Outcome::Hit));
+    assert!(matches!(results[last].outcome, Outcome::Ran(_)));
+    let seen = seen_at_start.lock().unwrap().expect("the last step ran");
+    // Queued behind the hits once `mid` was probed, it would start after nearly all.
+    assert!(
+        seen < hits - WAVE,
+        "it started after {seen} of the {hits} hits queued before it"
+    );
+}
