@@ -342,17 +342,29 @@ fn refuse_links(out: &Path, dir: &Path) -> Result<(), Error> {
     Ok(())
 }
 
-/// A folder's entries as the sweep needs them: the metadata of each file that is a set
-/// file (any other is only deleted), and each subfolder's own listing.
+/// A folder's entries as the sweep needs them: what each file is to the set, and each
+/// subfolder's own listing.
 struct Listing {
     dir: PathBuf,
-    files: Vec<(PathBuf, Option<Metadata>)>,
+    files: Vec<(PathBuf, Found)>,
     folders: Vec<Listing>,
 }
 
-/// Lists `dir` and its subfolders, each on the pool: the stats are most of a sweep, and a
-/// set's block folders sit side by side. A folder that cannot be read lists as empty.
-fn list(dir: &Path, stale: &Targets<'_>) -> std::io::Result<Listing> {
+/// What a listed file is to the set.
+enum Found {
+    /// A set file that already holds its output.
+    Holds,
+    /// A set file that must be written.
+    Stale,
+    /// Not a file of the set: it is deleted.
+    Stray,
+}
+
+/// Lists `dir` and its subfolders, each on the pool, and settles there whether each set
+/// file already holds its output: the stats, and the stat cache's lookups, are most of a
+/// sweep, and a set's block folders sit side by side. A folder that cannot be read lists
+/// as empty.
+fn list(dir: &Path, stale: &Targets<'_>, stat_cache: &StatCache) -> std::io::Result<Listing> {
     let mut listing = Listing {
         dir: dir.to_path_buf(),
         files: Vec::new(),
@@ -368,16 +380,19 @@ fn list(dir: &Path, stale: &Targets<'_>) -> std::io::Result<Listing> {
         if entry.file_type()?.is_dir() {
             folders.push(path);
         } else {
-            let meta = match stale.contains_key(path.as_os_str()) {
-                true => Some(entry.metadata()?),
-                false => None,
+            let found = match stale.get(path.as_os_str()) {
+                Some(output) if file_holds(stat_cache, &path, &entry.metadata()?, output) => {
+                    Found::Holds
+                }
+                Some(_) => Found::Stale,
+                None => Found::Stray,
             };
-            listing.files.push((path, meta));
+            listing.files.push((path, found));
         }
     }
     listing.folders = folders
         .par_iter()
-        .map(|folder| list(folder, stale))
+        .map(|folder| list(folder, stale, stat_cache))
         .collect::<std::io::Result<_>>()?;
     Ok(listing)
 }
@@ -392,7 +407,7 @@ fn sweep(
     changes: &mut Changes,
     removals: Option<&mut Vec<PathBuf>>,
 ) -> std::io::Result<bool> {
-    let listing = list(dir, stale)?;
+    let listing = list(dir, stale, stat_cache)?;
     sweep_listed(listing, stale, stat_cache, changes, removals)
 }
 
@@ -414,18 +429,21 @@ fn sweep_listed(
             empty = false;
         }
     }
-    for (path, meta) in listing.files {
-        if let (Some(output), Some(meta)) = (stale.get(path.as_os_str()), &meta) {
-            empty = false;
-            if file_holds(stat_cache, &path, meta, output) {
+    for (path, found) in listing.files {
+        match found {
+            Found::Holds => {
+                empty = false;
                 stale.remove(path.as_os_str());
             }
-        } else if let Some(list) = removals.as_deref_mut() {
-            list.push(path);
-        } else {
-            std::fs::remove_file(&path)?;
-            stat_cache.forget(&path);
-            changes.removed += 1;
+            Found::Stale => empty = false,
+            Found::Stray => match removals.as_deref_mut() {
+                Some(list) => list.push(path),
+                None => {
+                    std::fs::remove_file(&path)?;
+                    stat_cache.forget(&path);
+                    changes.removed += 1;
+                }
+            },
         }
     }
     Ok(empty)
