@@ -230,6 +230,8 @@ How the edit got here, measured by hand with `/usr/bin/time` over 7 edits:
 | and a block's index in its container one file (`FBLK`), not three, so the set's step reads 512 small files back from the store, not 1,024 | 75 ms against 92.5 ms for the previous binary, 13 edits interleaved | reading its inputs 3.1 ms (7.2 ms before) |
 | and the `.ucas` recipe bound to its blocks' bytes (#38's seventh session): until then an edit whose chunks kept their sizes made the same recipe, and the set folder kept the old `.ucas` under the new TOC (`inspect`: one chunk failing its hash), so every timed edit above skipped writing the 28 MB container; now each one writes it | 87–172 ms, median 112 ms (`catalog.py`, the write included) | 7 ms; writing the container 20–30 ms of the edit |
 | and the container written into the one it replaced last time (`build/spare/`), its unchanged blocks' data not hashed again (the stat cache knows their blob files by stamp), read back for its hash in 1 MiB reads; the edited block's chain probed first; a miss explained after its cook; the stat cache saved beside the reports; freed memory kept at hand (`mallopt`) | writing the container 36–40 ms with the fix alone, 17–18 ms with these; the edit 75.3 ms to 71.7 ms with `mallopt` alone (20 interleaved edits) | |
+| and (#38's eighth session) `report.json` listing only the steps that did not come from the cache (729 KB of records every edit before); every step downstream of the edit's changed sources probed ahead of the hits as it becomes ready, even after a hit (the edited block's `checks` had waited 3 ms behind the pack's hits once its hull steps were found cached); the container's read-back hash split between the pool's threads (4.5 ms to 3.5 ms) | 59.0 and 67.2 ms to 54.7 and 57.1 ms (11 edits each, two alternating series) | |
+| and whether each set file holds its output settled where its folder is listed, on the pool (the sweep's serial pass was 1.7 ms) | 54.1 and 55.0 ms to 50.8 and 52.5 ms (the same) | |
 
 With the `.ucas` spliced, the cache stores a recipe of a few KiB for it instead of a new
 container, and the edit's peak RSS fell from 174 MiB to 43 MiB. A step's outputs over 64 KiB
@@ -255,14 +257,17 @@ of the RSS above the heap peak is the binary's pages and the allocator's arenas,
 swings by several MiB between identical runs, more than the last change moved it.
 
 Where an edit's time goes now (phases timed by hand from process start at the end of #38's
-seventh session, the bench's loop of edits, copies and `sync`s): opening the action log and
-the stat cache 2.5–3.5 ms; planning the 3,333 steps 6–7 ms; the edited block's chain (its
-own steps, 15–19 ms, which the ideal counts), the set's `assemble` (7 ms) and `crate_index`
-(1 ms), with the 3,300 hits probed beside them, about 28 ms in all; gathering the set's
-files 1.3 ms; the sweep of the set folder (listing 256 folders, stat'ing 3,330 files)
-8 ms; writing the 28 MB container 17–18 ms (each block's data read once, its pieces put in
-place, the file read back for its hash); the reports, the use log and saving the stat
-cache 4 ms. Since the container is
+eighth session, the bench's loop of edits and `sync`s): opening the action log and the stat
+cache 2.2–2.5 ms; planning the 3,333 steps 4.5 ms; the edited block's chain (its own steps,
+which the ideal counts) ends about 19 ms from the start, but the 3,300 hits probed beside it
+(about 4 µs each, on the one thread the chain leaves) end at 22 ms, and the set's `assemble`
+waits for all of them; `assemble` itself 6.5–8 ms (reading its 512 small inputs back from
+the store 2 ms, laying the container out and writing the documents 3 ms, storing its outputs
+1.2–1.5 ms) and `crate_index` 1 ms; gathering the set's files 1.1 ms; the sweep of the set
+folder (listing 256 folders, stat'ing 3,330 files) 6.5 ms; writing the 28 MB container
+13–14 ms (each block's data read once, its pieces put in place, the file read back for its
+hash, 3.5 ms of it); the reports, the use log and saving the stat cache 3.5 ms (the HTML
+page, which still shows every block's card, 1.5 ms of it). Since the container is
 written, the fair ideal is the one with the `cp` over the previous copy: `cp` to a new file
 skips freeing the old one, which is most of what replacing a large file costs on this disk
 (`cp` over an existing 28 MB file 17–25 ms, to a new one 9 ms).
