@@ -1132,40 +1132,37 @@ fn probe(
     }
     let started = Instant::now();
     let step = &graph.steps[id];
-    let mut records = Vec::with_capacity(step.inputs.len());
+    // A hit keeps no input records (only a step that runs reports its inputs), so the
+    // key is made from borrowed names and hashes: a cook probes thousands of hits.
+    let mut source_hashes = Vec::new();
+    for input in &step.inputs {
+        if let Input::Source { name, path } = input {
+            if linked_folder(settings.stat_cache, name, path).is_some() {
+                return None;
+            }
+            source_hashes.push(settings.stat_cache.lookup(path)?.0);
+        }
+    }
+    let mut inputs = Vec::with_capacity(step.inputs.len());
     let mut spliced_from = Vec::new();
-    let mut deps = upstream.iter();
+    let (mut deps, mut hashes) = (upstream.iter(), source_hashes.iter());
     for input in &step.inputs {
         match input {
-            Input::Source { name, path } => {
-                if linked_folder(settings.stat_cache, name, path).is_some() {
-                    return None;
-                }
-                let (hash, size) = settings.stat_cache.lookup(path)?;
-                records.push(InputRecord {
-                    name: name.clone(),
-                    hash,
-                    size,
-                });
-            }
+            Input::Source { name, .. } => inputs.push((name.as_str(), hashes.next()?.as_str())),
             Input::Upstream { name, output, .. } => {
                 let out = output_named(&deps.next()?.outputs, output)?;
                 if step.kind.splices.is_some() {
                     spliced_from.push((name.as_str(), out));
                 }
-                records.push(InputRecord {
-                    name: name.clone(),
-                    hash: out.hash.clone(),
-                    size: out.size,
-                });
+                inputs.push((name.as_str(), out.hash.as_str()));
             }
         }
     }
     let key = crate::fingerprint::key_of(
         step.kind.name,
         step.kind.version,
-        &step.key_params(),
-        records.iter().map(|r| (r.name.as_str(), r.hash.as_str())),
+        &step.key_params_parts(),
+        inputs.into_iter(),
     );
     let sources = sources_of(step, spliced_from);
     let outputs = match settings.store.get_action(&key) {
@@ -1180,7 +1177,7 @@ fn probe(
         key: Some(key),
         outcome: Outcome::Hit,
         duration: started.elapsed(),
-        inputs: records,
+        inputs: Vec::new(),
         outputs,
     })
 }

@@ -56,12 +56,13 @@ impl Step {
     /// value could return another block's cached output (two packs with an identical
     /// floor would share one mesh asset path).
     pub fn key_params(&self) -> String {
-        format!(
-            "pack={}\nblock={}\n{}",
-            self.pack,
-            self.block.as_deref().unwrap_or(""),
-            self.params
-        )
+        self.key_params_parts().concat()
+    }
+
+    /// [`key_params`](Step::key_params) in its parts, for hashing without joining them.
+    pub fn key_params_parts(&self) -> [&str; 6] {
+        let block = self.block.as_deref().unwrap_or("");
+        ["pack=", &self.pack, "\nblock=", block, "\n", &self.params]
     }
 
     /// What the step's cooker may see: nothing that is not in its key.
