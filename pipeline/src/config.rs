@@ -196,6 +196,8 @@ pub use forge::wiring::PackSource;
 #[derive(Debug, Clone)]
 pub struct Config {
     pub packs: Vec<PackSource>,
+    /// Every pack the file lists is built (no `--pack` chose some).
+    pub every_pack: bool,
     pub out: PathBuf,
     pub cache: PathBuf,
     pub jobs: usize,
@@ -264,6 +266,7 @@ impl Config {
         let remote = remote(file.cache, &base, overrides)?;
         Ok(Config {
             packs,
+            every_pack: overrides.packs.is_empty(),
             out,
             cache,
             jobs,

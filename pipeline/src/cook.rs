@@ -268,7 +268,10 @@ impl Cook<'_> {
         attempt.step_records = Some(step_records.with_context(|| {
             format!("cannot write {}", config.out.join("report.json").display())
         })?);
-        prune_spares(&config.out, &folders)?;
+        // A cook of some sets (`--pack`, `--only`) leaves the other sets' spares alone.
+        if config.every_pack && self.options.only.is_empty() {
+            prune_spares(&config.out, &folders)?;
+        }
         Ok(attempt)
     }
 }

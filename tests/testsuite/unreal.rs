@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use forge_iostore::{read_chunk, ChunkData, Toc};
 use forge_package::static_mesh::MeshExport;
 use forge_package::Package;
-use support::{stderr, tree, Workspace};
+use support::{copy_dir, repo, stderr, tree, Workspace};
 
 /// Every package in a set's container, by package name.
 fn packages(ws: &Workspace, pack: &str) -> BTreeMap<String, Package> {
@@ -448,7 +448,18 @@ fn a_block_edited_into_chunks_of_the_same_sizes_gets_a_container_that_reads() {
     let spare_folder = std::fs::symlink_metadata(ws.path("build/spare")).unwrap();
     assert!(spare_folder.is_dir() && !spare_folder.file_type().is_symlink());
     assert_eq!(spares(), 1);
-    // A cook whose sets hold no such file keeps no spare for it.
+    // A cook of some of the sets leaves the others' spares, so the next full edit still
+    // writes into one rather than freeing a container.
     ws.cook(&["--only", "floor_2x2"]);
+    ws.cook(&["--pack", "foundry"]);
+    assert_eq!(spares(), 1);
+    // A cook of every set the configuration lists, none of which holds that file, keeps
+    // no spare for it: here the configuration builds another pack instead.
+    copy_dir(
+        &repo().join("forge-packs/roadworks"),
+        &ws.path("packs/roadworks"),
+    );
+    ws.edit("pipeline.toml", |toml| toml.replace("foundry", "roadworks"));
+    ws.cook(&[]);
     assert_eq!(spares(), 0);
 }
