@@ -481,6 +481,8 @@ pub struct Finished {
     pub key: Option<String>,
     pub outcome: Outcome,
     pub duration: Duration,
+    /// What a step that ran (or failed, or went stale) read, for its report; empty for a
+    /// hit, whose inputs are those of the cook that ran it.
     pub inputs: Vec<InputRecord>,
     pub outputs: Vec<Arc<Output>>,
 }
@@ -706,8 +708,6 @@ impl Run {
         }
     }
 
-    /// Steps of a probing wave that were not probed (a worker finished meanwhile) go back
-    /// to the front of the queue, in their order.
     /// Marks `changed` and every step downstream of them as [`edited`](Run::edited): one
     /// pass over the graph's edges.
     fn mark_edited(&mut self, changed: impl Iterator<Item = StepId>) {
@@ -721,6 +721,8 @@ impl Run {
         self.edited = edited;
     }
 
+    /// Steps of a probing wave that were not probed (a worker finished meanwhile) go back
+    /// to the front of the queue, in their order.
     fn requeue(&mut self, ids: Vec<StepId>) {
         for &id in ids.iter().rev() {
             self.transition(id, State::Ready);
