@@ -93,6 +93,14 @@ fn a_spliced_set_file_replaced_by_anything_is_written_again() {
     // And once right, it stays: a no-op writes nothing.
     ws.cook(&[]);
     assert_eq!(ws.report()["summary"]["materialized"]["written"], 0);
+    // The same bytes under a stamp the cache does not know are read back and kept.
+    std::fs::remove_file(&ucas).unwrap();
+    std::fs::write(&ucas, &right).unwrap();
+    let inode = std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(&ucas).unwrap());
+    ws.cook(&[]);
+    assert_eq!(ws.report()["summary"]["materialized"]["written"], 0);
+    let kept = std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(&ucas).unwrap());
+    assert_eq!(kept, inode, "the file was not replaced");
 }
 
 #[test]

@@ -237,8 +237,9 @@ fn holds(stat_cache: &StatCache, content: &str, output: &Output) -> bool {
 
 /// Whether the file at `path` already holds `output`. Only a regular file of the output's
 /// size can; a stamp the cache does not know (a file written within its racy window, or
-/// touched since) is settled by reading the file, unless no file was ever written from
-/// the output's recipe (an edit's new container), which nothing on disk can hold.
+/// touched since) is settled by reading the file in pieces (a container is tens of
+/// megabytes, and is not held whole), unless no file was ever written from the output's
+/// recipe (an edit's new container), which nothing on disk can hold.
 fn file_holds(stat_cache: &StatCache, path: &Path, meta: &Metadata, output: &Output) -> bool {
     if !meta.is_file() || meta.len() != output.size {
         return false;
@@ -249,16 +250,19 @@ fn file_holds(stat_cache: &StatCache, path: &Path, meta: &Metadata, output: &Out
     if output.is_spliced() && !stat_cache.knows_recipe(&output.hash) {
         return false;
     }
-    stat_cache
-        .hash(path)
-        .is_ok_and(|h| holds(stat_cache, &h.hash, output))
+    // Recorded under the stamp the listing saw, before the read: a file changed while it
+    // was read has another stamp by now, so the next cook reads it again.
+    hash_file(path, meta.len()).is_ok_and(|content| {
+        stat_cache.record_stamped(path, meta, &content);
+        holds(stat_cache, &content, output)
+    })
 }
 
 /// How much of a file is read and hashed at once.
 const HASHED_AT_ONCE: usize = 1 << 20;
 
-/// The BLAKE3 of a set file just written with `size` bytes, read in pieces rather than
-/// whole; a file that is no longer a regular file of that size is an error, not a wait.
+/// The BLAKE3 of a set file of `size` bytes, read in pieces rather than whole; a file that
+/// is no longer a regular file of that size is an error, not a wait.
 fn hash_file(path: &Path, size: u64) -> std::io::Result<String> {
     let (file, found) = mjolnir_files::bounded::open_regular(path, size)
         .map_err(|e| std::io::Error::other(format!("{}: {e}", path.display())))?;
@@ -267,7 +271,8 @@ fn hash_file(path: &Path, size: u64) -> std::io::Result<String> {
     // a large call between the pool's threads (a catalog-sized container: 4.5 ms on one
     // thread, 3.5 ms on two, the other being idle while the set files are written).
     let mut file = std::io::Read::take(file, size);
-    let mut buffer = vec![0; HASHED_AT_ONCE];
+    // No larger than the file: the sweep reads back thousands of small ones.
+    let mut buffer = vec![0; HASHED_AT_ONCE.min(size as usize + 1)];
     let mut read = 0u64;
     loop {
         let n = std::io::Read::read(&mut file, &mut buffer)?;

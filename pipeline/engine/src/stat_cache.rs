@@ -392,16 +392,21 @@ impl StatCache {
     /// Records a file the pipeline just wrote, whose hash it already knows.
     pub fn record(&self, path: &Path, hash: &str) {
         if let Ok(meta) = std::fs::symlink_metadata(path) {
-            self.mark_changed();
-            self.entries.lock().expect("stat cache lock").insert(
-                path.as_os_str().to_owned(),
-                Entry {
-                    stamp: stamp(&meta),
-                    hash: hash.to_string(),
-                    seen: true,
-                },
-            );
+            self.record_stamped(path, &meta, hash);
         }
+    }
+
+    /// Records the hash of `path` as read after `meta` was taken of it.
+    pub fn record_stamped(&self, path: &Path, meta: &std::fs::Metadata, hash: &str) {
+        self.mark_changed();
+        self.entries.lock().expect("stat cache lock").insert(
+            path.as_os_str().to_owned(),
+            Entry {
+                stamp: stamp(meta),
+                hash: hash.to_string(),
+                seen: true,
+            },
+        );
     }
 
     pub fn forget(&self, path: &Path) {
