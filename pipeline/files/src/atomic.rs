@@ -65,15 +65,17 @@ pub fn write_with(
 /// reader looks in) instead of a new temporary file, and keeps what `path` held as the
 /// next spare. A large file replaced on every cook (a set's container after each edit)
 /// then reuses its predecessor's blocks and pages: writing a new file and freeing the old
-/// one took twice as long as the write itself. `path` always holds a whole file; when no
-/// spare can be used, the write goes through a temporary file.
+/// one took twice as long as the write itself. `path` always holds a whole file. When no
+/// spare can be used, a new one is made at `spare`'s name, so nothing but the final rename
+/// touches `path`'s folder (a caller may be sweeping it meanwhile); only when that fails
+/// does the write go through a temporary file beside `path`.
 pub fn replace_reusing(
     path: &Path,
     spare: &Path,
     size: u64,
     fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    let Some(mut file) = reusable(spare, path) else {
+    let Some(mut file) = reusable(spare, path).or_else(|| new_spare(spare)) else {
         let mut pending = Pending::new(path)?;
         fill(pending.file())?;
         let temp = std::mem::take(&mut pending.temp);
@@ -97,7 +99,24 @@ pub fn replace_reusing(
         let _ = std::fs::remove_file(spare);
         return Err(e);
     }
+    // A new spare was made outside `path`'s folder, which may not exist yet.
+    if let Err(e) = std::fs::create_dir_all(path.parent().unwrap_or(Path::new("."))) {
+        let _ = std::fs::remove_file(spare);
+        return Err(e);
+    }
     swap_in(spare, path, spare)
+}
+
+/// A new, empty spare at `spare`, if nothing is at its name.
+fn new_spare(spare: &Path) -> Option<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    options.open(spare).ok()
 }
 
 /// The spare, opened to be written over, if it is a regular file of its own: one linked

@@ -380,11 +380,24 @@ fn a_source_edited_into_bytes_of_the_same_size_makes_another_spliced_output() {
     let second = bench.run(&edited, &splice_cook(5));
     assert_eq!(outcome_names(&second), ["ran", "hit", "ran"]);
     assert_ne!(second[2].outputs[0].hash, first[2].outputs[0].hash);
-    assert_eq!(write(&second).written, 1);
+    // The new file is written while the folder is swept: the sweep still removes what is
+    // not the set's (a stray, another cook's temporary file), and not the file itself.
+    std::fs::write(dir.join("stray.txt"), b"stray").unwrap();
+    let debris = format!("{}1-0", mjolnir_files::atomic::TEMP_PREFIX);
+    std::fs::write(dir.join(&debris), b"debris").unwrap();
+    let changes = write(&second);
+    assert_eq!((changes.written, changes.removed), (1, 2));
     assert_eq!(
         std::fs::read(dir.join("joined.out")).unwrap(),
         b"HELLO world"
     );
+    assert!(!dir.join("stray.txt").exists() && !dir.join(&debris).exists());
+    // And what it replaced is the spare the next one is written into.
+    let spares: Vec<_> = std::fs::read_dir(bench.dir.path().join(crate::materialize::SPARES))
+        .unwrap()
+        .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .collect();
+    assert_eq!(spares, [b"hello world".to_vec()]);
 }
 
 /// A splicer whose pieces interleave its parts: `hel` of a, `wor` of b, then `lo` and `ld`.
