@@ -232,6 +232,8 @@ How the edit got here, measured by hand with `/usr/bin/time` over 7 edits:
 | and the container written into the one it replaced last time (`build/spare/`), its unchanged blocks' data not hashed again (the stat cache knows their blob files by stamp), read back for its hash in 1 MiB reads; the edited block's chain probed first; a miss explained after its cook; the stat cache saved beside the reports; freed memory kept at hand (`mallopt`) | writing the container 36–40 ms with the fix alone, 17–18 ms with these; the edit 75.3 ms to 71.7 ms with `mallopt` alone (20 interleaved edits) | |
 | and (#38's eighth session) `report.json` listing only the steps that did not come from the cache (729 KB of records every edit before); every step downstream of the edit's changed sources probed ahead of the hits as it becomes ready, even after a hit (the edited block's `checks` had waited 3 ms behind the pack's hits once its hull steps were found cached); the container's read-back hash split between the pool's threads (4.5 ms to 3.5 ms) | 59.0 and 67.2 ms to 54.7 and 57.1 ms (11 edits each, two alternating series) | |
 | and whether each set file holds its output settled where its folder is listed, on the pool (the sweep's serial pass was 1.7 ms) | 54.1 and 55.0 ms to 50.8 and 52.5 ms (the same) | |
+| and a hit's key made from borrowed names and hashes, with no input records kept | 53.6 and 55.6 ms to 51.4 and 54.4 ms (the same) | |
+| and the new container written while the rest of the set folder is swept (its spare, new or reused, outside the folder): the sweep (6.5 ms) and the write (13.5 ms), one after the other, became 15.5–17 ms for both | 52.9 and 55.4 ms to 50.7 and 51.9 ms (the same); 47 ms in `catalog.py` | |
 
 With the `.ucas` spliced, the cache stores a recipe of a few KiB for it instead of a new
 container, and the edit's peak RSS fell from 174 MiB to 43 MiB. A step's outputs over 64 KiB
@@ -264,9 +266,10 @@ which the ideal counts) ends about 19 ms from the start, but the 3,300 hits prob
 waits for all of them; `assemble` itself 6.5–8 ms (reading its 512 small inputs back from
 the store 2 ms, laying the container out and writing the documents 3 ms, storing its outputs
 1.2–1.5 ms) and `crate_index` 1 ms; gathering the set's files 1.1 ms; the sweep of the set
-folder (listing 256 folders, stat'ing 3,330 files) 6.5 ms; writing the 28 MB container
-13–14 ms (each block's data read once, its pieces put in place, the file read back for its
-hash, 3.5 ms of it); the reports, the use log and saving the stat cache 3.5 ms (the HTML
+folder (listing 256 folders, stat'ing 3,330 files: 6.5 ms alone) beside the write of the
+28 MB container (13.5 ms alone: each block's data read once, its pieces put in place, the
+file read back for its hash, 3.5 ms of it), 15.5–17 ms for both, then the edited block's
+other files 1.5 ms; the reports, the use log and saving the stat cache 3.5 ms (the HTML
 page, which still shows every block's card, 1.5 ms of it). Since the container is
 written, the fair ideal is the one with the `cp` over the previous copy: `cp` to a new file
 skips freeing the old one, which is most of what replacing a large file costs on this disk
