@@ -1,7 +1,7 @@
 //! What a step kind's wiring sees while the planner lays out one pack, block or set: the
 //! pack's sources, the steps planned so far, and the cook's options.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -117,6 +117,9 @@ pub struct PackSources<'a> {
     pub pack: &'a PackSource,
     pub stat_cache: &'a StatCache,
     models: OnceLock<HashSet<String>>,
+    /// Each block's surfaces `(slot, profile)` as the manifest declares them, gathered
+    /// once per cook: every block's steps ask for their own.
+    surfaces: OnceLock<HashMap<String, Vec<(String, String)>>>,
 }
 
 impl<'a> PackSources<'a> {
@@ -125,7 +128,16 @@ impl<'a> PackSources<'a> {
             pack,
             stat_cache,
             models: OnceLock::new(),
+            surfaces: OnceLock::new(),
         }
+    }
+
+    /// The pack's surfaces by block, made by `gather` the first time they are asked for.
+    pub fn surfaces(
+        &self,
+        gather: impl FnOnce() -> HashMap<String, Vec<(String, String)>>,
+    ) -> &HashMap<String, Vec<(String, String)>> {
+        self.surfaces.get_or_init(gather)
     }
 }
 

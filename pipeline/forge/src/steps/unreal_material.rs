@@ -2,6 +2,8 @@
 //! instances, `MI_<block>_<slot>`, written over the donor material instance of each
 //! surface's profile. Planned for a block with surfaces when the cook has donors.
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::catalog;
@@ -40,20 +42,26 @@ pub fn output(block: &str, slot: &str) -> String {
 /// plan time, remembered by the stat cache against the manifest's content; the catalog
 /// step validates the same text, so a malformed surface fails there.
 pub fn of_block(w: &Wiring) -> Vec<(String, String)> {
-    let block = w.block();
-    let path = w.sources.pack.dir.join(catalog::MANIFEST);
-    let facts = w
-        .stat_cache()
-        .derived(&path, KIND.name, KIND.version, declared_surfaces)
-        .unwrap_or_default();
-    facts
-        .iter()
-        .filter_map(|line| {
+    // Gathered by block once per cook: asked of the whole list by each of every block's
+    // steps, planning was quadratic in the blocks.
+    let by_block = w.sources.surfaces(|| {
+        let path = w.sources.pack.dir.join(catalog::MANIFEST);
+        let facts = w
+            .stat_cache()
+            .derived(&path, KIND.name, KIND.version, declared_surfaces)
+            .unwrap_or_default();
+        let mut by_block: HashMap<String, Vec<(String, String)>> = HashMap::new();
+        for line in &facts {
             let mut parts = line.split('\t');
-            let (b, slot, profile) = (parts.next()?, parts.next()?, parts.next()?);
-            (b == block).then(|| (slot.to_string(), profile.to_string()))
-        })
-        .collect()
+            if let (Some(b), Some(slot), Some(profile)) = (parts.next(), parts.next(), parts.next())
+            {
+                let surface = (slot.to_string(), profile.to_string());
+                by_block.entry(b.to_string()).or_default().push(surface);
+            }
+        }
+        by_block
+    });
+    by_block.get(w.block()).cloned().unwrap_or_default()
 }
 
 /// `block\tslot\tprofile` for every surface of every block of a manifest; none when the
