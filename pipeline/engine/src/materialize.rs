@@ -307,8 +307,8 @@ fn hash_file(path: &Path, size: u64) -> std::io::Result<String> {
         .map_err(|e| std::io::Error::other(format!("{}: {e}", path.display())))?;
     let mut hasher = blake3::Hasher::new();
     // In large reads: BLAKE3 hashes the 1 KiB chunks of one call side by side, and splits
-    // a large call between the pool's threads (a catalog-sized container: 4.5 ms on one
-    // thread, 3.5 ms on two, the other being idle while the set files are written).
+    // a large call between the pool's threads when one is free (a catalog-sized
+    // container: 4.5 ms on one thread, 3.5 ms on two).
     let mut file = std::io::Read::take(file, size);
     // No larger than the file: the sweep reads back thousands of small ones.
     let mut buffer = vec![0; HASHED_AT_ONCE.min(size as usize + 1)];
