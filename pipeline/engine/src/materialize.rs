@@ -76,10 +76,7 @@ pub fn set_folder(
 /// now, so its folder is never left empty and removed, and it is written through its
 /// spare, outside the folder, so the sweep meets no half-written file of it.
 fn new_containers<'f>(out: &Path, stale: &Targets<'f>, stat_cache: &StatCache) -> Targets<'f> {
-    if spares(out).is_err() {
-        return Targets::new();
-    }
-    stale
+    let new: Targets<'f> = stale
         .iter()
         .filter(|(path, output)| {
             output.is_spliced()
@@ -87,7 +84,12 @@ fn new_containers<'f>(out: &Path, stale: &Targets<'f>, stat_cache: &StatCache) -
                 && std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
         })
         .map(|(path, output)| (path.clone(), *output))
-        .collect()
+        .collect();
+    // Without a folder for spares they are written as any other file, after the sweep.
+    match new.is_empty() || spares(out).is_ok() {
+        true => new,
+        false => Targets::new(),
+    }
 }
 
 /// Writes each of `stale`'s outputs to its path and records what it wrote.
