@@ -412,8 +412,16 @@ enum Found {
 
 /// Whether `name` is a temporary file this process is writing.
 fn ours(name: &std::ffi::OsStr) -> bool {
-    let prefix = format!("{}{}-", atomic::TEMP_PREFIX, std::process::id());
-    name.as_encoded_bytes().starts_with(prefix.as_bytes())
+    // Asked of every file the sweep lists: only a temporary file's name is looked at further.
+    let Some(rest) = name
+        .as_encoded_bytes()
+        .strip_prefix(atomic::TEMP_PREFIX.as_bytes())
+    else {
+        return false;
+    };
+    let pid = std::process::id().to_string();
+    rest.strip_prefix(pid.as_bytes())
+        .is_some_and(|after| after.first() == Some(&b'-'))
 }
 
 /// Lists `dir` and its subfolders, each on the pool, and settles there whether each set

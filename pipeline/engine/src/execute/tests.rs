@@ -398,6 +398,30 @@ fn a_source_edited_into_bytes_of_the_same_size_makes_another_spliced_output() {
         .map(|e| std::fs::read(e.unwrap().path()).unwrap())
         .collect();
     assert_eq!(spares, [b"hello world".to_vec()]);
+
+    // A link in place of the file is neither written early nor followed: it is replaced.
+    #[cfg(unix)]
+    {
+        let outside = bench.dir.path().join("outside.txt");
+        std::fs::write(&outside, b"keep me").unwrap();
+        std::fs::remove_file(dir.join("joined.out")).unwrap();
+        std::os::unix::fs::symlink(&outside, dir.join("joined.out")).unwrap();
+        let third = {
+            let mut g = splice_graph(&bench);
+            g.steps[0].inputs = vec![bench.source("a.txt", "HeLLo")];
+            g
+        };
+        bench.stat_cache.new_cook();
+        let third = bench.run(&third, &splice_cook(5));
+        assert_eq!(write(&third).written, 1);
+        let joined = std::fs::symlink_metadata(dir.join("joined.out")).unwrap();
+        assert!(joined.is_file());
+        assert_eq!(
+            std::fs::read(dir.join("joined.out")).unwrap(),
+            b"HeLLo world"
+        );
+        assert_eq!(std::fs::read(&outside).unwrap(), b"keep me");
+    }
 }
 
 /// A splicer whose pieces interleave its parts: `hel` of a, `wor` of b, then `lo` and `ld`.
