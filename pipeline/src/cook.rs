@@ -22,6 +22,7 @@ use crate::progress::Progress;
 use crate::remote::RemoteCache;
 use crate::report;
 use crate::seal;
+use crate::spare;
 use crate::stat_cache::StatCache;
 use crate::steps::{self, StepKind};
 use crate::store::Store;
@@ -285,8 +286,8 @@ fn prune_spares(out: &std::path::Path, folders: &[Folder]) -> Result<()> {
             spliced.map(move |(rel, _)| dir.join(rel))
         })
         .collect();
-    materialize::prune_spares(out, spliced.iter().map(|p| p.as_path()))
-        .with_context(|| format!("cannot tidy {}", out.join(materialize::SPARES).display()))
+    spare::prune_spares(out, spliced.iter().map(|p| p.as_path()))
+        .with_context(|| format!("cannot tidy {}", out.join(spare::SPARES).display()))
 }
 
 /// A folder that could not be materialized: a damaged blob in the store is what the

@@ -33,7 +33,8 @@ use mjolnir_files::atomic;
 use forge::{donors, layout, paks, plan, steps, suggest, wiring};
 // The build engine's modules, under the names the Forge layer has always used.
 use engine::{
-    execute, fingerprint, graph, keyed_log, lock, materialize, remote, seal, stat_cache, store,
+    execute, fingerprint, graph, keyed_log, lock, materialize, remote, seal, spare, stat_cache,
+    store,
 };
 
 fn main() {

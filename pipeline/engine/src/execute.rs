@@ -276,28 +276,73 @@ impl Output {
     }
 
     /// Writes the bytes to `file`; a spliced output's sources are read one at a time.
-    /// Returns the BLAKE3 of what was written when that is known without reading it back.
+    /// Returns a spliced output's leaves when they were taken on the way.
     pub fn write_to(
         &self,
         file: &mut std::fs::File,
         store: &Store,
-    ) -> Result<Option<String>, WriteError> {
+    ) -> Result<Option<crate::leaves::Leaves>, WriteError> {
         use std::io::Write;
         let Some(spliced) = self.spliced.as_ref().filter(|_| self.held().is_none()) else {
             let bytes = self.bytes_unkept(store)?;
             file.write_all(&bytes).map_err(WriteError::Io)?;
-            return Ok((!self.is_spliced()).then(|| self.hash.clone()));
+            return Ok(None);
         };
         let recipe = self.recipe(spliced, store)?;
-        let content = recipe
+        let leaves = recipe
             .write(file, |name| self.source(spliced, name)?.bytes_unkept(store))
-            .map_err(|e| match e {
-                crate::splice::Spliced::Io(e) => WriteError::Io(e),
-                e => WriteError::Corrupt(spliced_error(e)),
-            })?;
+            .map_err(spliced_write_error)?;
         let written = file.metadata().map_err(WriteError::Io)?.len();
         self.check_size(written)?;
-        Ok(content.map(|h| h.to_hex().to_string()))
+        Ok(leaves)
+    }
+
+    /// A spliced output's recipe, checked against its sources.
+    pub fn recipe_of(&self, store: &Store) -> Result<crate::splice::Recipe, CorruptOutput> {
+        let spliced = self.spliced.as_ref().ok_or_else(|| CorruptOutput {
+            detail: format!("{} is not spliced", self.name),
+        })?;
+        self.recipe(spliced, store)
+    }
+
+    /// `length` bytes from `offset` of the source a spliced output's recipe calls `name`.
+    pub fn source_bytes_at(
+        &self,
+        name: &str,
+        offset: u64,
+        length: u64,
+        store: &Store,
+    ) -> Result<Vec<u8>, CorruptOutput> {
+        let spliced = self.spliced.as_ref().ok_or_else(|| CorruptOutput {
+            detail: format!("{} is not spliced", self.name),
+        })?;
+        self.source(spliced, name)?.bytes_at(offset, length, store)
+    }
+
+    /// `length` bytes from `offset`: read just there from a blob already found sound (by
+    /// its file's stamp, or read whole in this cook), and from the whole blob, verified,
+    /// otherwise.
+    fn bytes_at(&self, offset: u64, length: u64, store: &Store) -> Result<Vec<u8>, CorruptOutput> {
+        let sound = self.trusted.load(Ordering::Relaxed) && self.remote.is_none();
+        if sound && self.held().is_none() && self.spliced.is_none() {
+            return store
+                .read_blob_at(&self.hash, self.size, offset, length)
+                .map_err(|e| CorruptOutput {
+                    detail: e.to_string(),
+                });
+        }
+        let bytes = self.bytes_unkept(store)?;
+        let range = usize::try_from(offset).ok().zip(
+            offset
+                .checked_add(length)
+                .and_then(|end| usize::try_from(end).ok()),
+        );
+        range
+            .and_then(|(from, to)| bytes.get(from..to))
+            .map(<[u8]>::to_vec)
+            .ok_or_else(|| CorruptOutput {
+                detail: format!("{} is shorter than a recipe copies from it", self.name),
+            })
     }
 
     /// The blob `hash` names, downloaded first when it is still remote, and verified.
@@ -404,9 +449,23 @@ pub enum WriteError {
     Io(std::io::Error),
 }
 
+impl From<std::io::Error> for WriteError {
+    fn from(e: std::io::Error) -> WriteError {
+        WriteError::Io(e)
+    }
+}
+
 impl From<CorruptOutput> for WriteError {
     fn from(e: CorruptOutput) -> WriteError {
         WriteError::Corrupt(e)
+    }
+}
+
+/// A spliced output's write failed: the disk's failure, or a damaged source.
+pub(crate) fn spliced_write_error(e: crate::splice::Spliced<CorruptOutput>) -> WriteError {
+    match e {
+        crate::splice::Spliced::Io(e) => WriteError::Io(e),
+        e => WriteError::Corrupt(spliced_error(e)),
     }
 }
 

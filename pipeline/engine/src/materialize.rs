@@ -19,6 +19,8 @@ use rayon::prelude::*;
 
 use crate::atomic;
 use crate::execute::{CorruptOutput, Output, WriteError};
+use crate::leaves::Leaves;
+use crate::spare::{self, spares};
 use crate::stat_cache::StatCache;
 use crate::store::Store;
 
@@ -35,6 +37,15 @@ pub enum Error {
     /// The folder, or a folder between it and the build folder, is a symbolic link: the
     /// sweep would delete files wherever it points.
     Symlinked(PathBuf),
+}
+
+impl From<WriteError> for Error {
+    fn from(e: WriteError) -> Self {
+        match e {
+            WriteError::Io(e) => Error::Io(e),
+            WriteError::Corrupt(e) => Error::Corrupt(e),
+        }
+    }
 }
 
 impl From<std::io::Error> for Error {
@@ -106,16 +117,12 @@ fn write_stale(
     // in different block folders, so they do not queue on one directory).
     stale.par_iter().try_for_each(|(path, output)| {
         let path = Path::new(path);
-        let content = write(out, path, output, store)?;
         if output.is_spliced() {
-            // Its hash is the recipe's: the file's own was taken on the way, or is read
-            // back in pieces.
-            let content = match content {
-                Some(content) => content,
-                None => hash_file(path, output.size)?,
-            };
-            stat_cache.record_spliced(path, &content, &output.hash);
+            // Its hash is the recipe's; the file's own is its leaves' root.
+            let leaves = spare::write(out, path, output, store)?;
+            stat_cache.record_spliced(path, &leaves.root(), &output.hash);
         } else {
+            write(path, output, store)?;
             stat_cache.record(path, &output.hash);
         }
         Ok::<(), Error>(())
@@ -166,102 +173,12 @@ fn remember_sound_blobs(
 
 /// A new file is written in place; one that exists is replaced atomically, so a reader
 /// never sees it half-written. A new file cut short has no recorded stamp, so the next cook
-/// reads it, finds it wrong and replaces it. A spliced output is written from its sources
-/// as they are read, never held whole, into its spare (or a temporary file). Returns the
-/// file's BLAKE3 when it was taken while writing.
-fn write(out: &Path, path: &Path, output: &Output, store: &Store) -> Result<Option<String>, Error> {
-    if output.is_spliced() {
-        let mut corrupt = None;
-        let mut content = None;
-        let fill = |file: &mut std::fs::File| {
-            content = output.write_to(file, store).map_err(|e| match e {
-                WriteError::Io(e) => e,
-                WriteError::Corrupt(e) => {
-                    corrupt = Some(e);
-                    std::io::Error::other("a source of the spliced output failed")
-                }
-            })?;
-            Ok(())
-        };
-        // Without a folder for spares, the file is replaced as any other.
-        let written = match spares(out) {
-            Ok(spares) => {
-                atomic::replace_reusing(path, &spares.join(spare_name(path)), output.size, fill)
-            }
-            Err(_) => atomic::write_with(path, fill),
-        };
-        return match (written, corrupt) {
-            (_, Some(e)) => Err(Error::Corrupt(e)),
-            (result, None) => Ok(result.map(|()| content)?),
-        };
-    }
+/// reads it, finds it wrong and replaces it. (A spliced output is written by `spare`.)
+fn write(path: &Path, output: &Output, store: &Store) -> Result<(), Error> {
     // Not kept: a set folder's files are read once, and keeping them would hold the pack.
     let bytes = output.bytes_unkept(store).map_err(Error::Corrupt)?;
     if !atomic::create(path, &bytes)? {
         atomic::write(path, &bytes)?;
-    }
-    Ok(Some(output.hash.clone()))
-}
-
-/// Where the file a spliced output replaces is kept, to be written over the next time: in
-/// the build folder's `spare/`, outside every set folder, named for the file it stands in
-/// for. One spare per spliced file (a set's container): the disk holds each container
-/// twice, and an edit writes its new container into the old one's blocks rather than
-/// freeing them.
-fn spare_name(path: &Path) -> String {
-    let name = blake3::hash(path.as_os_str().as_encoded_bytes()).to_hex();
-    name.as_str()[..32].to_string()
-}
-
-/// The build folder's folder of spares, a folder of its own: a link (or anything else) in
-/// its place is removed, never followed, since spares are written into and pruned there.
-fn spares(out: &Path) -> std::io::Result<PathBuf> {
-    let dir = out.join(SPARES);
-    if !own_folder(&dir)? {
-        match std::fs::create_dir(&dir) {
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            other => other?,
-        }
-    }
-    Ok(dir)
-}
-
-/// Whether `dir` is a folder (not a link to one); anything else at its name is removed.
-fn own_folder(dir: &Path) -> std::io::Result<bool> {
-    match std::fs::symlink_metadata(dir) {
-        Ok(meta) if meta.is_dir() => Ok(true),
-        Ok(_) => std::fs::remove_file(dir).map(|()| false),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-        Err(e) => Err(e),
-    }
-}
-
-/// The build folder's folder of spares.
-pub const SPARES: &str = "spare";
-
-/// Removes every spare in `out` but those of `kept`, the spliced files this cook's
-/// folders hold: a set no longer built leaves no container's worth of disk behind.
-pub fn prune_spares<'p>(
-    out: &Path,
-    kept: impl IntoIterator<Item = &'p Path>,
-) -> std::io::Result<()> {
-    let dir = out.join(SPARES);
-    if !own_folder(&dir)? {
-        return Ok(());
-    }
-    let kept: std::collections::HashSet<std::ffi::OsString> =
-        kept.into_iter().map(|p| spare_name(p).into()).collect();
-    for entry in std::fs::read_dir(&dir)? {
-        let entry = entry?;
-        let path = entry.path();
-        if !kept.contains(&entry.file_name()) {
-            // A spare is a file of ours; anything else there is removed the same way,
-            // never followed.
-            match std::fs::symlink_metadata(&path)?.is_dir() {
-                true => std::fs::remove_dir_all(&path)?,
-                false => std::fs::remove_file(&path)?,
-            }
-        }
     }
     Ok(())
 }
@@ -293,7 +210,11 @@ fn file_holds(stat_cache: &StatCache, path: &Path, meta: &Metadata, output: &Out
     }
     // Recorded under the stamp the listing saw, before the read: a file changed while it
     // was read has another stamp by now, so the next cook reads it again.
-    hash_file(path, meta.len()).is_ok_and(|content| {
+    let content = match output.is_spliced() {
+        true => Leaves::of_path(path, meta.len()).map(|l| l.root()),
+        false => hash_file(path, meta.len()),
+    };
+    content.is_ok_and(|content| {
         stat_cache.record_stamped(path, meta, &content);
         holds(stat_cache, &content, output)
     })
@@ -535,42 +456,5 @@ mod tests {
         let longer = format!("{}{}1-7", atomic::TEMP_PREFIX, std::process::id());
         assert!(!ours(std::ffi::OsStr::new(&longer)));
         assert!(!ours(std::ffi::OsStr::new("joined.out")));
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn pruning_keeps_the_spares_asked_for_and_removes_anything_else_without_following_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("build");
-        let outside = dir.path().join("outside");
-        std::fs::create_dir(&outside).unwrap();
-        std::fs::write(outside.join("keep.txt"), b"keep me").unwrap();
-        std::fs::create_dir(&out).unwrap();
-        let kept = out.join("game/p/all/content/p_P.ucas");
-        let folder = spares(&out).unwrap();
-        std::fs::write(folder.join(spare_name(&kept)), b"spare").unwrap();
-        std::fs::write(folder.join("0123456789abcdef0123456789abcdef"), b"old set").unwrap();
-        crate::test_support::make_fifo(&folder.join("fifo"));
-        std::os::unix::fs::symlink(&outside, folder.join("link")).unwrap();
-        std::fs::create_dir(folder.join("folder")).unwrap();
-        std::os::unix::fs::symlink(&outside, folder.join("folder/inner-link")).unwrap();
-
-        prune_spares(&out, [kept.as_path()]).unwrap();
-        let left: Vec<_> = std::fs::read_dir(&folder)
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(left, [std::ffi::OsString::from(spare_name(&kept))]);
-        assert_eq!(std::fs::read(outside.join("keep.txt")).unwrap(), b"keep me");
-
-        // A link in place of the folder itself is removed, and what it points at kept.
-        std::fs::remove_dir_all(&folder).unwrap();
-        std::os::unix::fs::symlink(&outside, &folder).unwrap();
-        prune_spares(&out, [kept.as_path()]).unwrap();
-        assert!(!folder.exists());
-        assert_eq!(std::fs::read(outside.join("keep.txt")).unwrap(), b"keep me");
-        // And a spare is then written into a folder of its own.
-        let made = spares(&out).unwrap();
-        assert!(std::fs::symlink_metadata(made).unwrap().is_dir());
     }
 }

@@ -26,6 +26,8 @@ use std::sync::Arc;
 
 use forge_bytes::{Reader, Writer};
 
+use crate::leaves::{LeafHasher, Leaves, LEAF};
+
 /// Which outputs of a kind are spliced, and which inputs they may copy from.
 pub struct Splicing {
     pub output: fn(&str) -> bool,
@@ -46,6 +48,15 @@ enum Piece {
         length: u64,
     },
     Literal(Vec<u8>),
+}
+
+impl Piece {
+    fn len(&self) -> u64 {
+        match self {
+            Piece::Copy { length, .. } => *length,
+            Piece::Literal(bytes) => bytes.len() as u64,
+        }
+    }
 }
 
 /// An output as pieces, in order.
@@ -136,13 +147,7 @@ impl Recipe {
 
     /// The length of the output it makes.
     pub fn len(&self) -> u64 {
-        self.pieces
-            .iter()
-            .map(|p| match p {
-                Piece::Copy { length, .. } => *length,
-                Piece::Literal(bytes) => bytes.len() as u64,
-            })
-            .sum()
+        self.pieces.iter().map(Piece::len).sum()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -263,15 +268,15 @@ impl Recipe {
     }
 
     /// Writes the output to `file` from its start, holding one source at a time. When each
-    /// source's copies come in one run (as a container's blocks do), the output is written
-    /// front to back and its BLAKE3 returned, so that no one need read it back; otherwise
-    /// every literal goes first, then each source's pieces at their places, and the hash is
-    /// `None`.
+    /// source's copies come in one run, the output is written front to back and its leaves
+    /// returned, so that no one need read it back; otherwise (a container interleaves its
+    /// blocks' chunks) every literal goes first, then each source's pieces at their places,
+    /// and the leaves are `None`.
     pub fn write<W: Write + Seek, E>(
         &self,
         file: &mut W,
         bytes_of: impl FnMut(&str) -> Result<Arc<Vec<u8>>, E>,
-    ) -> Result<Option<blake3::Hash>, Spliced<E>> {
+    ) -> Result<Option<Leaves>, Spliced<E>> {
         if self.in_source_runs() {
             return self.write_in_order(file, bytes_of).map(Some);
         }
@@ -301,8 +306,8 @@ impl Recipe {
         &self,
         file: &mut W,
         mut bytes_of: impl FnMut(&str) -> Result<Arc<Vec<u8>>, E>,
-    ) -> Result<blake3::Hash, Spliced<E>> {
-        let mut hasher = blake3::Hasher::new();
+    ) -> Result<Leaves, Spliced<E>> {
+        let mut hasher = LeafHasher::default();
         let mut held: Option<(u32, Arc<Vec<u8>>)> = None;
         for p in &self.pieces {
             let piece = match p {
@@ -325,7 +330,121 @@ impl Recipe {
             hasher.update(piece);
             file.write_all(piece)?;
         }
-        Ok(hasher.finalize())
+        Ok(hasher.finish())
+    }
+
+    /// Which leaves of the output may hold other bytes than `before`'s output does at the
+    /// same place. A leaf is the same when every piece over it is one of `before`'s at the
+    /// same place (the same bytes of a source bound to the same BLAKE3, or the same
+    /// literal) and both outputs are as long, or hold the whole leaf. Linear in the pieces
+    /// and leaves.
+    pub fn changed_leaves(&self, before: &Recipe) -> Vec<bool> {
+        let size = self.len();
+        let count = Leaves::count(size);
+        let bound = |r: &Recipe| r.versions.iter().all(|v| *v != UNBOUND);
+        if !bound(self) || !bound(before) {
+            return vec![true; count];
+        }
+        let mut changed = vec![false; count];
+        let before_size = before.len();
+        if before_size != size {
+            let from = (size.min(before_size) / LEAF) as usize;
+            changed[from.min(count)..].fill(true);
+        }
+        let mut old = before.placed().peekable();
+        let mut at = 0u64;
+        for piece in &self.pieces {
+            let length = piece.len();
+            while old.next_if(|(start, _)| *start < at).is_some() {}
+            let same = old
+                .peek()
+                .is_some_and(|&(start, p)| start == at && self.same_piece(piece, before, p));
+            if !same && length > 0 {
+                let (first, last) = ((at / LEAF) as usize, ((at + length - 1) / LEAF) as usize);
+                changed[first..=last].fill(true);
+            }
+            at += length;
+        }
+        changed
+    }
+
+    /// Each piece with where it starts in the output.
+    fn placed(&self) -> impl Iterator<Item = (u64, &Piece)> {
+        self.pieces.iter().scan(0u64, |at, p| {
+            let start = *at;
+            *at += p.len();
+            Some((start, p))
+        })
+    }
+
+    /// Whether `piece` of this recipe and `other` of `before` make the same bytes.
+    fn same_piece(&self, piece: &Piece, before: &Recipe, other: &Piece) -> bool {
+        match (piece, other) {
+            (Piece::Literal(a), Piece::Literal(b)) => a == b,
+            (
+                Piece::Copy {
+                    source,
+                    offset,
+                    length,
+                },
+                Piece::Copy {
+                    source: s,
+                    offset: o,
+                    length: l,
+                },
+            ) => {
+                self.versions[*source as usize] == before.versions[*s as usize]
+                    && (offset, length) == (o, l)
+            }
+            _ => false,
+        }
+    }
+
+    /// Writes the leaves of the output that `which` marks into `file` at their places, in
+    /// one pass over the pieces, reading only the bytes of the pieces over them through
+    /// `bytes_at` (a source's name, an offset in it and a length), and returns each one's
+    /// index and BLAKE3.
+    pub fn write_leaves<E>(
+        &self,
+        file: &std::fs::File,
+        which: &[bool],
+        mut bytes_at: impl FnMut(&str, u64, u64) -> Result<Vec<u8>, E>,
+    ) -> Result<Vec<(usize, [u8; 32])>, Spliced<E>> {
+        let size = self.len();
+        let mut written = Vec::new();
+        let mut leaf: Vec<u8> = Vec::new();
+        for (start, piece) in self.placed() {
+            let end = start + piece.len();
+            let mut at = start;
+            while at < end {
+                let i = (at / LEAF) as usize;
+                let (leaf_start, leaf_end) = Leaves::span(i, size);
+                let until = end.min(leaf_end);
+                if which.get(i).copied().unwrap_or(true) {
+                    let (from, to) = ((at - start) as usize, (until - start) as usize);
+                    match piece {
+                        Piece::Literal(bytes) => leaf.extend_from_slice(&bytes[from..to]),
+                        Piece::Copy { source, offset, .. } => {
+                            let name = &self.sources[*source as usize];
+                            let length = until - at;
+                            let bytes = bytes_at(name, offset + from as u64, length)
+                                .map_err(Spliced::Source)?;
+                            if bytes.len() as u64 != length {
+                                return Err(Spliced::OutOfRange);
+                            }
+                            leaf.extend_from_slice(&bytes);
+                        }
+                    }
+                    if until == leaf_end {
+                        crate::leaves::write_all_at(file, &leaf, leaf_start)?;
+                        written.push((i, *blake3::hash(&leaf).as_bytes()));
+                        leaf.clear();
+                    }
+                }
+                at = until;
+            }
+        }
+        Ok(written)
     }
 
     fn write_by_source<W: Write + Seek, E>(
@@ -540,13 +659,116 @@ mod tests {
         runs.copy("a", 0, 1);
         runs.copy("b", 1, 2);
         let mut out = std::io::Cursor::new(Vec::new());
-        let hash = runs.write(&mut out, sources()).unwrap();
+        let leaves = runs.write(&mut out, sources()).unwrap().unwrap();
         assert_eq!(out.get_ref(), b"234-0bc");
-        assert_eq!(hash, Some(blake3::hash(b"234-0bc")));
+        assert_eq!(leaves.get(0), Some(blake3::hash(b"234-0bc").as_bytes()));
         // `b` comes back after `a`: written by source, with no hash on the way.
         let mut out = std::io::Cursor::new(Vec::new());
         assert_eq!(recipe().write(&mut out, sources()).unwrap(), None);
         assert_eq!(out.get_ref(), b"ef--2345a!");
+    }
+
+    /// A recipe of a few leaves: `a` (bound to `a_hash`) over two and a half, a literal,
+    /// then `b` over the rest.
+    fn leafy(a_hash: &str, literal: &[u8]) -> Recipe {
+        let mut r = Recipe::default();
+        r.copy("a", 0, 2 * LEAF + LEAF / 2);
+        r.literal(literal);
+        r.copy("b", 0, LEAF);
+        let b_hash = blake3::hash(b"b").to_hex().to_string();
+        r.bind(|name| {
+            Some(if name == "a" {
+                a_hash.into()
+            } else {
+                b_hash.clone()
+            })
+        })
+        .unwrap();
+        r
+    }
+
+    #[test]
+    fn only_the_leaves_under_a_changed_piece_are_changed() {
+        let one = blake3::hash(b"one").to_hex().to_string();
+        let two = blake3::hash(b"two").to_hex().to_string();
+        let before = leafy(&one, b"--");
+        assert_eq!(before.changed_leaves(&before), [false; 4]);
+        // `a`'s bytes changed: its leaves, and the one it shares with the literal and `b`.
+        assert_eq!(
+            leafy(&two, b"--").changed_leaves(&before),
+            [true, true, true, false]
+        );
+        // The literal changed: the leaf it is in.
+        assert_eq!(
+            leafy(&one, b"-+").changed_leaves(&before),
+            [false, false, true, false]
+        );
+        // One byte longer: everything from the leaf where it stops being the same.
+        let longer = leafy(&one, b"---");
+        assert_eq!(longer.changed_leaves(&before), [false, false, true, true]);
+        // An unbound recipe names no bytes: nothing can be kept.
+        let mut unbound = Recipe::default();
+        unbound.copy("a", 0, LEAF + 1);
+        assert_eq!(unbound.changed_leaves(&unbound), [true, true]);
+    }
+
+    #[test]
+    fn the_leaves_asked_for_are_written_in_place_from_the_bytes_they_copy() {
+        let mut r = Recipe::default();
+        r.copy("a", 0, LEAF + 10);
+        r.literal(b"!");
+        r.copy("b", 0, 2 * LEAF);
+        let source = |name: &str| -> Vec<u8> {
+            let byte = if name == "a" { b'a' } else { b'b' };
+            vec![byte; 2 * LEAF as usize]
+        };
+        let mut asked = Vec::new();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out");
+        let file = std::fs::File::options()
+            .create(true)
+            .truncate(true)
+            .read(true)
+            .write(true)
+            .open(&path)
+            .unwrap();
+        file.set_len(r.len()).unwrap();
+        let written = r
+            .write_leaves(
+                &file,
+                &[false, true, false, true],
+                |name, offset, length| {
+                    asked.push((name.to_string(), offset, length));
+                    Ok::<_, String>(
+                        source(name)[offset as usize..(offset + length) as usize].to_vec(),
+                    )
+                },
+            )
+            .unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let whole = [
+            vec![b'a'; LEAF as usize + 10],
+            b"!".to_vec(),
+            vec![b'b'; 2 * LEAF as usize],
+        ]
+        .concat();
+        let leaf = |i: usize| &whole[i * LEAF as usize..((i + 1) * LEAF as usize).min(whole.len())];
+        assert_eq!(
+            written,
+            [
+                (1, *blake3::hash(leaf(1)).as_bytes()),
+                (3, *blake3::hash(leaf(3)).as_bytes())
+            ]
+        );
+        assert!(bytes[LEAF as usize..2 * LEAF as usize] == *leaf(1));
+        assert!(bytes[3 * LEAF as usize..] == *leaf(3));
+        assert!(
+            bytes[..LEAF as usize].iter().all(|&b| b == 0),
+            "leaf 0 was not asked for"
+        );
+        // Only the bytes of those leaves were read.
+        let read: u64 = asked.iter().map(|(_, _, n)| n).sum::<u64>() + 1;
+        assert_eq!(read, LEAF + 11);
     }
 
     #[test]

@@ -151,7 +151,7 @@ pub fn stamp(meta: &std::fs::Metadata) -> Stamp {
 /// A spliced file's recipe is kept with the derived facts, by the file's content hash
 /// (so it is dropped with the last file of that content).
 fn spliced_key(content_hash: &str) -> String {
-    format!("spliced@1:{content_hash}")
+    format!("spliced@2:{content_hash}")
 }
 
 impl StatCache {

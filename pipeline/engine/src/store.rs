@@ -217,6 +217,29 @@ impl Store {
     /// The blob's bytes, verified: a regular file (a FIFO or a device in the cache never
     /// hangs a cook) of at most [`MAX_BLOB_BYTES`]. A corrupt blob is deleted and `Err`
     /// says why.
+    /// `length` bytes of blob `hash` (of `size` bytes) from `offset`, not verified: only
+    /// for a blob already found sound. A blob file of another size is unreadable.
+    pub fn read_blob_at(
+        &self,
+        hash: &str,
+        size: u64,
+        offset: u64,
+        length: u64,
+    ) -> Result<Vec<u8>, BadBlob> {
+        check_name(hash).map_err(|_| BadBlob::Name(hash.to_string()))?;
+        let short = hash[..12].to_string();
+        let unreadable = |why: String| BadBlob::Unreadable(short.clone(), why);
+        let (file, found) = mjolnir_files::bounded::open_regular(&self.blob_path(hash), size)
+            .map_err(|e| unreadable(e.to_string()))?;
+        if found != size || offset.checked_add(length).is_none_or(|end| end > size) {
+            return Err(unreadable(format!("{length} bytes at {offset} of {found}")));
+        }
+        let mut bytes = vec![0; length as usize];
+        crate::leaves::read_exact_at(file.get_ref(), &mut bytes, offset)
+            .map_err(|e| unreadable(e.to_string()))?;
+        Ok(bytes)
+    }
+
     pub fn get_blob(&self, hash: &str) -> Result<Vec<u8>, BadBlob> {
         self.get_blob_checked(hash, true)
     }

@@ -68,23 +68,31 @@ pub fn write_with(
 /// one took twice as long as the write itself. `path` always holds a whole file. When no
 /// spare can be used, a new one is made at `spare`'s name, so nothing but the final rename
 /// touches `path`'s folder (a caller may be sweeping it meanwhile); only when that fails
-/// does the write go through a temporary file beside `path`.
+/// does the write go through a temporary file beside `path`. `fill` is told whether the
+/// file it writes is the spare, holding what it held (so a caller that knows what that is
+/// may write only what differs), or a new one.
 pub fn replace_reusing(
     path: &Path,
     spare: &Path,
     size: u64,
-    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+    fill: impl FnOnce(&mut std::fs::File, bool) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    let Some(mut file) = reusable(spare, path).or_else(|| new_spare(spare)) else {
-        let mut pending = Pending::new(path)?;
-        fill(pending.file())?;
-        let temp = std::mem::take(&mut pending.temp);
-        drop(pending.file.take());
-        return swap_in(&temp, path, spare);
+    let (mut file, reused) = match reusable(spare, path) {
+        Some(file) => (file, true),
+        None => match new_spare(spare) {
+            Some(file) => (file, false),
+            None => {
+                let mut pending = Pending::new(path)?;
+                fill(pending.file(), false)?;
+                let temp = std::mem::take(&mut pending.temp);
+                drop(pending.file.take());
+                return swap_in(&temp, path, spare);
+            }
+        },
     };
     let written = (|| {
         file.set_len(size)?;
-        fill(&mut file)?;
+        fill(&mut file, reused)?;
         use std::io::Seek;
         match file.stream_position()? == size {
             true => Ok(()),
@@ -110,7 +118,7 @@ pub fn replace_reusing(
 /// A new, empty spare at `spare`, if nothing is at its name.
 fn new_spare(spare: &Path) -> Option<std::fs::File> {
     let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
+    options.read(true).write(true).create_new(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
@@ -124,7 +132,7 @@ fn new_spare(spare: &Path) -> Option<std::fs::File> {
 fn reusable(spare: &Path, path: &Path) -> Option<std::fs::File> {
     let meta = std::fs::symlink_metadata(spare).ok()?;
     let mut options = std::fs::OpenOptions::new();
-    options.write(true);
+    options.read(true).write(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
@@ -308,8 +316,8 @@ mod tests {
         std::fs::symlink_metadata(path).unwrap().ino()
     }
 
-    fn put(bytes: &'static [u8]) -> impl FnOnce(&mut std::fs::File) -> std::io::Result<()> {
-        move |file| file.write_all(bytes)
+    fn put(bytes: &'static [u8]) -> impl FnOnce(&mut std::fs::File, bool) -> std::io::Result<()> {
+        move |file, _| file.write_all(bytes)
     }
 
     #[cfg(unix)]
@@ -318,7 +326,11 @@ mod tests {
         let _alone = alone();
         let dir = tempfile::tempdir().unwrap();
         let (target, spare) = (dir.path().join("set/c.ucas"), dir.path().join("spare/c"));
-        replace_reusing(&target, &spare, 5, put(b"first")).unwrap();
+        replace_reusing(&target, &spare, 5, |file, reused| {
+            assert!(!reused, "a new file is no spare");
+            file.write_all(b"first")
+        })
+        .unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), b"first");
         assert!(!spare.exists(), "nothing was replaced, so nothing is kept");
 
@@ -330,7 +342,17 @@ mod tests {
 
         // The third write goes into the first file's blocks; a shorter one is cut to size.
         let second = inode(&target);
-        replace_reusing(&target, &spare, 2, put(b"3d")).unwrap();
+        let mut held = None;
+        replace_reusing(&target, &spare, 2, |file, reused| {
+            use std::io::{Read, Seek};
+            held = Some((reused, String::new()));
+            file.read_to_string(&mut held.as_mut().unwrap().1)?;
+            file.rewind()?;
+            file.write_all(b"3d")
+        })
+        .unwrap();
+        // It was told the file is the spare, and could read what that held (cut to size).
+        assert_eq!(held, Some((true, "fi".to_string())));
         assert_eq!(std::fs::read(&target).unwrap(), b"3d");
         assert_eq!(inode(&target), first);
         assert_eq!(inode(&spare), second);
@@ -394,7 +416,7 @@ mod tests {
         let (target, spare) = (dir.path().join("c.ucas"), dir.path().join("spare"));
         replace_reusing(&target, &spare, 3, put(b"one")).unwrap();
         replace_reusing(&target, &spare, 3, put(b"two")).unwrap();
-        let failing = |_: &mut std::fs::File| Err(std::io::Error::other("a source failed"));
+        let failing = |_: &mut std::fs::File, _| Err(std::io::Error::other("a source failed"));
         assert!(replace_reusing(&target, &spare, 3, failing).is_err());
         assert_eq!(std::fs::read(&target).unwrap(), b"two");
         assert!(!spare.exists(), "a half-written spare is dropped");

@@ -393,9 +393,11 @@ fn a_source_edited_into_bytes_of_the_same_size_makes_another_spliced_output() {
     );
     assert!(!dir.join("stray.txt").exists() && !dir.join(&debris).exists());
     // And what it replaced is the spare the next one is written into.
-    let spares: Vec<_> = std::fs::read_dir(bench.dir.path().join(crate::materialize::SPARES))
+    let spares: Vec<_> = std::fs::read_dir(bench.dir.path().join(crate::spare::SPARES))
         .unwrap()
-        .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_none())
+        .map(|p| std::fs::read(p).unwrap())
         .collect();
     assert_eq!(spares, [b"hello world".to_vec()]);
 
@@ -425,6 +427,128 @@ fn a_source_edited_into_bytes_of_the_same_size_makes_another_spliced_output() {
 }
 
 /// A splicer whose pieces interleave its parts: `hel` of a, `wor` of b, then `lo` and `ld`.
+/// Copies all of part `a`, then all of part `b`.
+fn concatenating_cook(step: &Step, inputs: &Inputs) -> Cooked {
+    if step.id != "s" {
+        return splice_cook(5)(step, inputs);
+    }
+    let mut recipe = crate::Recipe::default();
+    recipe.copy("part/a", 0, A_BYTES as u64);
+    recipe.copy("part/b", 0, B_BYTES as u64);
+    Ok(vec![("joined".into(), recipe.to_bytes())])
+}
+
+/// Whether `file` holds `bytes`, without printing either when not.
+fn holds(file: &std::path::Path, bytes: &[u8]) {
+    let found = std::fs::read(file).unwrap();
+    let first = found.iter().zip(bytes).position(|(a, b)| a != b);
+    assert!(
+        found == bytes,
+        "{} bytes, {} expected; first difference at {first:?}",
+        found.len(),
+        bytes.len()
+    );
+}
+
+/// Three leaves, then four (the last one short).
+const A_BYTES: usize = 3 * crate::leaves::LEAF as usize;
+const B_BYTES: usize = 3 * crate::leaves::LEAF as usize + 1000;
+
+/// Part `a` with `mark` at one place, and part `b`, as the splice graph's sources.
+fn container_graph(bench: &Bench, mark: char) -> Graph {
+    let mut a: Vec<char> = "ab".repeat(A_BYTES / 2).chars().collect();
+    a[70_000] = mark;
+    let mut g = splice_graph(bench);
+    g.steps[0].inputs = vec![bench.source("a.txt", &a.into_iter().collect::<String>())];
+    g.steps[1].inputs = vec![bench.source("b.txt", &"xyz-".repeat(B_BYTES / 4))];
+    g
+}
+
+#[test]
+fn a_container_is_written_into_its_spare_only_where_it_changed_and_never_trusts_it_unread() {
+    let bench = Bench::new();
+    let dir = bench.dir.path().join("set");
+    let file = dir.join("joined.out");
+    let spare_folder = bench.dir.path().join(crate::spare::SPARES);
+    let cook = |mark: char| {
+        bench.stat_cache.new_cook();
+        bench.run(&container_graph(&bench, mark), &concatenating_cook)
+    };
+    let write = |results: &[Finished]| {
+        let files = BTreeMap::from([("joined.out".to_string(), results[2].outputs[0].clone())]);
+        crate::materialize::set_folder(
+            bench.dir.path(),
+            &dir,
+            &files,
+            &bench.store,
+            &bench.stat_cache,
+        )
+    };
+    let expected = |mark: char| {
+        let mut a = "ab".repeat(A_BYTES / 2).into_bytes();
+        a[70_000] = mark as u8;
+        [a, "xyz-".repeat(B_BYTES / 4).into_bytes()].concat()
+    };
+    // The first write makes the file, the second its spare (the first file); neither
+    // knows what a spare holds yet.
+    write(&cook('1')).unwrap();
+    write(&cook('2')).unwrap();
+    holds(&file, &expected('2'));
+
+    // The third goes into the spare, which holds the first: only `a`'s leaves differ, so
+    // `b`'s blob is never read. Without it, a whole write would fail.
+    let third = cook('3');
+    let b_blob = bench.store.blob_file(&third[1].outputs[0].hash).unwrap();
+    let b_bytes = std::fs::read(&b_blob).unwrap();
+    std::fs::remove_file(&b_blob).unwrap();
+    write(&third).unwrap();
+    holds(&file, &expected('3'));
+    std::fs::write(&b_blob, &b_bytes).unwrap();
+
+    // A spare changed behind the ledger's back, its size and ledger kept, is found out:
+    // the leaf that no longer holds what the ledger says is written too.
+    let spare = std::fs::read_dir(&spare_folder)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_none())
+        .unwrap();
+    let mut damaged = std::fs::read(&spare).unwrap();
+    damaged[A_BYTES + 100_000] ^= 0xff;
+    std::fs::write(&spare, &damaged).unwrap();
+    write(&cook('4')).unwrap();
+    holds(&file, &expected('4'));
+
+    // A ledger that does not read, is too large, or is no regular file, is no ledger: the
+    // container is written whole, right.
+    let ledger = spare_folder.join(format!(
+        "{}.ledger",
+        spare.file_name().unwrap().to_str().unwrap()
+    ));
+    let hostile: [&dyn Fn(&std::path::Path); 3] = [
+        &|l| std::fs::write(l, b"{\"format\":1,\"spare\":{\"recipe\":\"../../x\"").unwrap(),
+        &|l| std::fs::write(l, vec![b' '; 17 << 20]).unwrap(),
+        &|l| {
+            std::fs::remove_file(l).unwrap();
+            #[cfg(unix)]
+            crate::test_support::make_fifo(l);
+        },
+    ];
+    for (mark, spoil) in ['5', '6', '7'].into_iter().zip(hostile) {
+        let results = cook(mark);
+        spoil(&ledger);
+        write(&results).unwrap();
+        holds(&file, &expected(mark));
+    }
+    // A ledger naming a recipe the store no longer holds: written whole, right.
+    write(&cook('8')).unwrap();
+    let results = cook('9');
+    let text = std::fs::read_to_string(&ledger).unwrap();
+    let spare_recipe = text.split('"').nth(7).unwrap().to_string();
+    std::fs::remove_file(bench.store.blob_file(&spare_recipe).unwrap()).unwrap();
+    write(&results).unwrap();
+    holds(&file, &expected('9'));
+}
+
 fn interleaved_cook(step: &Step, inputs: &Inputs) -> Cooked {
     if step.id != "s" {
         return splice_cook(5)(step, inputs);

@@ -1,0 +1,323 @@
+//! Where a spliced file (a set's container) is written: into its spare, the file it
+//! replaced the time before, kept outside the set folder in the build folder's `spare/`.
+//! The write reuses the spare's blocks and pages rather than making a new file and freeing
+//! the old one, and changes only what it must: the spare's ledger says which recipe the
+//! spare was written from and the BLAKE3 of each of its leaves (`leaves`), so only the
+//! leaves where the new recipe's pieces differ from that one's are written. The leaves
+//! kept are read and checked against the ledger first, since anything may have written the
+//! spare since; one that does not match is written too. A catalog-sized container is 28 MB,
+//! and an edit of one block changes a few KiB of it.
+//!
+//! The ledger (`<spare>.ledger`, JSON, docs/formats/spare-ledger.md) also says what the
+//! set file was written from, which is what the spare holds after the next swap.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::atomic;
+use crate::execute::{Output, WriteError};
+use crate::leaves::{self, Leaves};
+use crate::splice::Recipe;
+use crate::store::Store;
+
+/// The ledger's name, after its spare's.
+const LEDGER: &str = ".ledger";
+const LEDGER_FORMAT: u32 = 1;
+/// A ledger is a few lines per MiB of its container; one larger than this is not read.
+const LEDGER_LIMIT: u64 = 16 << 20;
+
+/// Writes the spliced `output` to `path` through its spare, or through a temporary file
+/// when there is no folder for spares, and returns the file's leaves.
+pub(crate) fn write(
+    out: &Path,
+    path: &Path,
+    output: &Output,
+    store: &Store,
+) -> Result<Leaves, WriteError> {
+    let Ok(folder) = spares(out) else {
+        let mut written = None;
+        let replaced = atomic::write_with(path, |file| {
+            let result = write_whole(file, output, store);
+            let failed = result.is_err();
+            written = Some(result);
+            match failed {
+                true => Err(std::io::Error::other("the spliced output was not written")),
+                false => Ok(()),
+            }
+        });
+        return finish(replaced, written, path, output);
+    };
+    let spare = folder.join(spare_name(path));
+    let ledger_file = ledger_of(&spare);
+    let ledger = Ledger::read(&ledger_file);
+    let before = ledger.spare.as_ref().and_then(|w| w.recipe(store));
+    let mut written = None;
+    let replaced = atomic::replace_reusing(path, &spare, output.size, |file, reused| {
+        let result = match (&before, reused) {
+            (Some(before), true) => write_over(file, output, before, store),
+            _ => write_whole(file, output, store),
+        };
+        // The spare is then at the end of what was written, as `replace_reusing` checks.
+        let at_end = std::io::Seek::seek(file, std::io::SeekFrom::Start(output.size));
+        let failed = result.is_err();
+        written = Some(result);
+        match failed {
+            true => Err(std::io::Error::other("the spliced output was not written")),
+            false => at_end.map(drop),
+        }
+    });
+    let leaves = finish(replaced, written, path, output)?;
+    // What the set file held is the spare now. A ledger that cannot be written is no
+    // failure: the next write checks every leaf it keeps against the ledger it finds.
+    let _ = Ledger {
+        format: LEDGER_FORMAT,
+        spare: ledger.file,
+        file: Some(Written::of(output, &leaves)),
+    }
+    .write(&ledger_file);
+    Ok(leaves)
+}
+
+/// The file's leaves once it is in place: taken while writing, or else read back.
+fn finish(
+    replaced: std::io::Result<()>,
+    written: Option<Result<Option<Leaves>, WriteError>>,
+    path: &Path,
+    output: &Output,
+) -> Result<Leaves, WriteError> {
+    // A source's failure is what to report, not the write it stopped.
+    let leaves = match (written, replaced) {
+        (Some(Err(e)), _) => return Err(e),
+        (_, Err(e)) => return Err(WriteError::Io(e)),
+        (written, Ok(())) => written.and_then(Result::ok).flatten(),
+    };
+    match leaves {
+        Some(leaves) => Ok(leaves),
+        None => Ok(Leaves::of_path(path, output.size)?),
+    }
+}
+
+/// Writes the whole output from the start of `file`: its leaves when they were taken on
+/// the way.
+fn write_whole(
+    file: &mut File,
+    output: &Output,
+    store: &Store,
+) -> Result<Option<Leaves>, WriteError> {
+    output.write_to(file, store)
+}
+
+/// Writes `output` into `file`, which its ledger says holds `before`'s output: only the
+/// leaves where the two recipes differ, and those of the rest that `file` does not hold as
+/// the ledger says. When that is most of them, the whole output is written.
+fn write_over(
+    file: &mut File,
+    output: &Output,
+    before: &Prior,
+    store: &Store,
+) -> Result<Option<Leaves>, WriteError> {
+    let recipe = output.recipe_of(store)?;
+    let size = output.size;
+    let mut changed = recipe.changed_leaves(&before.recipe);
+    if before.leaves.len() != Leaves::count(before.recipe.len()) {
+        changed.fill(true);
+    }
+    let kept = leaves::read(file, size, |i| !changed[i])?;
+    for (i, leaf) in kept.iter().enumerate() {
+        if leaf.is_some_and(|l| before.leaves.get(i) != Some(&l)) {
+            changed[i] = true;
+        }
+    }
+    if changed.iter().filter(|&&c| c).count() * 2 > changed.len() {
+        return write_whole(file, output, store);
+    }
+    let written = recipe
+        .write_leaves(file, &changed, |name, offset, length| {
+            output.source_bytes_at(name, offset, length, store)
+        })
+        .map_err(crate::execute::spliced_write_error)?;
+    let mut all: Vec<[u8; 32]> = (0..changed.len())
+        .map(|i| match changed[i] {
+            true => [0; 32],
+            false => kept[i].expect("read where kept"),
+        })
+        .collect();
+    for (i, leaf) in written {
+        all[i] = leaf;
+    }
+    Ok(Some(Leaves::new(all)))
+}
+
+/// What a spare held, as its ledger says.
+struct Prior {
+    recipe: Recipe,
+    leaves: Leaves,
+}
+
+/// What a file was written from: the recipe's hash (a blob in the store) and its leaves.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Written {
+    recipe: String,
+    leaves: String,
+}
+
+impl Written {
+    fn of(output: &Output, leaves: &Leaves) -> Written {
+        Written {
+            recipe: output.hash.clone(),
+            leaves: leaves.to_hex(),
+        }
+    }
+
+    /// The recipe and leaves it names, if the store still holds the recipe.
+    fn recipe(&self, store: &Store) -> Option<Prior> {
+        let bytes = store.get_blob(&self.recipe).ok()?;
+        Some(Prior {
+            recipe: Recipe::from_bytes(&bytes).ok()?,
+            leaves: Leaves::from_hex(&self.leaves)?,
+        })
+    }
+}
+
+/// What a spare and its set file were last written from.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Ledger {
+    format: u32,
+    spare: Option<Written>,
+    file: Option<Written>,
+}
+
+impl Ledger {
+    /// The ledger at `path`; an empty one when it is missing, too large, not a regular
+    /// file, or does not read.
+    fn read(path: &Path) -> Ledger {
+        mjolnir_files::bounded::read(path, LEDGER_LIMIT)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<Ledger>(&bytes).ok())
+            .filter(|l| l.format == LEDGER_FORMAT)
+            .unwrap_or_default()
+    }
+
+    fn write(&self, path: &Path) -> std::io::Result<()> {
+        atomic::write(
+            path,
+            &serde_json::to_vec(self).expect("a ledger serializes"),
+        )
+    }
+}
+
+fn ledger_of(spare: &Path) -> PathBuf {
+    let mut name = spare.as_os_str().to_owned();
+    name.push(LEDGER);
+    PathBuf::from(name)
+}
+
+/// Where the file a spliced output replaces is kept, to be written over the next time: in
+/// the build folder's `spare/`, outside every set folder, named for the file it stands in
+/// for. One spare per spliced file (a set's container): the disk holds each container
+/// twice, and an edit writes its new container into the old one's blocks rather than
+/// freeing them.
+pub(crate) fn spare_name(path: &Path) -> String {
+    let name = blake3::hash(path.as_os_str().as_encoded_bytes()).to_hex();
+    name.as_str()[..32].to_string()
+}
+
+/// The build folder's folder of spares, a folder of its own: a link (or anything else) in
+/// its place is removed, never followed, since spares are written into and pruned there.
+pub(crate) fn spares(out: &Path) -> std::io::Result<PathBuf> {
+    let dir = out.join(SPARES);
+    if !own_folder(&dir)? {
+        match std::fs::create_dir(&dir) {
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            other => other?,
+        }
+    }
+    Ok(dir)
+}
+
+/// Whether `dir` is a folder (not a link to one); anything else at its name is removed.
+fn own_folder(dir: &Path) -> std::io::Result<bool> {
+    match std::fs::symlink_metadata(dir) {
+        Ok(meta) if meta.is_dir() => Ok(true),
+        Ok(_) => std::fs::remove_file(dir).map(|()| false),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// The build folder's folder of spares.
+pub const SPARES: &str = "spare";
+
+/// Removes every spare in `out` but those of `kept`, the spliced files this cook's
+/// folders hold: a set no longer built leaves no container's worth of disk behind.
+pub fn prune_spares<'p>(
+    out: &Path,
+    kept: impl IntoIterator<Item = &'p Path>,
+) -> std::io::Result<()> {
+    let dir = out.join(SPARES);
+    if !own_folder(&dir)? {
+        return Ok(());
+    }
+    let kept: std::collections::HashSet<std::ffi::OsString> = kept
+        .into_iter()
+        .flat_map(|p| [spare_name(p), format!("{}{LEDGER}", spare_name(p))])
+        .map(Into::into)
+        .collect();
+    for entry in std::fs::read_dir(&dir)? {
+        let entry = entry?;
+        let path = entry.path();
+        if !kept.contains(&entry.file_name()) {
+            // A spare is a file of ours; anything else there is removed the same way,
+            // never followed.
+            match std::fs::symlink_metadata(&path)?.is_dir() {
+                true => std::fs::remove_dir_all(&path)?,
+                false => std::fs::remove_file(&path)?,
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn pruning_keeps_the_spares_asked_for_and_removes_anything_else_without_following_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("build");
+        let outside = dir.path().join("outside");
+        std::fs::create_dir(&outside).unwrap();
+        std::fs::write(outside.join("keep.txt"), b"keep me").unwrap();
+        std::fs::create_dir(&out).unwrap();
+        let kept = out.join("game/p/all/content/p_P.ucas");
+        let folder = spares(&out).unwrap();
+        std::fs::write(folder.join(spare_name(&kept)), b"spare").unwrap();
+        std::fs::write(folder.join("0123456789abcdef0123456789abcdef"), b"old set").unwrap();
+        crate::test_support::make_fifo(&folder.join("fifo"));
+        std::os::unix::fs::symlink(&outside, folder.join("link")).unwrap();
+        std::fs::create_dir(folder.join("folder")).unwrap();
+        std::os::unix::fs::symlink(&outside, folder.join("folder/inner-link")).unwrap();
+
+        prune_spares(&out, [kept.as_path()]).unwrap();
+        let left: Vec<_> = std::fs::read_dir(&folder)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, [std::ffi::OsString::from(spare_name(&kept))]);
+        assert_eq!(std::fs::read(outside.join("keep.txt")).unwrap(), b"keep me");
+
+        // A link in place of the folder itself is removed, and what it points at kept.
+        std::fs::remove_dir_all(&folder).unwrap();
+        std::os::unix::fs::symlink(&outside, &folder).unwrap();
+        prune_spares(&out, [kept.as_path()]).unwrap();
+        assert!(!folder.exists());
+        assert_eq!(std::fs::read(outside.join("keep.txt")).unwrap(), b"keep me");
+        // And a spare is then written into a folder of its own.
+        let made = spares(&out).unwrap();
+        assert!(std::fs::symlink_metadata(made).unwrap().is_dir());
+    }
+}
