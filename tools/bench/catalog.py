@@ -234,6 +234,8 @@ How the edit got here, measured by hand with `/usr/bin/time` over 7 edits:
 | and whether each set file holds its output settled where its folder is listed, on the pool (the sweep's serial pass was 1.7 ms) | 54.1 and 55.0 ms to 50.8 and 52.5 ms (the same) | |
 | and a hit's key made from borrowed names and hashes, with no input records kept | 53.6 and 55.6 ms to 51.4 and 54.4 ms (the same) | |
 | and the new container written while the rest of the set folder is swept (its spare, new or reused, outside the folder): the sweep (6.5 ms) and the write (13.5 ms), one after the other, became 15.5–17 ms for both | 52.9 and 55.4 ms to 50.7 and 51.9 ms (the same); 47 ms in `catalog.py` | |
+| and (#38's ninth session) the container written into its spare only in the 64 KiB leaves where it differs, each kept leaf checked against the spare's ledger (28 MB written per edit became 7 leaves, 448 KiB); the set folder's sweep (5.5–9 ms) is now what the write waits for | 46.2 ms to 44.3 ms (21 edits each, interleaved, two fresh workspaces) | |
+| and glibc's malloc asking for transparent huge pages (the binary starts again with `GLIBC_TUNABLES=glibc.malloc.hugetlb=1` where the system gives them on request, 0.9 ms): an edit's page faults 5,022 to 791 | 42.9 ms to 37.7 ms (21 edits each, interleaved, one workspace) | |
 
 With the `.ucas` spliced, the cache stores a recipe of a few KiB for it instead of a new
 container, and the edit's peak RSS fell from 174 MiB to 43 MiB. A step's outputs over 64 KiB
@@ -258,22 +260,20 @@ stat cache, the plan. Flat memory needs those kept on disk rather than in memory
 of the RSS above the heap peak is the binary's pages and the allocator's arenas, and it
 swings by several MiB between identical runs, more than the last change moved it.
 
-Where an edit's time goes now (phases timed by hand from process start at the end of #38's
-eighth session, the bench's loop of edits and `sync`s): opening the action log and the stat
-cache 2.2–2.5 ms; planning the 3,333 steps 4.5 ms; the edited block's chain (its own steps,
-which the ideal counts) ends about 19 ms from the start, but the 3,300 hits probed beside it
-(about 4 µs each, on the one thread the chain leaves) end at 22 ms, and the set's `assemble`
-waits for all of them; `assemble` itself 6.5–8 ms (reading its 512 small inputs back from
-the store 2 ms, laying the container out and writing the documents 3 ms, storing its outputs
-1.2–1.5 ms) and `crate_index` 1 ms; gathering the set's files 1.1 ms; the sweep of the set
-folder (listing 256 folders, stat'ing 3,330 files: 6.5 ms alone) beside the write of the
-28 MB container (13.5 ms alone: each block's data read once, its pieces put in place, the
-file read back for its hash, 3.5 ms of it), 15.5–17 ms for both, then the edited block's
-other files 1.5 ms; the reports, the use log and saving the stat cache 3.5 ms (the HTML
-page, which still shows every block's card, 1.5 ms of it). Since the container is
-written, the fair ideal is the one with the `cp` over the previous copy: `cp` to a new file
-skips freeing the old one, which is most of what replacing a large file costs on this disk
-(`cp` over an existing 28 MB file 17–25 ms, to a new one 9 ms).
+Where an edit's time goes now (phase medians of 13 edits timed by hand from process start
+in #38's ninth session, the bench's loop of edits and `sync`s, on a day this machine's no-op
+read 8.3 ms rather than 6.5): opening the action log and the stat cache 2.9 ms; planning
+the 3,333 steps 4.9 ms; the run 23–25 ms: the edited block's chain (its own steps, which
+the ideal counts, about 10 ms), the 3,300 hits probed beside it (about 3 µs each, on the one
+thread the chain leaves), which the set's `assemble` waits for, then `assemble` itself
+5.5 ms and `crate_index` 0.7 ms; gathering the set's files 1.3 ms; the sweep of the set
+folder beside the write of the container, 8.7 ms for both. The sweep lists 259 folders
+and stats 3,593 files: 5.5–9 ms on the pool, and a bare walk of the folder with one stat per
+file takes 6.5 ms on one thread here, so it is about as short as the files' number allows.
+The write now reads back and checks the spare's 429 kept leaves (27 MB, 4.5 ms on the
+pool) and writes 7 leaves (0.6 ms). Then the reports, the use log and saving the stat
+cache 4 ms. A container is no longer copied by an edit, so the ideal's `cp` (8.2 ms here)
+is time the edit does not spend; what it spends instead is the check of the kept leaves.
 
 The ideal's `cp` is the fastest of the copies taken after each edit, each after `sync`, so
 the copies meet the disk as the edits do. Copies taken after the whole series (as until
