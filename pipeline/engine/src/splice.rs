@@ -147,7 +147,11 @@ impl Recipe {
 
     /// The length of the output it makes.
     pub fn len(&self) -> u64 {
-        self.pieces.iter().map(Piece::len).sum()
+        // Saturating: a recipe read from the store is only checked against its sources
+        // when it is written from, and one only compared with (a spare's) is not.
+        self.pieces
+            .iter()
+            .fold(0u64, |sum, p| sum.saturating_add(p.len()))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -372,7 +376,7 @@ impl Recipe {
     fn placed(&self) -> impl Iterator<Item = (u64, &Piece)> {
         self.pieces.iter().scan(0u64, |at, p| {
             let start = *at;
-            *at += p.len();
+            *at = at.saturating_add(p.len());
             Some((start, p))
         })
     }

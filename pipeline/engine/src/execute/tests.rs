@@ -547,6 +547,19 @@ fn a_container_is_written_into_its_spare_only_where_it_changed_and_never_trusts_
     std::fs::remove_file(bench.store.blob_file(&spare_recipe).unwrap()).unwrap();
     write(&results).unwrap();
     holds(&file, &expected('9'));
+
+    // A ledger whose recipe is no blob's name reaches nothing outside the store: the file
+    // it would name, read and found not to match its name, would be deleted.
+    let blob = bench.store.blob_file(&results[1].outputs[0].hash).unwrap();
+    let store_root = blob.ancestors().nth(3).unwrap();
+    let victim = store_root.parent().unwrap().join("victim.txt");
+    std::fs::write(&victim, b"keep me").unwrap();
+    let results = cook('A');
+    let hostile = r#"{"format":1,"spare":{"recipe":"../victim.txt","leaves":""},"file":null}"#;
+    std::fs::write(&ledger, hostile).unwrap();
+    write(&results).unwrap();
+    holds(&file, &expected('A'));
+    assert_eq!(std::fs::read(&victim).unwrap(), b"keep me");
 }
 
 fn interleaved_cook(step: &Step, inputs: &Inputs) -> Cooked {
