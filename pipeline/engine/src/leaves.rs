@@ -5,8 +5,8 @@
 //! A catalog-sized container is 28 MB, and a block's edit changes a few KiB of it.
 //!
 //! A leaf is `LEAF` bytes from its index times `LEAF`, the last one shorter. The root is
-//! the BLAKE3 of `ROOT_DOMAIN` followed by every leaf's 32 bytes, in order (docs/formats/
-//! spare-ledger.md).
+//! the BLAKE3 of `ROOT_DOMAIN` followed by every leaf's 32 bytes, in order
+//! (`docs/formats/splice.md`).
 
 use std::fs::File;
 

@@ -8,7 +8,7 @@
 //! spare since; one that does not match is written too. A catalog-sized container is 28 MB,
 //! and an edit of one block changes a few KiB of it.
 //!
-//! The ledger (`<spare>.ledger`, JSON, docs/formats/spare-ledger.md) also says what the
+//! The ledger (`<spare>.ledger`, JSON, docs/formats/splice.md) also says what the
 //! set file was written from, which is what the spare holds after the next swap.
 
 use std::fs::File;
@@ -39,13 +39,7 @@ pub(crate) fn write(
     let Ok(folder) = spares(out) else {
         let mut written = None;
         let replaced = atomic::write_with(path, |file| {
-            let result = write_whole(file, output, store);
-            let failed = result.is_err();
-            written = Some(result);
-            match failed {
-                true => Err(std::io::Error::other("the spliced output was not written")),
-                false => Ok(()),
-            }
+            keep(&mut written, output.write_to(file, store))
         });
         return finish(replaced, written, path, output);
     };
@@ -57,16 +51,11 @@ pub(crate) fn write(
     let replaced = atomic::replace_reusing(path, &spare, output.size, |file, reused| {
         let result = match (&before, reused) {
             (Some(before), true) => write_over(file, output, before, store),
-            _ => write_whole(file, output, store),
+            _ => output.write_to(file, store),
         };
+        keep(&mut written, result)?;
         // The spare is then at the end of what was written, as `replace_reusing` checks.
-        let at_end = std::io::Seek::seek(file, std::io::SeekFrom::Start(output.size));
-        let failed = result.is_err();
-        written = Some(result);
-        match failed {
-            true => Err(std::io::Error::other("the spliced output was not written")),
-            false => at_end.map(drop),
-        }
+        std::io::Seek::seek(file, std::io::SeekFrom::Start(output.size)).map(drop)
     });
     let leaves = finish(replaced, written, path, output)?;
     // What the set file held is the spare now. A ledger that cannot be written is no
@@ -99,14 +88,18 @@ fn finish(
     }
 }
 
-/// Writes the whole output from the start of `file`: its leaves when they were taken on
-/// the way.
-fn write_whole(
-    file: &mut File,
-    output: &Output,
-    store: &Store,
-) -> Result<Option<Leaves>, WriteError> {
-    output.write_to(file, store)
+/// Keeps a write's outcome in `slot` for [`finish`], and fails the file it went to when
+/// it failed, so that file is never put in place.
+fn keep(
+    slot: &mut Option<Result<Option<Leaves>, WriteError>>,
+    result: Result<Option<Leaves>, WriteError>,
+) -> std::io::Result<()> {
+    let failed = result.is_err();
+    *slot = Some(result);
+    match failed {
+        true => Err(std::io::Error::other("the spliced output was not written")),
+        false => Ok(()),
+    }
 }
 
 /// Writes `output` into `file`, which its ledger says holds `before`'s output: only the
@@ -131,7 +124,7 @@ fn write_over(
         }
     }
     if changed.iter().filter(|&&c| c).count() * 2 > changed.len() {
-        return write_whole(file, output, store);
+        return output.write_to(file, store);
     }
     let written = recipe
         .write_leaves(file, &changed, |name, offset, length| {
