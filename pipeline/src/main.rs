@@ -38,7 +38,6 @@ use engine::{
 };
 
 fn main() {
-    with_huge_pages();
     // Like other command-line tools, end quietly when the reader of our output goes away
     // (`mjolnir forge inspect x.utoc | head`) instead of panicking on a broken pipe.
     #[cfg(unix)]
@@ -73,49 +72,6 @@ fn keep_freed_memory_at_hand() {
         libc::mallopt(libc::M_TOP_PAD, 16 << 20);
         libc::mallopt(libc::M_TRIM_THRESHOLD, 64 << 20);
     }
-}
-
-/// The glibc tunable that has malloc ask for transparent huge pages for the memory it maps.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-const HUGE_PAGES: &str = "glibc.malloc.hugetlb=1";
-
-/// Where the system hands out transparent huge pages only to memory that asks for them
-/// (`madvise`, Debian's and Ubuntu's default), starts the binary again with glibc's malloc
-/// asking: a cook's memory is then faulted in 2 MiB at a time rather than 4 KiB. A
-/// catalog-sized edit took 5,000 page faults and now takes 800, and 46 ms became 40 (medians
-/// of 21 interleaved edits). The tunable is read once, as the process starts, so it can only
-/// be given by starting again; it is then taken out of the environment, and what the cook
-/// starts (Blender) gets the environment the user gave. A `GLIBC_TUNABLES` of the user's own
-/// is left as it is.
-fn with_huge_pages() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    match std::env::var_os("GLIBC_TUNABLES") {
-        // SAFETY: no other thread has started yet.
-        Some(ours) if ours == HUGE_PAGES => unsafe { std::env::remove_var("GLIBC_TUNABLES") },
-        Some(_) => {}
-        None if huge_pages_on_request() => {
-            use std::os::unix::process::CommandExt;
-            let mut args = std::env::args_os();
-            let name = args.next().unwrap_or_default();
-            // Returns only when it fails, and the cook goes on as it is.
-            let _ = std::process::Command::new("/proc/self/exe")
-                .arg0(name)
-                .args(args)
-                .env("GLIBC_TUNABLES", HUGE_PAGES)
-                .exec();
-        }
-        None => {}
-    }
-}
-
-/// Whether transparent huge pages are given to memory that asks for them, and only to it.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn huge_pages_on_request() -> bool {
-    mjolnir_files::bounded::read_text(
-        std::path::Path::new("/sys/kernel/mm/transparent_hugepage/enabled"),
-        4096,
-    )
-    .is_ok_and(|mode| mode.contains("[madvise]"))
 }
 
 /// The first Ctrl-C asks a cook to stop starting steps (it finishes those running and
