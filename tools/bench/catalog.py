@@ -234,8 +234,7 @@ How the edit got here, measured by hand with `/usr/bin/time` over 7 edits:
 | and whether each set file holds its output settled where its folder is listed, on the pool (the sweep's serial pass was 1.7 ms) | 54.1 and 55.0 ms to 50.8 and 52.5 ms (the same) | |
 | and a hit's key made from borrowed names and hashes, with no input records kept | 53.6 and 55.6 ms to 51.4 and 54.4 ms (the same) | |
 | and the new container written while the rest of the set folder is swept (its spare, new or reused, outside the folder): the sweep (6.5 ms) and the write (13.5 ms), one after the other, became 15.5–17 ms for both | 52.9 and 55.4 ms to 50.7 and 51.9 ms (the same); 47 ms in `catalog.py` | |
-| and (#38's ninth session) the container written into its spare only in the 64 KiB leaves where it differs, each kept leaf checked against the spare's ledger (28 MB written per edit became 7 leaves, 448 KiB); the set folder's sweep (5.5–9 ms) is now what the write waits for | 46.2 ms to 44.3 ms (21 edits each, interleaved, two fresh workspaces) | |
-| and glibc's malloc asking for transparent huge pages (the binary starts again with `GLIBC_TUNABLES=glibc.malloc.hugetlb=1` where the system gives them on request, 0.9 ms): an edit's page faults 5,022 to 791 | 42.9 ms to 37.7 ms (21 edits each, interleaved, one workspace) | |
+| and (#38's ninth session) the container written into its spare only in the 64 KiB leaves where it differs, each kept leaf checked against the spare's ledger (28 MB written per edit became 7 leaves, 448 KiB); the set folder's sweep (5.5–9 ms) is now what the write waits for | 46.1 ms to 43.1 ms (21 edits each, interleaved, fresh workspaces; every edit ran `block_chunks`) | |
 
 With the `.ucas` spliced, the cache stores a recipe of a few KiB for it instead of a new
 container, and the edit's peak RSS fell from 174 MiB to 43 MiB. A step's outputs over 64 KiB
