@@ -369,10 +369,12 @@ fn list(
         if entry.file_type()?.is_dir() {
             folders.push(path);
         } else {
+            let name = path.file_name().unwrap_or_default();
             let found = match stale.get(path.as_os_str()) {
-                _ if writing.contains_key(path.as_os_str()) || ours(&entry.file_name()) => {
+                Some(output) if output.is_spliced() && writing.contains_key(path.as_os_str()) => {
                     Found::Writing
                 }
+                _ if ours(name) => Found::Writing,
                 Some(output) if file_holds(stat_cache, &path, &entry.metadata()?, output) => {
                     Found::Holds
                 }
