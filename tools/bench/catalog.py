@@ -259,20 +259,23 @@ stat cache, the plan. Flat memory needs those kept on disk rather than in memory
 of the RSS above the heap peak is the binary's pages and the allocator's arenas, and it
 swings by several MiB between identical runs, more than the last change moved it.
 
-Where an edit's time goes now (phase medians of 13 edits timed by hand from process start
-in #38's ninth session, the bench's loop of edits and `sync`s, on a day this machine's no-op
-read 8.3 ms rather than 6.5): opening the action log and the stat cache 2.9 ms; planning
-the 3,333 steps 4.9 ms; the run 23–25 ms: the edited block's chain (its own steps, which
-the ideal counts, about 10 ms), the 3,300 hits probed beside it (about 3 µs each, on the one
-thread the chain leaves), which the set's `assemble` waits for, then `assemble` itself
-5.5 ms and `crate_index` 0.7 ms; gathering the set's files 1.3 ms; the sweep of the set
-folder beside the write of the container, 8.7 ms for both. The sweep lists 259 folders
-and stats 3,593 files: 5.5–9 ms on the pool, and a bare walk of the folder with one stat per
-file takes 6.5 ms on one thread here, so it is about as short as the files' number allows.
-The write now reads back and checks the spare's 429 kept leaves (27 MB, 4.5 ms on the
-pool) and writes 7 leaves (0.6 ms). Then the reports, the use log and saving the stat
-cache 4 ms. A container is no longer copied by an edit, so the ideal's `cp` (8.2 ms here)
-is time the edit does not spend; what it spends instead is the check of the kept leaves.
+Where an edit's time goes now (phase medians of 15 edits timed by hand from process start
+in #38's ninth session, each edit rewriting the container, in a loop of edits and `sync`s
+without the bench's copies between them): opening the action log and the stat cache
+2.0 ms; planning the 3,333 steps 4.4 ms; the run 22.6 ms: the edited block's chain (its
+own steps, which the ideal counts, about 10 ms), the 3,300 hits probed beside it (about
+3 µs each, on the one thread the chain leaves), which the set's `assemble` waits for, then
+`assemble` itself 5 ms and `crate_index` 0.7 ms; gathering the set's files 1.1 ms; writing
+the set folder 11 ms; the reports, the use log and saving the stat cache 2.8 ms. In the
+set folder's 11 ms the new container is written (7–9 ms: checking the spare's 429 kept
+leaves against its ledger, 27 MB read and hashed, 5 ms; then 7 leaves written) while the
+folder is swept (listing 259 folders and stat'ing 3,593 files: 5.5–6 ms alone, 9–10 ms
+beside the write; a bare walk of the folder with one stat per file takes 6.5 ms on one
+thread here), then the block's other changed files (1.4 ms). This machine drifts by a
+third within the hour: the same binary's edit read 43 ms and, 20 minutes later, 52–64 ms
+in the same workspace and in a fresh one (the bench's copies between edits make no
+difference: 75.2 against 76.1 ms, 11 edits each, interleaved). Only figures interleaved in
+one run compare.
 
 The ideal's `cp` is the fastest of the copies taken after each edit, each after `sync`, so
 the copies meet the disk as the edits do. Copies taken after the whole series (as until
