@@ -589,7 +589,20 @@ mod tests {
             assert!(store.put_blob_hashed(bad, b"x").is_err(), "{bad}");
             assert!(store.put_blob_with(bad, |_| Ok(())).is_err(), "{bad}");
             assert!(!store.has_blob(bad, 1), "{bad}");
+            assert!(
+                matches!(store.get_blob(bad), Err(BadBlob::Name(_))),
+                "{bad}"
+            );
+            assert!(store.read_blob_at(bad, 1, 0, 1).is_err(), "{bad}");
         }
+        // A name that climbs out of the store is never read, nor deleted as a damaged blob.
+        let cache = Store::open(&dir.path().join("cache")).unwrap();
+        cache.put_blob(b"a blob, so that `blobs/` exists").unwrap();
+        let outside = dir.path().join("outside.txt");
+        std::fs::write(&outside, b"keep me").unwrap();
+        // `blobs/<first two characters>/<name>`: `blobs/../../x` is the store's parent's `x`.
+        assert!(cache.get_blob("../outside.txt").is_err());
+        assert_eq!(std::fs::read(&outside).unwrap(), b"keep me");
         // A FIFO under a blob's name is not a blob the store holds.
         #[cfg(unix)]
         {
