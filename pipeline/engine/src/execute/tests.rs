@@ -428,6 +428,8 @@ fn a_source_edited_into_bytes_of_the_same_size_makes_another_spliced_output() {
 
 /// A splicer whose pieces interleave its parts: `hel` of a, `wor` of b, then `lo` and `ld`.
 /// Copies all of part `a`, then all of part `b`.
+/// Copies all of part `a`, then all of part `b`, then the splicer's parameter after its
+/// id (a tail, which the key covers).
 fn concatenating_cook(step: &Step, inputs: &Inputs) -> Cooked {
     if step.id != "s" {
         return splice_cook(5)(step, inputs);
@@ -435,7 +437,58 @@ fn concatenating_cook(step: &Step, inputs: &Inputs) -> Cooked {
     let mut recipe = crate::Recipe::default();
     recipe.copy("part/a", 0, A_BYTES as u64);
     recipe.copy("part/b", 0, B_BYTES as u64);
+    recipe.literal(step.params.strip_prefix("s").unwrap_or_default().as_bytes());
     Ok(vec![("joined".into(), recipe.to_bytes())])
+}
+
+/// What the container of `container_graph(mark)` holds, with `tail` after it.
+fn container_bytes(mark: char, tail: &[u8]) -> Vec<u8> {
+    let mut a = "ab".repeat(A_BYTES / 2).into_bytes();
+    a[70_000] = mark as u8;
+    [a, "xyz-".repeat(B_BYTES / 4).into_bytes(), tail.to_vec()].concat()
+}
+
+#[test]
+fn a_container_grown_or_cut_at_its_end_is_written_over_its_spare_only_there() {
+    let bench = Bench::new();
+    let dir = bench.dir.path().join("set");
+    let file = dir.join("joined.out");
+    const TAIL: &[u8] = b"and a tail";
+    let cook = |mark: char, tail: &'static [u8]| {
+        let mut graph = container_graph(&bench, mark);
+        graph.steps[2].params = format!("s{}", std::str::from_utf8(tail).unwrap());
+        bench.stat_cache.new_cook();
+        bench.run(&graph, &concatenating_cook)
+    };
+    let write = |results: &[Finished]| {
+        let files = BTreeMap::from([("joined.out".to_string(), results[2].outputs[0].clone())]);
+        crate::materialize::set_folder(
+            bench.dir.path(),
+            &dir,
+            &files,
+            &bench.store,
+            &bench.stat_cache,
+        )
+    };
+    // Written only where it changed, `a`'s leaves are kept: without `a`'s blob a whole
+    // write would fail.
+    let without_a = |results: &[Finished]| {
+        let blob = bench.store.blob_file(&results[0].outputs[0].hash).unwrap();
+        let bytes = std::fs::read(&blob).unwrap();
+        std::fs::remove_file(&blob).unwrap();
+        write(results).unwrap();
+        std::fs::write(&blob, bytes).unwrap();
+    };
+    write(&cook('C', b"")).unwrap();
+    write(&cook('D', b"")).unwrap();
+    // The spare holds `C`; the new container is `C` and a tail: it grows in its last leaf.
+    without_a(&cook('C', TAIL));
+    holds(&file, &container_bytes('C', TAIL));
+    write(&cook('D', b"")).unwrap();
+    holds(&file, &container_bytes('D', b""));
+    // The spare holds `C` and the tail; the new container is `C`: cut in its last leaf.
+    without_a(&cook('C', b""));
+    holds(&file, &container_bytes('C', b""));
 }
 
 /// Whether `file` holds `bytes`, without printing either when not.
@@ -484,11 +537,7 @@ fn a_container_is_written_into_its_spare_only_where_it_changed_and_never_trusts_
             &bench.stat_cache,
         )
     };
-    let expected = |mark: char| {
-        let mut a = "ab".repeat(A_BYTES / 2).into_bytes();
-        a[70_000] = mark as u8;
-        [a, "xyz-".repeat(B_BYTES / 4).into_bytes()].concat()
-    };
+    let expected = |mark: char| container_bytes(mark, b"");
     // The first write makes the file, the second its spare (the first file); neither
     // knows what a spare holds yet.
     write(&cook('1')).unwrap();
