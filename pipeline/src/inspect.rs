@@ -71,6 +71,8 @@ pub fn inspect(path: &Path, as_json: bool, global: Option<&Path>) -> Result<i32>
         mopp(&MoppIndex::from_bytes(&bytes).map_err(fail(path))?).map_err(fail(path))?
     } else if bytes.starts_with(b"FPOL") {
         polyhedra(&forge_collision::polyhedron::from_bytes(&bytes).map_err(fail(path))?)
+    } else if let Some(ledger) = engine::spare::inspect_ledger(path, &bytes) {
+        ledger
     } else if bytes.starts_with(b"{")
         && bytes
             .windows(forge_actor::FORMAT.len())

@@ -428,6 +428,11 @@ fn a_block_edited_into_chunks_of_the_same_sizes_gets_a_container_that_reads() {
     };
     let ledgers = || tree(&ws.path("build/spare")).len() - spares();
     assert_eq!((spares(), ledgers()), (1, 1));
+    let ledger = || {
+        let names = tree(&ws.path("build/spare")).into_keys();
+        ws.path("build/spare")
+            .join(names.into_iter().find(|n| n.ends_with(".ledger")).unwrap())
+    };
     for _ in 0..2 {
         nudge_uv(&ws, "foundry", "floor_2x2", 0.001);
         ws.cook(&[]);
@@ -439,6 +444,15 @@ fn a_block_edited_into_chunks_of_the_same_sizes_gets_a_container_that_reads() {
         );
     }
     assert_eq!((spares(), ledgers()), (1, 1));
+    // The spare holds every leaf its ledger records.
+    let ledger = ledger();
+    let inspected = ws.mjolnir(&["forge", "inspect", ledger.to_str().unwrap(), "--json"]);
+    let inspected: serde_json::Value = serde_json::from_slice(&inspected.stdout).unwrap();
+    assert!(
+        inspected["spare"]["leaves"].as_u64().unwrap() > 0,
+        "{inspected}"
+    );
+    assert_eq!(inspected["spare"]["held"], inspected["spare"]["leaves"]);
 
     // A link in place of the spares' folder is never followed: what it points at is
     // neither written into nor pruned.

@@ -201,6 +201,69 @@ impl Ledger {
     }
 }
 
+/// What a spare's ledger says, and how many of the spare's leaves it holds as the ledger
+/// says, for `mjolnir forge inspect`: a summary and its text. `None` when `bytes` are no
+/// ledger (a JSON object of exactly `format` 1, `spare` and `file`).
+pub fn inspect_ledger(path: &Path, bytes: &[u8]) -> Option<(serde_json::Value, String)> {
+    let value: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+    let mut keys: Vec<&str> = value.as_object()?.keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    if keys != ["file", "format", "spare"] {
+        return None;
+    }
+    let ledger = serde_json::from_value::<Ledger>(value)
+        .ok()
+        .filter(|l| l.format == LEDGER_FORMAT)?;
+    let spare = path.to_str()?.strip_suffix(LEDGER).map(PathBuf::from)?;
+    let record = |written: &Written| {
+        let leaves = Leaves::from_hex(&written.leaves).map_or(0, |l| l.len());
+        serde_json::json!({"recipe": written.recipe, "leaves": leaves})
+    };
+    let mut held_spare = ledger.spare.as_ref().map(record);
+    if let Some((held, written)) = held_spare.as_mut().zip(ledger.spare.as_ref()) {
+        held["held"] = serde_json::json!(spare_holds(&spare, written));
+    }
+    let summary = serde_json::json!({
+        "format": ledger.format,
+        "spare": held_spare,
+        "file": ledger.file.as_ref().map(record),
+    });
+    let line = |role: &str, r: &serde_json::Value| match r.is_null() {
+        true => format!("  {role:<6} nothing recorded\n"),
+        false => format!(
+            "  {role:<6} recipe {:.12}, {} leaves{}\n",
+            r["recipe"].as_str().unwrap_or_default(),
+            r["leaves"],
+            match (role, &r["held"]) {
+                ("spare", serde_json::Value::Null) => "; no spare file holds them".to_string(),
+                ("spare", n) => format!("; the spare holds {n} of them as recorded"),
+                _ => String::new(),
+            }
+        ),
+    };
+    let text = format!(
+        "the ledger of the spare {}\n{}{}",
+        spare.display(),
+        line("spare", &summary["spare"]),
+        line("file", &summary["file"])
+    );
+    Some((summary, text))
+}
+
+/// How many of the leaves `written` records the regular file at `spare` holds, in place.
+fn spare_holds(spare: &Path, written: &Written) -> Option<usize> {
+    let recorded = Leaves::from_hex(&written.leaves)?;
+    let meta = std::fs::symlink_metadata(spare)
+        .ok()
+        .filter(|m| m.is_file())?;
+    let found = Leaves::of_path(spare, meta.len()).ok()?;
+    Some(
+        (0..recorded.len())
+            .filter(|&i| recorded.get(i) == found.get(i))
+            .count(),
+    )
+}
+
 fn ledger_of(spare: &Path) -> PathBuf {
     let mut name = spare.as_os_str().to_owned();
     name.push(LEDGER);
@@ -276,6 +339,45 @@ pub fn prune_spares<'p>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inspecting_a_ledger_says_how_much_of_it_the_spare_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let spare = dir.path().join("0123456789abcdef0123456789abcdef");
+        let bytes: Vec<u8> = (0..3 * leaves::LEAF as usize)
+            .map(|i| (i % 251) as u8)
+            .collect();
+        std::fs::write(&spare, &bytes).unwrap();
+        let leaves = Leaves::of_path(&spare, bytes.len() as u64).unwrap();
+        let recipe = "ab".repeat(32);
+        let ledger = Ledger {
+            format: LEDGER_FORMAT,
+            spare: Some(Written {
+                recipe: recipe.clone(),
+                leaves: leaves.to_hex(),
+            }),
+            file: None,
+        };
+        let path = ledger_of(&spare);
+        let text = serde_json::to_vec(&ledger).unwrap();
+        let (summary, said) = inspect_ledger(&path, &text).unwrap();
+        assert_eq!(summary["spare"]["held"], 3);
+        assert_eq!(summary["spare"]["recipe"], recipe.as_str());
+        assert!(said.contains("the spare holds 3 of them"), "{said}");
+        // A leaf changed behind the ledger's back is counted out.
+        let mut damaged = bytes.clone();
+        damaged[leaves::LEAF as usize + 5] ^= 1;
+        std::fs::write(&spare, &damaged).unwrap();
+        assert_eq!(inspect_ledger(&path, &text).unwrap().0["spare"]["held"], 2);
+        // Other JSON with a format of 1 is no ledger.
+        for other in [
+            &br#"{"format":1}"#[..],
+            br#"{"format":1,"spare":null,"file":null,"x":1}"#,
+            b"[]",
+        ] {
+            assert!(inspect_ledger(&path, other).is_none());
+        }
+    }
 
     #[cfg(unix)]
     #[test]
