@@ -63,20 +63,22 @@ struct Sealed {
 }
 
 fn seal(key: &str, outputs: &[OutputRef]) -> String {
-    let mut h = blake3::Hasher::new();
-    h.update(b"mjolnir-action\0");
-    h.update(key.as_bytes());
+    // Written out whole and hashed at once, as a key is (`fingerprint::key_of`): a cook
+    // checks thousands of seals. The bytes are those the fields make one after the other.
+    let mut m = Vec::with_capacity(96 + outputs.len() * 128);
+    m.extend_from_slice(b"mjolnir-action\0");
+    m.extend_from_slice(key.as_bytes());
     for o in outputs {
         for field in [o.name.as_bytes(), o.hash.as_bytes(), &o.size.to_le_bytes()] {
-            h.update(&(field.len() as u64).to_le_bytes());
-            h.update(field);
+            m.extend_from_slice(&(field.len() as u64).to_le_bytes());
+            m.extend_from_slice(field);
         }
         if let Some(recipe) = o.recipe {
-            h.update(b"recipe");
-            h.update(&recipe.to_le_bytes());
+            m.extend_from_slice(b"recipe");
+            m.extend_from_slice(&recipe.to_le_bytes());
         }
     }
-    h.finalize().to_hex().to_string()
+    blake3::hash(&m).to_hex().to_string()
 }
 
 /// The largest blob the store reads back: no step's output comes near it.
