@@ -57,6 +57,21 @@ impl Bench {
         run(graph, Vec::new(), &self.settings(), &Quiet, cook)
     }
 
+    /// Makes the folder `set/` hold the splicer's output (the third step's) as `joined.out`.
+    fn write_joined(
+        &self,
+        results: &[Finished],
+    ) -> Result<crate::materialize::Changes, crate::materialize::Error> {
+        let files = BTreeMap::from([("joined.out".to_string(), results[2].outputs[0].clone())]);
+        crate::materialize::set_folder(
+            self.dir.path(),
+            &self.dir.path().join("set"),
+            &files,
+            &self.store,
+            &self.stat_cache,
+        )
+    }
+
     fn source(&self, name: &str, text: &str) -> Input {
         let path = self.dir.path().join(name);
         std::fs::write(&path, text).unwrap();
@@ -349,19 +364,7 @@ fn a_source_edited_into_bytes_of_the_same_size_makes_another_spliced_output() {
     let bench = Bench::new();
     let first = bench.run(&splice_graph(&bench), &splice_cook(5));
     let dir = bench.dir.path().join("set");
-    let files = |results: &[Finished]| {
-        BTreeMap::from([("joined.out".to_string(), results[2].outputs[0].clone())])
-    };
-    let write = |results: &[Finished]| {
-        crate::materialize::set_folder(
-            bench.dir.path(),
-            &dir,
-            &files(results),
-            &bench.store,
-            &bench.stat_cache,
-        )
-        .unwrap()
-    };
+    let write = |results: &[Finished]| bench.write_joined(results).unwrap();
     write(&first);
     assert_eq!(
         std::fs::read(dir.join("joined.out")).unwrap(),
@@ -460,16 +463,7 @@ fn a_container_grown_or_cut_at_its_end_is_written_over_its_spare_only_there() {
         bench.stat_cache.new_cook();
         bench.run(&graph, &concatenating_cook)
     };
-    let write = |results: &[Finished]| {
-        let files = BTreeMap::from([("joined.out".to_string(), results[2].outputs[0].clone())]);
-        crate::materialize::set_folder(
-            bench.dir.path(),
-            &dir,
-            &files,
-            &bench.store,
-            &bench.stat_cache,
-        )
-    };
+    let write = |results: &[Finished]| bench.write_joined(results);
     // Written only where it changed, `a`'s leaves are kept: without `a`'s blob a whole
     // write would fail.
     let without_a = |results: &[Finished]| {
@@ -527,16 +521,7 @@ fn a_container_is_written_into_its_spare_only_where_it_changed_and_never_trusts_
         bench.stat_cache.new_cook();
         bench.run(&container_graph(&bench, mark), &concatenating_cook)
     };
-    let write = |results: &[Finished]| {
-        let files = BTreeMap::from([("joined.out".to_string(), results[2].outputs[0].clone())]);
-        crate::materialize::set_folder(
-            bench.dir.path(),
-            &dir,
-            &files,
-            &bench.store,
-            &bench.stat_cache,
-        )
-    };
+    let write = |results: &[Finished]| bench.write_joined(results);
     let expected = |mark: char| container_bytes(mark, b"");
     // The first write makes the file, the second its spare (the first file); neither
     // knows what a spare holds yet.
