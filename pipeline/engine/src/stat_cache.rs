@@ -149,7 +149,9 @@ pub fn stamp(meta: &std::fs::Metadata) -> Stamp {
 }
 
 /// A spliced file's recipe is kept with the derived facts, by the file's content hash
-/// (so it is dropped with the last file of that content).
+/// (so it is dropped with the last file of that content). For a spliced file that hash is
+/// its leaves' root (`leaves`), not the BLAKE3 of its bytes: version 2, so a fact recorded
+/// under the other is never read as this one.
 fn spliced_key(content_hash: &str) -> String {
     format!("spliced@2:{content_hash}")
 }
