@@ -46,12 +46,15 @@ pub(crate) fn write(
     let spare = folder.join(spare_name(path));
     let ledger_file = ledger_of(&spare);
     let ledger = Ledger::read(&ledger_file);
-    let before = ledger.spare.as_ref().and_then(|w| w.recipe(store));
     let mut written = None;
     let replaced = atomic::replace_reusing(path, &spare, output.size, |file, reused| {
-        let result = match (&before, reused) {
-            (Some(before), true) => write_over(file, output, before, store),
-            _ => output.write_to(file, store),
+        // What the spare held matters only when it is the file written into.
+        let before = reused
+            .then(|| ledger.spare.as_ref().and_then(|w| w.recipe(store)))
+            .flatten();
+        let result = match &before {
+            Some(before) => write_over(file, output, before, store),
+            None => output.write_to(file, store),
         };
         keep(&mut written, result)?;
         // The spare is then at the end of what was written, as `replace_reusing` checks.
