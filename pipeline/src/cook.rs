@@ -17,6 +17,7 @@ use crate::graph::Graph;
 use crate::layout;
 use crate::lock::{BuildLock, LockError};
 use crate::materialize;
+use crate::phases::{self, Phases};
 use crate::plan::{Folder, MapPlan, Planner, SetPlan, UnknownBlocks};
 use crate::progress::Progress;
 use crate::remote::RemoteCache;
@@ -113,6 +114,7 @@ struct Cook<'a> {
     registry: &'a [&'static StepKind],
     /// The options' plan, with the donors extracted.
     plan: &'a PlanOptions,
+    phases: &'a Phases,
 }
 
 impl Cook<'_> {
@@ -132,6 +134,7 @@ impl Cook<'_> {
         let mut graph = Graph::default();
         let packs = planner.plan_packs(&mut graph);
         let results = self.run(&graph, Vec::new(), 0);
+        self.phases.end(phases::VALIDATE);
         if !all_succeeded(&results) {
             return Ok(Attempt::new(graph, results, Vec::new()));
         }
@@ -166,7 +169,9 @@ impl Cook<'_> {
         } else {
             Vec::new()
         };
+        self.phases.end(phases::PLAN);
         let results = self.run(&graph, results, first_cook_step);
+        self.phases.end(phases::RUN);
         let mut attempt = Attempt::new(graph, results, sets);
         attempt.maps = maps;
         if self.options.check {
@@ -175,10 +180,12 @@ impl Cook<'_> {
         if let Some(detail) = corrupt_detail(&attempt.results) {
             return Ok(attempt.corrupt(detail));
         }
-        if !all_succeeded(&attempt.results) {
-            return self.materialize_previews(attempt);
-        }
-        self.materialize(attempt)
+        let materialized = match all_succeeded(&attempt.results) {
+            true => self.materialize(attempt),
+            false => self.materialize_previews(attempt),
+        };
+        self.phases.end(phases::MATERIALIZE);
+        materialized
     }
 
     /// Runs the steps from `first` on, after the results of those before it.
@@ -550,7 +557,7 @@ fn attempt_twice(
     options: &Options,
     settings: &mut Settings,
     progress: &Progress,
-    plan: &PlanOptions,
+    (plan, phases): (&PlanOptions, &Phases),
 ) -> Result<Attempt> {
     let mut run = Cook {
         options,
@@ -558,6 +565,7 @@ fn attempt_twice(
         progress,
         registry: steps::REGISTRY,
         plan,
+        phases,
     }
     .attempt()?;
     if let Some(detail) = &run.corrupt {
@@ -571,6 +579,7 @@ fn attempt_twice(
             progress,
             registry: steps::REGISTRY,
             plan,
+            phases,
         }
         .attempt()?;
     }
@@ -605,6 +614,8 @@ pub fn cook(options: &Options) -> Result<Ending> {
         || StatCache::open(config.cache.join("stat-cache.json")),
     );
     let store = store?;
+    let phases = Phases::new(started);
+    phases.end(phases::OPEN);
     let remote = config
         .remote
         .as_ref()
@@ -624,7 +635,7 @@ pub fn cook(options: &Options) -> Result<Ending> {
     };
     let pack_ids: Vec<String> = config.packs.iter().map(|p| p.id.clone()).collect();
     let progress = Progress::new(&pack_ids, options.verbose);
-    let run = attempt_twice(options, &mut settings, &progress, &plan)?;
+    let run = attempt_twice(options, &mut settings, &progress, (&plan, &phases))?;
     if let Some(remote) = remote.as_deref().filter(|r| r.writes() && !options.check) {
         file_bundle(config, &run, remote, &pool);
     }
@@ -651,7 +662,7 @@ pub fn cook(options: &Options) -> Result<Ending> {
     // The stat cache is saved while the reports are written: neither reads the other.
     let (saved, ending) = pool.join(
         || store.close().and_then(|()| stat_cache.save()),
-        || finish(options, run, &settings, &pool, started),
+        || finish(options, run, &settings, &pool, (started, &phases)),
     );
     saved?;
     let ending = ending?;
@@ -874,7 +885,7 @@ fn summary_json(
     options: &Options,
     settings: &Settings,
     (counts, elapsed, materialized): (report::Counts, std::time::Duration, &materialize::Changes),
-    line: &str,
+    (line, phases): (&str, &Phases),
 ) -> Value {
     let config = &options.config;
     let pack_ids: Vec<&str> = config.packs.iter().map(|p| p.id.as_str()).collect();
@@ -888,6 +899,7 @@ fn summary_json(
         "skipped": counts.skipped,
         "hit_rate": if counts.steps == 0 { 0.0 } else { counts.cached as f64 / counts.steps as f64 },
         "seconds": elapsed.as_secs_f64(),
+        "phases_ms": phases.to_json(),
         "verified_hits": settings.verify_hits,
         "materialized": {"written": materialized.written, "removed": materialized.removed},
         "line": line,
@@ -992,7 +1004,7 @@ fn finish(
     run: Attempt,
     settings: &Settings,
     pool: &rayon::ThreadPool,
-    started: Instant,
+    (started, phases): (Instant, &Phases),
 ) -> Result<Ending> {
     let config = &options.config;
     let Attempt {
@@ -1022,7 +1034,12 @@ fn finish(
         sets.len()
     };
     let line = report::summary_line(packs_cooked, counts, elapsed);
-    let summary = summary_json(options, settings, (counts, elapsed, &materialized), &line);
+    let summary = summary_json(
+        options,
+        settings,
+        (counts, elapsed, &materialized),
+        (&line, phases),
+    );
     let number = record_cook(
         config,
         counts,

@@ -52,6 +52,7 @@ pub fn write(
         "<p>Cache hit rate: <b>{rate:.1}%</b> ({} of {} steps cached, {} run, {} failed).</p>",
         summary["cached"], summary["steps"], summary["run"], summary["failed"]
     );
+    write_phases(&mut h, &summary["phases_ms"]);
     let failures = failures(graph, results);
     write_failures(&mut h, &failures);
     let cooked = failures.is_empty();
@@ -153,6 +154,18 @@ fn write_maps(h: &mut String, maps: &[String], views: bool) {
 }
 
 /// The 25 slowest steps, each with how it ended.
+/// Where the cook's time went, phase by phase (`summary.phases_ms`).
+fn write_phases(h: &mut String, phases: &Value) {
+    let Some(phases) = phases.as_object().filter(|p| !p.is_empty()) else {
+        return;
+    };
+    let spent: Vec<String> = phases
+        .iter()
+        .map(|(phase, ms)| format!("{} {:.1} ms", escape(phase), ms.as_f64().unwrap_or(0.0)))
+        .collect();
+    let _ = write!(h, "<p>Time by phase: {}.</p>", spent.join(", "));
+}
+
 fn write_slowest(h: &mut String, graph: &Graph, results: &[Finished]) {
     let mut timed: Vec<(&str, &str, f64)> = graph
         .steps

@@ -16,6 +16,7 @@ mod html;
 mod inspect;
 mod loaded_pack;
 mod map;
+mod phases;
 mod previews;
 mod print;
 mod probe;

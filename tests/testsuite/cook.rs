@@ -21,6 +21,20 @@ fn cold_then_noop_cook() {
     // code, polyhedra, the ray checks and the tags; and the material instances of Foundry
     // Wide's glass panel and portal frame.
     assert_eq!(steps, 3 * 5 + 13 * (23 + 20 + 12) + 2);
+    // Where the time went, phase by phase, in order, within the cook's own time.
+    let phases = summary["phases_ms"].as_object().unwrap();
+    let names: Vec<&str> = phases.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        ["open", "validate", "plan", "run", "materialize"],
+        "{summary}"
+    );
+    let spent: f64 = phases.values().map(|ms| ms.as_f64().unwrap()).sum();
+    let seconds = summary["seconds"].as_f64().unwrap();
+    assert!(
+        phases["run"].as_f64().unwrap() > 0.0 && spent <= seconds * 1000.0 + 0.1,
+        "{summary}"
+    );
     assert!(ws
         .path("build/game/foundry/all/content/foundry_P.utoc")
         .is_file());

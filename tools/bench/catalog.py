@@ -130,6 +130,7 @@ def measure(blocks, edits):
         edited = f"b{min(100, blocks // 2):03}"
         model = root / f"synth/source/models/{edited}.glb"
         walls, rsss, growth, own, own_bytes, copies, replaces = [], [], [], [], [], [], []
+        phases = {}
         for k in range(1, edits + 1):
             before = du(root / "build/cache")
             move_uv(model, 0.001 * k)
@@ -141,6 +142,8 @@ def measure(blocks, edits):
             report = json.loads((root / "build/report.json").read_text())
             mine = [s for s in report["steps"] if s["status"] == "run" and f"/{edited}" in s["id"]]
             own.append(sum(s["duration_ms"] for s in mine))
+            for phase, ms in report["summary"]["phases_ms"].items():
+                phases.setdefault(phase, []).append(ms)
             own_bytes.append(sum(o["size"] for s in mine for o in s["outputs"]))
             copies.append(copy_time(root / "build/game/synth/all/content", root, k))
             replaces.append(replace_time(root / "build/game/synth/all/content", root))
@@ -175,6 +178,7 @@ def measure(blocks, edits):
             "edit_over_ideal_replacing": round(median / replacing, 1),
             "cache_growth_per_edit_mb": round(sorted(growth)[len(growth) // 2] / 1e6, 2),
             "block_outputs_mb": round(sorted(own_bytes)[len(own_bytes) // 2] / 1e6, 2),
+            "edit_phases_ms": {p: round(sorted(v)[len(v) // 2], 1) for p, v in phases.items()},
             "growth_over_block_outputs": round(sorted(growth)[len(growth) // 2]
                                                / max(1, sorted(own_bytes)[len(own_bytes) // 2]), 2),
         }
@@ -186,6 +190,7 @@ HEADING = "## One-block edit at the catalog's size"
 def markdown(r):
     """BENCHMARKS.md's section for figures from `measure`."""
     lo, hi = r["edit_range_ms"]
+    phases = ", ".join(f"{p} {ms} ms" for p, ms in r["edit_phases_ms"].items())
     return f"""{HEADING} ({r['blocks']} blocks; #38)
 
 The pack is `forge-packgen synth --blocks {r['blocks']} --triangles 10000 --hulls 8`, with the
@@ -209,6 +214,10 @@ new amount, so every edit is new to the cache.
 | the ideal with the `cp` over the copies the edit before left (the fastest; an existing file is truncated first, as the set folder's container is replaced) | {r['ideal_replacing_ms']} ms, with the `cp` {r['replace_ms']} ms: edit / that ideal **{r['edit_over_ideal_replacing']}×** | |
 | edit peak RSS | {r['edit_peak_mib']} MiB | |
 | cache growth per edit | {r['cache_growth_per_edit_mb']} MB: {r['growth_over_block_outputs']}× the edited block's own outputs ({r['block_outputs_mb']} MB); 30.1 MB before the `.ucas` was spliced | at most 2× the block's outputs |
+
+Where the edits' time went, from each one's `report.json` (`summary.phases_ms`, medians):
+{phases}. The rest of an edit's wall time is the process's start and exit, the reports,
+and saving the caches.
 
 The cold cook's system time (creating its thousands of files) swings several-fold on this
 disk from run to run while its user time stays put, and the 2-thread speedup with it: eleven
