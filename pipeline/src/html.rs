@@ -153,7 +153,6 @@ fn write_maps(h: &mut String, maps: &[String], views: bool) {
     }
 }
 
-/// The 25 slowest steps, each with how it ended.
 /// Where the cook's time went, phase by phase (`summary.phases_ms`).
 fn write_phases(h: &mut String, phases: &Value) {
     let Some(phases) = phases.as_object().filter(|p| !p.is_empty()) else {
@@ -166,6 +165,7 @@ fn write_phases(h: &mut String, phases: &Value) {
     let _ = write!(h, "<p>Time by phase: {}.</p>", spent.join(", "));
 }
 
+/// The 25 slowest steps, each with how it ended.
 fn write_slowest(h: &mut String, graph: &Graph, results: &[Finished]) {
     let mut timed: Vec<(&str, &str, f64)> = graph
         .steps

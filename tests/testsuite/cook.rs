@@ -35,6 +35,12 @@ fn cold_then_noop_cook() {
         phases["run"].as_f64().unwrap() > 0.0 && spent <= seconds * 1000.0 + 0.1,
         "{summary}"
     );
+    let page = std::fs::read_to_string(ws.path("build/report.html")).unwrap();
+    let shown = page.split("<p>Time by phase: ").nth(1).unwrap_or_default();
+    assert!(
+        shown.starts_with("open ") && shown.contains(", materialize "),
+        "{page}"
+    );
     assert!(ws
         .path("build/game/foundry/all/content/foundry_P.utoc")
         .is_file());
