@@ -24,37 +24,39 @@ pub const PLAN: &str = "plan";
 pub const RUN: &str = "run";
 pub const MATERIALIZE: &str = "materialize";
 
-pub struct Phases {
+pub struct Phases(Mutex<Clock>);
+
+struct Clock {
     /// When the last phase ended (the cook's start before the first).
-    last: Mutex<Instant>,
+    last: Instant,
     /// Each phase's time, in the order the phases first ended.
-    spent: Mutex<Vec<(&'static str, Duration)>>,
+    spent: Vec<(&'static str, Duration)>,
 }
 
 impl Phases {
     pub fn new(started: Instant) -> Phases {
-        Phases {
-            last: Mutex::new(started),
-            spent: Mutex::new(Vec::new()),
-        }
+        Phases(Mutex::new(Clock {
+            last: started,
+            spent: Vec::new(),
+        }))
     }
 
     /// Ends `phase` now: it took the time since the phase before it ended.
     pub fn end(&self, phase: &'static str) {
+        let mut clock = self.0.lock().expect("phase clock lock");
         let now = Instant::now();
-        let before = std::mem::replace(&mut *self.last.lock().expect("phase clock lock"), now);
-        let took = now.duration_since(before);
-        let mut spent = self.spent.lock().expect("phase clock lock");
-        match spent.iter_mut().find(|(name, _)| *name == phase) {
+        let took = now.duration_since(std::mem::replace(&mut clock.last, now));
+        match clock.spent.iter_mut().find(|(name, _)| *name == phase) {
             Some((_, total)) => *total += took,
-            None => spent.push((phase, took)),
+            None => clock.spent.push((phase, took)),
         }
     }
 
     /// `{phase: milliseconds}`, to the hundredth, in the order the phases ended.
     pub fn to_json(&self) -> Value {
-        let spent = self.spent.lock().expect("phase clock lock");
-        let phases: Map<String, Value> = spent
+        let clock = self.0.lock().expect("phase clock lock");
+        let phases: Map<String, Value> = clock
+            .spent
             .iter()
             .map(|(name, took)| {
                 let ms = (took.as_secs_f64() * 1e5).round() / 100.0;
