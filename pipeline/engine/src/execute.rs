@@ -7,7 +7,8 @@
 //! channel and never touch the states. Step order never reaches an output: cookers see only
 //! their inputs, so bytes are the same for any job count.
 
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
@@ -872,7 +873,7 @@ fn schedule(
         settings,
         observer,
         run: Run::new(graph, prior),
-        runnable: VecDeque::new(),
+        runnable: BinaryHeap::new(),
         in_flight: 0,
         stopping: false,
         tx,
@@ -912,8 +913,11 @@ struct Scheduler<'a, 's> {
     run: Run,
     /// Ready steps are first probed against the cache (`probe`: inputs known without
     /// reading a file): a hit costs a few stat calls, far less than a hand-off to a
-    /// worker. Only the misses become runnable.
-    runnable: VecDeque<StepId>,
+    /// worker. Only the misses become runnable, and the lowest step id runs first: a
+    /// block's steps are numbered together, so a cold cook finishes the blocks it started
+    /// before it starts others, and holds the small outputs of a few blocks at a time, not
+    /// of the pack.
+    runnable: BinaryHeap<Reverse<StepId>>,
     in_flight: usize,
     stopping: bool,
     tx: mpsc::Sender<(StepId, Finished)>,
@@ -955,7 +959,7 @@ impl Scheduler<'_, '_> {
                     return true;
                 }
                 while self.in_flight < most_in_flight && !self.stopping {
-                    let Some(id) = self.runnable.pop_front() else {
+                    let Some(Reverse(id)) = self.runnable.pop() else {
                         break;
                     };
                     let graph = self.graph;
@@ -1004,7 +1008,10 @@ impl Scheduler<'_, '_> {
     fn probe_ready(&mut self, most_in_flight: usize) {
         let (graph, settings) = (self.graph, self.settings);
         while !self.stopping && !self.run.ready.is_empty() {
-            if !self.runnable.is_empty() && self.in_flight < most_in_flight {
+            // A worker's dependents are probed even then: they are a few steps, and in a
+            // cold cook their block's next step goes ahead of the blocks not yet started.
+            if self.run.urgent == 0 && !self.runnable.is_empty() && self.in_flight < most_in_flight
+            {
                 return;
             }
             if self.in_flight == 0 {
@@ -1044,7 +1051,7 @@ impl Scheduler<'_, '_> {
             for (id, probed) in wave.into_iter().zip(probed) {
                 match probed {
                     Probed::Hit(hit) => self.finish(id, hit),
-                    Probed::Miss => self.runnable.push_back(id),
+                    Probed::Miss => self.runnable.push(Reverse(id)),
                     Probed::Later => unprobed.push(id),
                 }
             }

@@ -834,3 +834,35 @@ fn the_steps_after_an_edit_s_cut_off_go_ahead_of_the_hits_queued_before_them() {
         "it started after {seen} of the {hits} hits queued before it"
     );
 }
+
+#[test]
+fn a_cold_cook_finishes_the_chains_it_started_before_it_starts_others() {
+    let bench = Bench::new();
+    let one_thread = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    // Three blocks of three steps each, numbered block by block as the planner does.
+    let mut graph = Graph::default();
+    for block in ["a", "b", "c"] {
+        let first = graph.add(step(
+            &format!("{block}1"),
+            vec![bench.source(&format!("{block}.txt"), block)],
+        ));
+        let second = graph.add(step(&format!("{block}2"), vec![from(first)]));
+        graph.add(step(&format!("{block}3"), vec![from(second)]));
+    }
+    let cooker = Recorder::new();
+    bench.stat_cache.new_cook();
+    let settings = Settings::local(&bench.store, &bench.stat_cache, &one_thread, &bench.cancel);
+    run(&graph, Vec::new(), &settings, &Quiet, &|s, i| {
+        cooker.cook(s, i)
+    });
+    // Breadth first (every block's first step, then every second one) would hold every
+    // block's outputs at once; a catalog-sized pack's small outputs are megabytes.
+    let order = cooker.ran.lock().unwrap().clone();
+    assert_eq!(
+        order,
+        ["a1", "a2", "a3", "b1", "b2", "b3", "c1", "c2", "c3"]
+    );
+}
