@@ -171,6 +171,19 @@ pub fn parse_geometry_lacking(
     catalog: &Catalog,
     from_models: &[String],
 ) -> Checked<GeometrySource> {
+    let ((source, _), warnings) = parse_geometry_document(file, text, catalog, from_models)?;
+    Ok((source, warnings))
+}
+
+/// As [`parse_geometry_lacking`], also giving the document as parsed: a caller that
+/// splits it into its entries does not parse a catalog-sized file (megabytes of hull
+/// vertices, ten times that as a tree) a second time.
+pub fn parse_geometry_document(
+    file: &str,
+    text: &str,
+    catalog: &Catalog,
+    from_models: &[String],
+) -> Checked<(GeometrySource, Value)> {
     let value: Value = match serde_json::from_str(text) {
         Ok(v) => v,
         Err(e) => return Err(vec![syntax_error(file, &e)]),
@@ -179,7 +192,7 @@ pub fn parse_geometry_lacking(
     f.refuse_duplicate_keys(text);
     let source = read_source(&mut f, &value, catalog, from_models);
     match source {
-        Some(s) if !f.has_errors() => Ok((s, f.into_vec())),
+        Some(s) if !f.has_errors() => Ok(((s, value), f.into_vec())),
         _ => Err(f.into_vec()),
     }
 }

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use forge_contract::{parse_geometry_lacking, parse_manifest};
+use forge_contract::{parse_geometry_document, parse_manifest};
 use serde_json::{json, Value};
 
 use super::catalog;
@@ -110,9 +110,8 @@ fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     }
     let with_models: Vec<String> = models.into_keys().collect();
     let text = text(inputs, SOURCE, &file)?;
-    let (source, _warnings) = parse_geometry_lacking(&file, text, catalog, &with_models)?;
-    // Split from the document, so each part keeps its authored form.
-    let value: Value = serde_json::from_str(text).expect("validated JSON parses");
+    let ((source, value), _warnings) = parse_geometry_document(&file, text, catalog, &with_models)?;
+    // Split from the document, so each part keeps its authored fields.
     let raw = forge_contract::document::geometry_blocks(&value);
     Ok(catalog
         .blocks
