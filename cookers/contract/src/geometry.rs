@@ -5,6 +5,7 @@
 //! joins and, for road pieces, connector frames. The schema is in
 //! `schemas/geometry.schema.json` and `docs/geometry-source.md`.
 
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::diagnostic::{child, syntax_error, Findings};
@@ -171,29 +172,140 @@ pub fn parse_geometry_lacking(
     catalog: &Catalog,
     from_models: &[String],
 ) -> Checked<GeometrySource> {
-    let ((source, _), warnings) = parse_geometry_document(file, text, catalog, from_models)?;
+    let ((source, _), warnings) = parse_geometry_entries(file, text, catalog, from_models)?;
     Ok((source, warnings))
 }
 
-/// As [`parse_geometry_lacking`], also giving the document as parsed: a caller that
-/// splits it into its entries does not parse a catalog-sized file (megabytes of hull
-/// vertices, ten times that as a tree) a second time.
-pub fn parse_geometry_document(
+/// As [`parse_geometry_lacking`], also giving each entry of `blocks` as written (its JSON
+/// text, in the document's order), for a caller that splits the document by block.
+///
+/// A catalog's document is megabytes of hull vertices, about ten times that as one tree,
+/// so its entries are parsed one at a time and each let go once read.
+pub fn parse_geometry_entries<'t>(
+    file: &str,
+    text: &'t str,
+    catalog: &Catalog,
+    from_models: &[String],
+) -> Checked<(GeometrySource, Vec<&'t str>)> {
+    let Ok(top) = serde_json::from_str::<Unparsed<'t>>(text) else {
+        return Err(refused_whole(file, text, catalog, from_models));
+    };
+    let mut f = Findings::new(file, text);
+    f.refuse_duplicate_keys(text);
+    let mut map = top.rest;
+    let entries = match top
+        .blocks
+        .map(|b| serde_json::from_str::<Vec<&RawValue>>(b.get()))
+    {
+        Some(Ok(entries)) => {
+            map.insert("blocks".into(), Value::Array(Vec::new()));
+            entries
+        }
+        // Not an array: the reader says so.
+        Some(Err(_)) => {
+            let blocks = top.blocks.and_then(|b| serde_json::from_str(b.get()).ok());
+            map.insert("blocks".into(), blocks.unwrap_or_default());
+            Vec::new()
+        }
+        None => Vec::new(),
+    };
+    let source = read_source(
+        &mut f,
+        &Value::Object(map),
+        Entries::Unparsed {
+            entries: &entries,
+            document: text,
+        },
+        catalog,
+        from_models,
+    );
+    match source {
+        Some(s) if !f.has_errors() => {
+            Ok(((s, entries.iter().map(|e| e.get()).collect()), f.into_vec()))
+        }
+        _ => Err(f.into_vec()),
+    }
+}
+
+/// The top level of `geometry.json`, its `blocks` left as text.
+#[derive(serde::Deserialize)]
+struct Unparsed<'t> {
+    #[serde(borrow, default)]
+    blocks: Option<&'t RawValue>,
+    #[serde(flatten)]
+    rest: serde_json::Map<String, Value>,
+}
+
+/// Why a document that is not an object of fields (not JSON, another type, or `blocks`
+/// given twice) is refused, read as one tree as any document once was.
+fn refused_whole(
     file: &str,
     text: &str,
     catalog: &Catalog,
     from_models: &[String],
-) -> Checked<(GeometrySource, Value)> {
+) -> Vec<crate::Diagnostic> {
     let value: Value = match serde_json::from_str(text) {
         Ok(v) => v,
-        Err(e) => return Err(vec![syntax_error(file, &e)]),
+        Err(e) => return vec![syntax_error(file, &e)],
     };
     let mut f = Findings::new(file, text);
     f.refuse_duplicate_keys(text);
-    let source = read_source(&mut f, &value, catalog, from_models);
-    match source {
-        Some(s) if !f.has_errors() => Ok(((s, value), f.into_vec())),
-        _ => Err(f.into_vec()),
+    let blocks = value.get("blocks").and_then(Value::as_array);
+    let entries = Entries::Parsed(blocks.map_or(&[], Vec::as_slice));
+    read_source(&mut f, &value, entries, catalog, from_models);
+    if !f.has_errors() {
+        f.error(
+            "not_json",
+            "",
+            "the document could not be read as an object of fields",
+        );
+    }
+    f.into_vec()
+}
+
+/// The entries of `blocks`: parsed with their document, or each still its text (a slice
+/// of the document's).
+#[derive(Clone, Copy)]
+enum Entries<'v, 't> {
+    Parsed(&'v [Value]),
+    Unparsed {
+        entries: &'v [&'t RawValue],
+        document: &'t str,
+    },
+}
+
+impl<'v> Entries<'v, '_> {
+    fn len(self) -> usize {
+        match self {
+            Entries::Parsed(items) => items.len(),
+            Entries::Unparsed { entries, .. } => entries.len(),
+        }
+    }
+
+    /// Entry `i`, or why it cannot be read (a number out of range, say), placed in the
+    /// document rather than in the entry.
+    fn get(self, i: usize) -> Result<std::borrow::Cow<'v, Value>, String> {
+        let (entries, document) = match self {
+            Entries::Parsed(items) => return Ok(std::borrow::Cow::Borrowed(&items[i])),
+            Entries::Unparsed { entries, document } => (entries, document),
+        };
+        let text = entries[i].get();
+        serde_json::from_str(text)
+            .map(std::borrow::Cow::Owned)
+            .map_err(|e| {
+                let at = format!(" at line {} column {}", e.line(), e.column());
+                let why = e.to_string();
+                let why = why.strip_suffix(&at).unwrap_or(&why);
+                // The entry is a slice of the document: its offset places the error.
+                let start = (text.as_ptr() as usize).saturating_sub(document.as_ptr() as usize);
+                let before = &document[..start.min(document.len())];
+                let line = before.matches('\n').count() + e.line();
+                let column = match e.line() {
+                    1 => before.len() - before.rfind('\n').map_or(0, |n| n + 1) + e.column(),
+                    _ => e.column(),
+                };
+                format!("{why} at line {line} column {column}")
+            })
     }
 }
 
@@ -210,6 +322,7 @@ pub fn parse_block(file: &str, text: &str) -> Result<BlockGeometry, Vec<crate::D
 fn read_source(
     f: &mut Findings,
     value: &Value,
+    entries: Entries,
     catalog: &Catalog,
     from_models: &[String],
 ) -> Option<GeometrySource> {
@@ -245,12 +358,20 @@ fn read_source(
             );
         }
     }
-    let items =
-        fields::required(f, map, "", "blocks").and_then(|v| fields::array(f, v, "/blocks"))?;
+    fields::required(f, map, "", "blocks").and_then(|v| fields::array(f, v, "/blocks"))?;
     let mut blocks: Vec<BlockGeometry> = Vec::new();
     let mut complete = true;
-    for (i, item) in items.iter().enumerate() {
+    for i in 0..entries.len() {
         let at = child("/blocks", i);
+        let item = match entries.get(i) {
+            Ok(item) => item,
+            Err(why) => {
+                f.error("not_json", &at, format!("this entry cannot be read: {why}"));
+                complete = false;
+                continue;
+            }
+        };
+        let item = item.as_ref();
         let lacking = item
             .get("id")
             .and_then(Value::as_str)

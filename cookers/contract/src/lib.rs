@@ -36,7 +36,7 @@ pub mod version;
 pub use diagnostic::{child, syntax_error, Diagnostic, Findings, Severity};
 pub use fields::Range;
 pub use geometry::{
-    parse_geometry, parse_geometry_document, parse_geometry_lacking, BlockGeometry, GeometrySource,
+    parse_geometry, parse_geometry_entries, parse_geometry_lacking, BlockGeometry, GeometrySource,
     Origin,
 };
 pub use manifest::{parse_entry, parse_manifest, Catalog, Entry, Manifest};

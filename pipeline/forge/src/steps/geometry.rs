@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use forge_contract::{parse_geometry_document, parse_manifest};
+use forge_contract::{parse_geometry_entries, parse_manifest};
 use serde_json::{json, Value};
 
 use super::catalog;
@@ -110,18 +110,23 @@ fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     }
     let with_models: Vec<String> = models.into_keys().collect();
     let text = text(inputs, SOURCE, &file)?;
-    let ((source, value), _warnings) = parse_geometry_document(&file, text, catalog, &with_models)?;
-    // Split from the document, so each part keeps its authored fields.
-    let raw = forge_contract::document::geometry_blocks(&value);
-    Ok(catalog
+    let ((source, entries), _warnings) =
+        parse_geometry_entries(&file, text, catalog, &with_models)?;
+    // Split from the document, so each part keeps its authored fields; one entry at a
+    // time, as the reader parsed them.
+    catalog
         .blocks
         .iter()
         .map(|entry| {
             let part = match source.blocks.iter().position(|b| b.id == entry.id) {
-                Some(i) => json!({"at": format!("/blocks/{i}"), "entry": raw[i]}),
+                Some(i) => {
+                    let written: Value = serde_json::from_str(entries[i])
+                        .map_err(|e| vec![finding("not_json", &file, e.to_string())])?;
+                    json!({"at": format!("/blocks/{i}"), "entry": written})
+                }
                 None => json!({"at": null, "entry": {"id": entry.id}}),
             };
-            (block_output(&entry.id), compact(&part))
+            Ok((block_output(&entry.id), compact(&part)))
         })
-        .collect())
+        .collect()
 }
