@@ -38,8 +38,10 @@ pub struct Output {
     /// The store's blob is known to hold these bytes (written or verified this cook):
     /// reading it again skips the hash.
     trusted: AtomicBool,
-    remote: Option<RemoteBlob>,
-    spliced: Option<Spliced>,
+    /// Boxed, as the spliced part: a catalog's cook holds thousands of outputs, and
+    /// nearly none is a remote hit's or spliced.
+    remote: Option<Box<RemoteBlob>>,
+    spliced: Option<Box<Spliced>>,
 }
 
 /// Outputs smaller than this stay in memory once read, until the steps that read them are
@@ -129,11 +131,11 @@ impl Output {
             loaded: Mutex::new(None),
             trusted: AtomicBool::new(false),
             remote: None,
-            spliced: Some(Spliced {
+            spliced: Some(Box::new(Spliced {
                 recipe_size: recipe.len() as u64,
                 recipe: OnceLock::from(Arc::new(recipe)),
                 sources,
-            }),
+            })),
         })
     }
 
@@ -146,10 +148,12 @@ impl Output {
             loaded: Mutex::new(None),
             trusted: AtomicBool::new(false),
             remote: None,
-            spliced: o.recipe.map(|recipe_size| Spliced {
-                recipe_size,
-                recipe: OnceLock::new(),
-                sources: sources.clone(),
+            spliced: o.recipe.map(|recipe_size| {
+                Box::new(Spliced {
+                    recipe_size,
+                    recipe: OnceLock::new(),
+                    sources: sources.clone(),
+                })
             }),
         })
     }
@@ -165,15 +169,17 @@ impl Output {
             size: listed.spliced.unwrap_or(listed.size),
             loaded: Mutex::new(None),
             trusted: AtomicBool::new(false),
-            spliced: listed.spliced.map(|_| Spliced {
-                recipe_size: listed.size,
-                recipe: OnceLock::new(),
-                sources: sources.clone(),
+            spliced: listed.spliced.map(|_| {
+                Box::new(Spliced {
+                    recipe_size: listed.size,
+                    recipe: OnceLock::new(),
+                    sources: sources.clone(),
+                })
             }),
-            remote: Some(RemoteBlob {
+            remote: Some(Box::new(RemoteBlob {
                 listed,
                 cache: cache.clone(),
-            }),
+            })),
         })
     }
 
