@@ -248,12 +248,12 @@ fn plan(manifest: &Value, id: &str, work: &Path) -> Plan {
         };
         let step = graph.add(Step {
             id: format!("{id}/{}/{path}", kind.name),
-            pack: id.to_string(),
+            pack: id.into(),
             kind,
-            block: Some(path.clone()),
+            block: Some(path.as_str().into()),
             params: params.to_string(),
             inputs,
-            source_dir: work.to_path_buf(),
+            source_dir: work.into(),
         });
         planned.push(Planned { path, step });
     }

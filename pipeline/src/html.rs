@@ -220,7 +220,7 @@ impl<'a> Fresh<'a> {
             failed: BTreeMap::new(),
         };
         for (step, r) in graph.steps.iter().zip(results) {
-            if step.pack != pack {
+            if *step.pack != *pack {
                 continue;
             }
             let done = matches!(r.outcome, Outcome::Hit | Outcome::Ran(_));

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -34,7 +34,7 @@ enum Display {
 
 pub struct Progress {
     display: Display,
-    stages: Mutex<BTreeMap<(String, &'static str), Tally>>,
+    stages: Mutex<BTreeMap<(Arc<str>, &'static str), Tally>>,
     overall: Mutex<Tally>,
 }
 
@@ -104,7 +104,7 @@ impl Progress {
         {
             bar.set_length(overall.total as u64);
             for step in steps {
-                if let Some(b) = packs.get(&step.pack) {
+                if let Some(b) = packs.get(&*step.pack) {
                     b.inc_length(1);
                 }
             }
@@ -144,7 +144,7 @@ impl Observer for Progress {
             } => {
                 bar.inc(1);
                 bar.set_message(format!("{} cached", overall.hits));
-                if let Some(b) = packs.get(&step.pack) {
+                if let Some(b) = packs.get(&*step.pack) {
                     b.inc(1);
                     b.set_message(format!(
                         "{} {}",

@@ -3,7 +3,8 @@
 //! Steps are stored densely and named by index ([`StepId`]); a step's dependencies always
 //! have smaller indices, so the list is already in topological order.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::cooker::{CookCtx, Cooked, Cooker, Inputs};
 
@@ -38,16 +39,18 @@ impl Input {
 pub struct Step {
     /// Unique and stable, e.g. `foundry/import/floor_2x2`.
     pub id: String,
-    pub pack: String,
+    /// Shared by the pack's steps, as `block` by the block's and `source_dir` by the
+    /// pack's: a catalog's cook has thousands of steps.
+    pub pack: Arc<str>,
     pub kind: Kind,
     /// The block this step is about, for per-block steps.
-    pub block: Option<String>,
+    pub block: Option<Arc<str>>,
     /// Canonical parameter text, part of the key.
     pub params: String,
     pub inputs: Vec<Input>,
     /// The pack's (or map's) folder as configured, for findings to name real paths. Not
     /// part of the key: a key never holds a path of this machine's.
-    pub source_dir: PathBuf,
+    pub source_dir: Arc<Path>,
 }
 
 impl Step {

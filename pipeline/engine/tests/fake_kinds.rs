@@ -55,7 +55,7 @@ fn graph(source: &std::path::Path) -> Graph {
         block: None,
         params: params.into(),
         inputs,
-        source_dir: source.parent().unwrap().to_path_buf(),
+        source_dir: source.parent().unwrap().into(),
     };
     let text = Input::Source {
         name: "text".into(),

@@ -171,9 +171,12 @@ impl Planner<'_> {
             .par_iter()
             .map(|block| self.wire_block(sources, set, block, &planned.pack))
             .collect();
+        // Grown once: doubling a catalog's steps holds both copies while it moves them.
+        graph.steps.reserve(wired.iter().map(Vec::len).sum());
         for (block, steps) in set.blocks.iter().zip(wired) {
             let first = graph.steps.len();
             let mut own = BTreeMap::new();
+            let name: Arc<str> = block.as_str().into();
             for BlockStep {
                 kind,
                 id,
@@ -187,7 +190,7 @@ impl Planner<'_> {
                         }
                     }
                 }
-                let step = graph.add(new_step(sources, kind, Some(block), id, wired));
+                let step = graph.add(new_step(sources, kind, Some(name.clone()), id, wired));
                 own.insert(kind.name, step);
             }
             planned.blocks.insert(block.clone(), own);
@@ -273,24 +276,24 @@ struct BlockStep {
 
 fn add(graph: &mut Graph, kind: &'static StepKind, w: &Wiring, id: String) -> Option<StepId> {
     let wired = (kind.wire)(w)?;
-    Some(graph.add(new_step(w.sources, kind, w.block, id, wired)))
+    Some(graph.add(new_step(w.sources, kind, w.block.map(Arc::from), id, wired)))
 }
 
 fn new_step(
     sources: &PackSources,
     kind: &'static StepKind,
-    block: Option<&str>,
+    block: Option<Arc<str>>,
     id: String,
     wired: crate::wiring::Wired,
 ) -> Step {
     Step {
         id,
-        pack: sources.pack.id.clone(),
+        pack: sources.id.clone(),
         kind,
-        block: block.map(str::to_string),
+        block,
         params: wired.params,
         inputs: wired.inputs,
-        source_dir: sources.pack.dir.clone(),
+        source_dir: sources.dir.clone(),
     }
 }
 

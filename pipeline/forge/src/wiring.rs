@@ -115,6 +115,9 @@ pub fn shipped(
 /// The pack's source folder, listed at most once per cook.
 pub struct PackSources<'a> {
     pub pack: &'a PackSource,
+    /// The pack's id and folder, as every step of the pack shares them.
+    pub id: std::sync::Arc<str>,
+    pub dir: std::sync::Arc<std::path::Path>,
     pub stat_cache: &'a StatCache,
     models: OnceLock<HashSet<String>>,
     /// Each block's surfaces `(slot, profile)` as the manifest declares them, gathered
@@ -126,6 +129,8 @@ impl<'a> PackSources<'a> {
     pub fn new(pack: &'a PackSource, stat_cache: &'a StatCache) -> Self {
         PackSources {
             pack,
+            id: pack.id.as_str().into(),
+            dir: pack.dir.as_path().into(),
             stat_cache,
             models: OnceLock::new(),
             surfaces: OnceLock::new(),

@@ -92,7 +92,7 @@ fn step(id: &str, inputs: Vec<Input>) -> Step {
         // must be a parameter too.
         params: id.into(),
         inputs,
-        source_dir: "p".into(),
+        source_dir: std::path::Path::new("p").into(),
     }
 }
 
