@@ -260,13 +260,21 @@ Cold memory, by hand (`heaptrack` heap peak and RSS, 256 blocks, 2 threads):
 | and `report.json`'s records streamed to its file, not built in memory | | 37–39 MiB |
 | (#38's fifth session, same measure) | 15.8 MB | 33–35 MiB |
 | and the keyed logs' appended values left in the file, not kept | 13.3 MB | 32–37 MiB |
+| (#38's eleventh session, same measure, build folder on tmpfs; RSS of three runs) | 14.65 MB | 30.2–31.0 MiB (64 blocks: 18.3–18.9) |
+| and the lowest runnable step first, so a cold cook finishes the blocks it started before it starts others (breadth first, it held every block's small outputs at once) | 12.96 MB | unchanged |
+| and `geometry.json` parsed once, for its validation and its split by block | | unchanged |
+| and its entries parsed one at a time: the document as one tree was 9 MiB of the cook's first 20 ms | 13.06 MB (the peak is now in the run) | 28.3–28.8 MiB, of it 17.2–17.6 anonymous (20.0–20.7 before); 64 blocks: 19.6–19.9, the same anonymous memory and a MiB more of the binary's own pages |
+| and an output's rare parts (a remote hit's, a spliced output's) boxed | 12.22 MB | 27.5–28.0 MiB (64 blocks: 19.5–20.0) |
 
 What the 256-block cook still holds that the 64-block one does not is per step, about
-4 KB each (`heaptrack`, 13.3 MB heap peak at 256 blocks): each step's output records and
-hashes (`execute::made`, 1.4 MB), its input records (0.7 MB), the action log's index, the
-stat cache, the plan. Flat memory needs those kept on disk rather than in memory; the rest
-of the RSS above the heap peak is the binary's pages and the allocator's arenas, and it
-swings by several MiB between identical runs, more than the last change moved it.
+3 KB each (`heaptrack`, 12.2 MB heap peak at 256 blocks): each step's outputs (1.3 MB),
+its input records for the report (1.5 MB), the plan (0.9 MB), the results (0.6 MB), the
+action log's and fingerprint log's indexes (1.0 MB). RSS follows the high-water mark of
+each thread's allocator arena, not the heap peak: the cook's first 20 ms (the geometry
+document) set one arena's mark until its entries were parsed one at a time, and the
+plan and the run's records set another's. Flat memory needs the per-step records kept on
+disk, or a block's steps planned, run and let go block by block; the RSS of identical runs
+swings by a MiB or two, more than most single changes move it.
 
 Where an edit's time goes now (phase medians of 15 edits timed by hand from process start
 in #38's ninth session, each edit rewriting the container, in a loop of edits and `sync`s
@@ -293,6 +301,12 @@ starts 1.5–3.5 ms after the chain. Three changes aimed at that path (records r
 from the log's line, the fingerprint log read on a thread of its own, waves of 128 steps a
 thread) each read 2–3 ms faster in series run one after the other, and no faster (or, for
 the thread, slower) in 25 edits alternating binaries edit by edit; none was kept.
+
+In #38's eleventh session the steps of a pack and of a block came to share their pack's id,
+block name and folder, and a set's steps were reserved at once: planning 3.8 to 3.4 ms (21
+edits alternating binaries). A release build with fat LTO and one codegen unit made no
+difference to the edit (51.4 against 49.9 ms, 11 edits alternating); process start and exit
+with no work (`mjolnir --version`) take 1.9 ms here, against 0.6 ms for `/bin/true`.
 
 The ideal's `cp` is the fastest of the copies taken after each edit, each after `sync`, so
 the copies meet the disk as the edits do. Copies taken after the whole series (as until
