@@ -806,3 +806,105 @@ fn read_connectors(f: &mut Findings, value: &Value, at: &str) -> Option<Connecto
         branches: branches?,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::parse_manifest;
+
+    fn stock(file: &str) -> String {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../forge-packs/foundry");
+        std::fs::read_to_string(dir.join(file)).unwrap()
+    }
+
+    /// The document read as one tree, as every document was before its entries were read
+    /// one at a time.
+    fn as_one_tree(
+        text: &str,
+        catalog: &Catalog,
+        from_models: &[String],
+    ) -> Checked<GeometrySource> {
+        let value: Value = serde_json::from_str(text).map_err(|e| vec![syntax_error("g", &e)])?;
+        let mut f = Findings::new("g", text);
+        f.refuse_duplicate_keys(text);
+        let blocks = value.get("blocks").and_then(Value::as_array);
+        let entries = Entries::Parsed(blocks.map_or(&[], Vec::as_slice));
+        match read_source(&mut f, &value, entries, catalog, from_models) {
+            Some(s) if !f.has_errors() => Ok((s, f.into_vec())),
+            _ => Err(f.into_vec()),
+        }
+    }
+
+    /// What a reader found, to compare: the source, or each finding's code and pointer (a
+    /// number out of range is placed at its entry, not at the document's start).
+    fn outcome(read: Checked<GeometrySource>) -> Result<GeometrySource, Vec<(String, String)>> {
+        read.map(|(source, _)| source).map_err(|found| {
+            found
+                .iter()
+                .map(|d| match d.code {
+                    "not_json" => (d.code.to_string(), String::new()),
+                    code => (code.to_string(), d.pointer.clone()),
+                })
+                .collect()
+        })
+    }
+
+    #[test]
+    fn entries_read_one_at_a_time_find_what_the_whole_tree_finds() {
+        let (manifest, _) = parse_manifest("m", &stock("mjolnir.json")).unwrap();
+        let catalog = manifest.catalog().unwrap();
+        let text = stock("source/geometry.json");
+        let doc: Value = serde_json::from_str(&text).unwrap();
+        let edited = |edit: &dyn Fn(&mut Value)| {
+            let mut d = doc.clone();
+            edit(&mut d);
+            serde_json::to_string_pretty(&d).unwrap()
+        };
+        let first = catalog.blocks[0].id.clone();
+        let cases = vec![
+            text.clone(),
+            text.replacen("-1.0", "-1e999", 1),
+            text.replacen(
+                "\"pack\": \"foundry\",",
+                "\"pack\": \"foundry\", \"blocks\": 3,",
+                1,
+            ),
+            text[..text.len() / 2].to_string(),
+            "[1, 2]".to_string(),
+            "{}".to_string(),
+            edited(&|d| d["blocks"] = Value::Null),
+            edited(&|d| d["blocks"] = serde_json::json!({"x": []})),
+            edited(&|d| d["blocks"][0] = Value::from(5)),
+            edited(&|d| d["blocks"][1]["id"] = Value::from(first.clone())),
+            edited(&|d| d["blocks"][0]["colour"] = Value::from("red")),
+            edited(&|d| {
+                d["blocks"].as_array_mut().unwrap().remove(0);
+            }),
+            edited(&|d| d["schema_version"] = Value::from(9)),
+            edited(&|d| d["extra"] = Value::from(1)),
+            edited(&|d| d["pack"] = Value::from("other")),
+        ];
+        for models in [vec![], vec![first.clone()]] {
+            for (i, case) in cases.iter().enumerate() {
+                let streamed = parse_geometry_entries("g", case, catalog, &models).map(
+                    |((source, entries), warnings)| {
+                        // Each entry as written is its part of the document, in order.
+                        let tree: Value = serde_json::from_str(case).unwrap();
+                        for (entry, written) in
+                            entries.iter().zip(tree["blocks"].as_array().unwrap())
+                        {
+                            assert_eq!(&serde_json::from_str::<Value>(entry).unwrap(), written);
+                        }
+                        (source, warnings)
+                    },
+                );
+                assert_eq!(
+                    outcome(streamed),
+                    outcome(as_one_tree(case, catalog, &models)),
+                    "case {i}, models {models:?}"
+                );
+            }
+        }
+    }
+}
