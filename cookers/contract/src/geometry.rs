@@ -298,7 +298,7 @@ impl<'v> Entries<'v, '_> {
                 let why = why.strip_suffix(&at).unwrap_or(&why);
                 // The entry is a slice of the document: its offset places the error.
                 let start = (text.as_ptr() as usize).saturating_sub(document.as_ptr() as usize);
-                let before = &document[..start.min(document.len())];
+                let before = document.get(..start).unwrap_or_default();
                 let line = before.matches('\n').count() + e.line();
                 let column = match e.line() {
                     1 => before.len() - before.rfind('\n').map_or(0, |n| n + 1) + e.column(),
