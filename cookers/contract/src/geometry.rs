@@ -885,6 +885,13 @@ mod tests {
             edited(&|d| d["extra"] = Value::from(1)),
             edited(&|d| d["pack"] = Value::from("other")),
         ];
+        // A number out of range is placed on its own line of the document, not the entry's.
+        let line = text[..text.find("-1.0").unwrap()].matches('\n').count() + 1;
+        let found = parse_geometry_entries("g", &cases[1], catalog, &[]).unwrap_err();
+        assert!(
+            found[0].message.contains(&format!("at line {line} column")),
+            "{found:?}"
+        );
         for models in [vec![], vec![first.clone()]] {
             for (i, case) in cases.iter().enumerate() {
                 let streamed = parse_geometry_entries("g", case, catalog, &models).map(
