@@ -4,6 +4,7 @@
 //! |---|---|
 //! | `<cache>/cooks.log` | a JSON line per cook: its number, time, counts and remote hits (the last [`KEEP_COOKS`]) |
 //! | `<cache>/uses.log` | step key → the number of the last cook that used it, as a hit or a run ([`KeyedLog`]) |
+//! | `<cache>/uses.log.base` | the size of `uses.log` when it was last read, so an append reads it again only once it has grown well past that (`KeyedLog::append_all`) |
 //!
 //! `gc` evicts the least recently used keys first, and never a key the last recording
 //! cook used: those are the outputs its set folders hold. A sealed no-op cook adds its

@@ -210,8 +210,8 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
 
     /// Sets many keys in the log at `path` with one write, without reading the log first:
     /// a log every cook rewrites each key of (the cache's uses) is read only when it has
-    /// grown to [`GROWN_WRITES`] times what one such write adds, and then compacted as it
-    /// loads.
+    /// grown by [`GROWN_WRITES`] such writes past what it held when last compacted
+    /// ([`worth_compacting`]), and then compacted as it loads.
     pub fn append_all<'k>(
         path: &Path,
         entries: impl IntoIterator<Item = (&'k str, V)>,
@@ -224,8 +224,14 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
         file.write_all(&bytes)?;
         let grown = file.metadata()?.len();
         drop(file);
-        if grown > GROWN_WRITES * bytes.len() as u64 + (64 << 10) {
-            KeyedLog::<V>::load(path)?;
+        let base = base_path(path);
+        let compacted = mjolnir_files::bounded::read_text(&base, 20)
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or(0);
+        if worth_compacting(grown, bytes.len() as u64, compacted) {
+            let log = KeyedLog::<V>::load(path)?;
+            atomic::write(&base, log.end.to_string().as_bytes())?;
         }
         Ok(())
     }
@@ -322,6 +328,24 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
     }
 }
 
+/// Where [`KeyedLog::append_all`] keeps the size its log had when last read and compacted.
+fn base_path(log: &Path) -> PathBuf {
+    let mut name = log.file_name().unwrap_or_default().to_os_string();
+    name.push(".base");
+    log.with_file_name(name)
+}
+
+/// Whether a log that an append left at `grown` bytes, `appended` of them just written, is
+/// worth reading and compacting: once [`GROWN_WRITES`] such writes lie beyond twice what it
+/// held when last compacted (`compacted`, 0 when not known or larger than the log). Held
+/// against the writes alone, a log whose live lines outgrew them (the uses of a cache that
+/// has seen many edits and no `cache gc`) was read on every append, and seldom found stale
+/// enough to compact.
+fn worth_compacting(grown: u64, appended: u64, compacted: u64) -> bool {
+    let compacted = if compacted <= grown { compacted } else { 0 };
+    grown > 2 * compacted + GROWN_WRITES * appended + (64 << 10)
+}
+
 /// The lines setting each key to its value.
 fn lines_of<'k, V: Serialize>(entries: impl IntoIterator<Item = (&'k str, V)>) -> Vec<u8> {
     let mut bytes = Vec::new();
@@ -371,6 +395,51 @@ mod tests {
         let mut log = KeyedLog::<u32>::load(&path).unwrap();
         assert_eq!(log.get("a"), None);
         assert_eq!(log.get("b"), Some(&2));
+    }
+
+    #[test]
+    fn an_append_reads_the_log_only_once_it_has_grown_past_its_compacted_size() {
+        // Compacted to 100 KB: a log of 250 KB after a write of 1 KB is not read, since
+        // twice that, eight writes and 64 KiB are 273.5 KB.
+        assert!(!worth_compacting(250_000, 1_000, 100_000));
+        assert!(worth_compacting(250_000, 1_000, 10_000));
+        // Not known, or claiming more than the log holds: eight writes decide, as before.
+        assert!(worth_compacting(250_000, 1_000, 0));
+        assert!(worth_compacting(250_000, 1_000, u64::MAX));
+        assert!(!worth_compacting(60_000, 1_000, 0));
+    }
+
+    #[test]
+    fn a_log_whose_live_keys_outgrow_eight_writes_is_not_read_on_every_append() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("uses.log");
+        let many: Vec<String> = (0..6000).map(|i| format!("key{i:05}")).collect();
+        KeyedLog::<u64>::append_all(&path, many.iter().map(|k| (k.as_str(), 1))).unwrap();
+        let few = || many[..10].iter().map(|k| k.as_str());
+        let base = || std::fs::read_to_string(base_path(&path)).ok();
+        // The first small write is past eight of itself: the log is read (too little of
+        // it is stale to rewrite) and its size kept.
+        KeyedLog::<u64>::append_all(&path, few().map(|k| (k, 2))).unwrap();
+        let read_at = base().expect("the log's size is kept once it is read");
+        for n in 3..23 {
+            KeyedLog::<u64>::append_all(&path, few().map(|k| (k, n))).unwrap();
+        }
+        assert_eq!(
+            base(),
+            Some(read_at.clone()),
+            "read again within twenty writes"
+        );
+        // Writes enough to be worth it are compacted: a line per key.
+        let mut n = 23;
+        while base() == Some(read_at.clone()) && n < 5000 {
+            KeyedLog::<u64>::append_all(&path, few().map(|k| (k, n))).unwrap();
+            n += 1;
+        }
+        let lines = std::fs::read_to_string(&path).unwrap().lines().count();
+        assert_eq!(lines, 6000);
+        let mut log = KeyedLog::<u64>::load(&path).unwrap();
+        assert_eq!(log.get("key00000"), Some(&(n - 1)));
+        assert_eq!(log.get("key05999"), Some(&1));
     }
 
     #[test]
@@ -567,8 +636,9 @@ mod tests {
             .lines()
             .filter(|l| l.contains("\"key0\""))
             .count();
+        // Compacted once eight writes lie beyond twice the compacted log (a line per key).
         assert!(
-            one_cook as u64 <= GROWN_WRITES + 1,
+            one_cook as u64 <= GROWN_WRITES + 4,
             "compacted as it grew: {one_cook} lines for key0"
         );
         let mut log = KeyedLog::<u64>::load(&path).unwrap();
