@@ -409,6 +409,28 @@ mod tests {
         assert!(!worth_compacting(60_000, 1_000, 0));
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_or_a_lie_in_place_of_the_logs_size_is_no_size_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("uses.log");
+        crate::test_support::make_fifo(&base_path(&path));
+        // The append does not wait for a writer, and the log is still read when grown.
+        for n in 0..20u64 {
+            KeyedLog::<u64>::append_all(&path, [("k", n)]).unwrap();
+        }
+        std::fs::remove_file(base_path(&path)).unwrap();
+        std::fs::write(base_path(&path), u64::MAX.to_string()).unwrap();
+        // A size larger than the log is no size: it is compacted once eight writes and
+        // 64 KiB are past, not never.
+        for n in 20..3000u64 {
+            KeyedLog::<u64>::append_all(&path, [("k", n)]).unwrap();
+        }
+        let lines = std::fs::read_to_string(&path).unwrap().lines().count();
+        assert!(lines < 3000 / 2, "{lines} lines");
+        assert_eq!(KeyedLog::<u64>::load(&path).unwrap().get("k"), Some(&2999));
+    }
+
     #[test]
     fn a_log_whose_live_keys_outgrow_eight_writes_is_not_read_on_every_append() {
         let dir = tempfile::tempdir().unwrap();
