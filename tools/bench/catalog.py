@@ -292,7 +292,8 @@ thread here), then the block's other changed files (1.4 ms). This machine drifts
 third within the hour: the same binary's edit read 43 ms and, 20 minutes later, 52–64 ms
 in the same workspace and in a fresh one (the bench's copies between edits make no
 difference: 75.2 against 76.1 ms, 11 edits each, interleaved). Only figures interleaved in
-one run compare.
+one run compare: `python3 tools/bench/interleave.py OLD NEW` takes two builds through edits
+(and, with `--cold N`, cold cooks) turn by turn and prints each one's medians.
 
 In #38's tenth session, timers inside the probe put each of the edit's 3,333 hits at about
 2.7 µs (its key 0.9 µs, its action record read and its seal checked 1.2 µs, its outputs
