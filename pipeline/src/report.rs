@@ -128,7 +128,7 @@ fn step_records<'a>(graph: &'a Graph, results: &'a [Finished]) -> Vec<StepRecord
                 inputs: r
                     .inputs
                     .iter()
-                    .map(|i| file(&i.name, &i.hash, i.size))
+                    .map(|i| file(&i.name, i.hash(), i.size()))
                     .collect(),
                 outputs: r
                     .outputs

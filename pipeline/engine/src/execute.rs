@@ -526,8 +526,32 @@ pub fn prefetch<'o>(outputs: impl IntoIterator<Item = &'o Arc<Output>>, store: &
 #[derive(Debug, Clone)]
 pub struct InputRecord {
     pub name: String,
-    pub hash: String,
-    pub size: u64,
+    known: Known,
+}
+
+/// An input's hash and size: a source's, or the upstream output itself, shared rather
+/// than copied (a catalog's cold cook keeps a record of every input of every step for its
+/// report, thousands of hashes).
+#[derive(Debug, Clone)]
+enum Known {
+    Source { hash: String, size: u64 },
+    Output(Arc<Output>),
+}
+
+impl InputRecord {
+    pub fn hash(&self) -> &str {
+        match &self.known {
+            Known::Source { hash, .. } => hash,
+            Known::Output(o) => &o.hash,
+        }
+    }
+
+    pub fn size(&self) -> u64 {
+        match &self.known {
+            Known::Source { size, .. } => *size,
+            Known::Output(o) => o.size,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -1369,7 +1393,7 @@ fn gather(
     };
     let mut deps = upstream.iter();
     for input in &step.inputs {
-        let (name, hash, size) = match input {
+        let (name, known) = match input {
             Input::Source { name, path } => match linked_folder(settings.stat_cache, name, path)
                 .map_or_else(|| settings.stat_cache.hash(path), Err)
             {
@@ -1385,7 +1409,13 @@ fn gather(
                             h.size,
                         )),
                     }
-                    (name, h.hash, h.size)
+                    (
+                        name,
+                        Known::Source {
+                            hash: h.hash,
+                            size: h.size,
+                        },
+                    )
                 }
                 Err(e) => return Err((g.records, vec![unreadable_source(step, name, e)])),
             },
@@ -1399,13 +1429,12 @@ fn gather(
                     return Err((g.records, vec![finding("missing_input", &step.id, message)]));
                 };
                 g.unread_upstream.push((name.clone(), out.clone()));
-                (name, out.hash.clone(), out.size)
+                (name, Known::Output(out.clone()))
             }
         };
         g.records.push(InputRecord {
             name: name.clone(),
-            hash,
-            size,
+            known,
         });
     }
     Ok(g)
@@ -1778,7 +1807,7 @@ fn fingerprint_of(step: &Step, records: &[InputRecord]) -> Fingerprint {
         step.key_params(),
         records
             .iter()
-            .map(|r| (r.name.clone(), r.hash.clone()))
+            .map(|r| (r.name.clone(), r.hash().to_string()))
             .collect(),
     )
 }
