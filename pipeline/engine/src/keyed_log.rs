@@ -47,7 +47,8 @@ struct Line<K, V> {
 /// none of them: keeping each value was a tenth of its heap).
 enum Slot<V> {
     Unread(Range<usize>),
-    Read(V),
+    /// Boxed: few slots are ever read, and every slot is as large as its largest kind.
+    Read(Box<V>),
     Appended(Range<u64>),
 }
 
@@ -137,7 +138,7 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
         if !matches!(self.index.get(key)?, Slot::Read(_)) {
             match self.parse(key) {
                 Some(v) => {
-                    self.index.insert(key.to_string(), Slot::Read(v));
+                    self.index.insert(key.to_string(), Slot::Read(Box::new(v)));
                 }
                 None => {
                     self.index.remove(key);
@@ -193,7 +194,7 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
         V: Clone,
     {
         match self.index.get(key)? {
-            Slot::Read(v) => Some(v.clone()),
+            Slot::Read(v) => Some(V::clone(v)),
             _ => self.parse(key),
         }
     }
@@ -247,7 +248,7 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
             .index
             .iter()
             .filter_map(|(k, slot)| match slot {
-                Slot::Read(v) => Some((k.as_str(), v)),
+                Slot::Read(v) => Some((k.as_str(), &**v)),
                 Slot::Unread(_) | Slot::Appended(_) => None,
             })
             .collect();
