@@ -266,6 +266,7 @@ Cold memory, by hand (`heaptrack` heap peak and RSS, 256 blocks, 2 threads):
 | and its entries parsed one at a time: the document as one tree was 9 MiB of the cook's first 20 ms | 13.06 MB (the peak is now in the run) | 28.3–28.8 MiB, of it 17.2–17.6 anonymous (20.0–20.7 before); 64 blocks: 19.6–19.9, the same anonymous memory and a MiB more of the binary's own pages |
 | and an output's rare parts (a remote hit's, a spliced output's) boxed | 12.22 MB | 27.5–28.0 MiB (64 blocks: 19.5–20.0) |
 | and an input record's hash and size its upstream output's, shared, not copied | 11.87 MB | 27.3 MiB against 27.8 (`interleave.py --cold 4`: within the runs' spread) |
+| and a keyed log's read values boxed, so the slots never read are small | 11.62 MB | |
 
 What the 256-block cook still holds that the 64-block one does not is per step, about
 3 KB each (`heaptrack`, 12.2 MB heap peak at 256 blocks): each step's outputs (1.3 MB),
