@@ -310,10 +310,11 @@ block name and folder, and a set's steps were reserved at once: planning 3.8 to 
 edits alternating binaries). A release build with fat LTO and one codegen unit made no
 difference to the edit (51.4 against 49.9 ms, 11 edits alternating); process start and exit
 with no work (`mjolnir --version`) take 1.9 ms here, against 0.6 ms for `/bin/true`. The
-session's first and last builds through `interleave.py --edits 15 --cold 4`: the edit 43.7
-to 41.5 ms; the cold peak 30.6 to 27.8 MiB at 256 blocks, and 19.0 to 20.2 MiB at 64, where
-the anonymous memory fell (8.7 to 8.4 MiB) and the binary's own mapped pages grew by 1.3 MiB
-(its text grew by 86 KB; which pages a run touches moves with the code's layout).
+session's first and last builds through `interleave.py --edits 11 --cold 4`: the edit 46.4
+to 43.7 ms; the cold peak 31.3 to 26.7 MiB at 256 blocks (1.67× to 1.33× the 64-block
+cook's), and 18.7 to 20.1 MiB at 64, where the anonymous memory fell (8.7 to 8.4 MiB) and
+the binary's own mapped pages grew by 1.3 MiB (its text grew by 86 KB; which pages a run
+touches moves with the code's layout).
 
 The ideal's `cp` is the fastest of the copies taken after each edit, each after `sync`, so
 the copies meet the disk as the edits do. Copies taken after the whole series (as until
