@@ -866,3 +866,13 @@ fn a_cold_cook_finishes_the_chains_it_started_before_it_starts_others() {
         ["a1", "a2", "a3", "b1", "b2", "b3", "c1", "c2", "c3"]
     );
 }
+
+#[test]
+fn edges_reversed_list_what_reads_each_step_in_id_order() {
+    let reads = Edges::of_each([vec![], vec![0], vec![0, 1], vec![1]].into_iter());
+    assert_eq!(reads.of(2), [0, 1]);
+    let read_by = reads.reversed();
+    assert_eq!(read_by.of(0), [1, 2]);
+    assert_eq!(read_by.of(1), [2, 3]);
+    assert!(read_by.of(2).is_empty() && read_by.of(3).is_empty());
+}
