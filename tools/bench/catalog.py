@@ -312,8 +312,8 @@ edits alternating binaries). A release build with fat LTO and one codegen unit m
 difference to the edit (51.4 against 49.9 ms, 11 edits alternating); process start and exit
 with no work (`mjolnir --version`) take 1.9 ms here, against 0.6 ms for `/bin/true`. The
 session's first and last builds through `interleave.py --edits 11 --cold 4`: the edit 46.4
-to 43.7 ms; the cold peak 31.3 to 26.7 MiB at 256 blocks (1.67× to 1.33× the 64-block
-cook's), and 18.7 to 20.1 MiB at 64, where the anonymous memory fell (8.7 to 8.4 MiB) and
+to 44.0 ms; the cold peak 31.0 to 26.3 MiB at 256 blocks (1.64× to 1.32× the 64-block
+cook's), and 18.9 to 19.9 MiB at 64, where the anonymous memory fell (8.7 to 8.4 MiB) and
 the binary's own mapped pages grew by 1.3 MiB (its text grew by 86 KB; which pages a run
 touches moves with the code's layout).
 
