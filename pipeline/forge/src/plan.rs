@@ -135,6 +135,9 @@ impl Planner<'_> {
             .map(|s| (self.sources[s.pack].pack.id.clone(), s.planned.clone()))
             .collect();
         let mut plans = Vec::new();
+        graph
+            .steps
+            .reserve(maps.len() * self.kinds(Scope::Map).count());
         for (map, sources) in maps.iter().enumerate() {
             let mut planned = Planned::default();
             for kind in self.kinds(Scope::Map) {
@@ -171,8 +174,12 @@ impl Planner<'_> {
             .par_iter()
             .map(|block| self.wire_block(sources, set, block, &planned.pack))
             .collect();
-        // Grown once: doubling a catalog's steps holds both copies while it moves them.
-        graph.steps.reserve(wired.iter().map(Vec::len).sum());
+        // Grown once, with room for the set's own steps: doubling a catalog's steps holds
+        // both copies while it moves them, and keeps twice the room after.
+        let set_kinds = self.kinds(Scope::Set).count();
+        graph
+            .steps
+            .reserve(wired.iter().map(Vec::len).sum::<usize>() + set_kinds);
         for (block, steps) in set.blocks.iter().zip(wired) {
             let first = graph.steps.len();
             let mut own = BTreeMap::new();
