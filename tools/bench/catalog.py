@@ -268,7 +268,7 @@ Cold memory, by hand (`heaptrack` heap peak and RSS, 256 blocks, 2 threads):
 | and an input record's hash and size its upstream output's, shared, not copied | 11.87 MB | 27.3 MiB against 27.8 (`interleave.py --cold 4`: within the runs' spread) |
 | and a keyed log's read values boxed, so the slots never read are small | 11.62 MB | |
 | and the scheduler's dependencies and dependents in one list each, not one per step (one of them was cloned at every finished step) | 10.85 MB | |
-| and the plan's steps reserved with room for the set's own, not doubled for them (the steps' vector at the peak 0.85 to 0.43 MB) | about 10.4 MB (the peak moves within `assemble`) | |
+| and the plan's steps reserved with room for the set's own, not doubled for them (the steps' vector at the peak 0.85 to 0.43 MB) | 11.14 MB in the run measured: its peak fell where `assemble` held 1.48 MB of parsed block facts, against 1.0 MB the run before | |
 
 What the 256-block cook still holds that the 64-block one does not is per step, about
 3 KB each (`heaptrack`, 12.2 MB heap peak at 256 blocks): each step's outputs (1.3 MB),
