@@ -176,18 +176,19 @@ pub fn parse_geometry_lacking(
     Ok((source, warnings))
 }
 
-/// As [`parse_geometry_lacking`], also giving each entry of `blocks` as written (its JSON
-/// text, in the document's order), for a caller that splits the document by block.
+/// As [`parse_geometry_lacking`], also giving each entry of `blocks` as its fields are
+/// written, as compact JSON, in the document's order: for a caller that splits the
+/// document by block, so that reformatting the file changes no block's part.
 ///
 /// A catalog's document is megabytes of hull vertices, about ten times that as one tree,
-/// so its entries are parsed one at a time and each let go once read.
-pub fn parse_geometry_entries<'t>(
+/// so its entries are parsed one at a time, written out while they are read, and let go.
+pub fn parse_geometry_entries(
     file: &str,
-    text: &'t str,
+    text: &str,
     catalog: &Catalog,
     from_models: &[String],
-) -> Checked<(GeometrySource, Vec<&'t str>)> {
-    let Ok(top) = serde_json::from_str::<Unparsed<'t>>(text) else {
+) -> Checked<(GeometrySource, Vec<String>)> {
+    let Ok(top) = serde_json::from_str::<Unparsed>(text) else {
         return Err(refused_whole(file, text, catalog, from_models));
     };
     let mut f = Findings::new(file, text);
@@ -209,20 +210,21 @@ pub fn parse_geometry_entries<'t>(
         }
         None => Vec::new(),
     };
+    let entries = Entries::Unparsed {
+        entries: &entries,
+        document: text,
+    };
+    let mut written = Vec::with_capacity(entries.len());
     let source = read_source(
         &mut f,
         &Value::Object(map),
-        Entries::Unparsed {
-            entries: &entries,
-            document: text,
-        },
+        entries,
         catalog,
         from_models,
+        &mut written,
     );
     match source {
-        Some(s) if !f.has_errors() => {
-            Ok(((s, entries.iter().map(|e| e.get()).collect()), f.into_vec()))
-        }
+        Some(s) if !f.has_errors() => Ok(((s, written), f.into_vec())),
         _ => Err(f.into_vec()),
     }
 }
@@ -252,7 +254,14 @@ fn refused_whole(
     f.refuse_duplicate_keys(text);
     let blocks = value.get("blocks").and_then(Value::as_array);
     let entries = Entries::Parsed(blocks.map_or(&[], Vec::as_slice));
-    read_source(&mut f, &value, entries, catalog, from_models);
+    read_source(
+        &mut f,
+        &value,
+        entries,
+        catalog,
+        from_models,
+        &mut Vec::new(),
+    );
     if !f.has_errors() {
         f.error(
             "not_json",
@@ -325,6 +334,7 @@ fn read_source(
     entries: Entries,
     catalog: &Catalog,
     from_models: &[String],
+    written: &mut Vec<String>,
 ) -> Option<GeometrySource> {
     let map = fields::object(f, value, "")?;
     fields::refuse_unknown(f, map, "", &["$schema", "schema_version", "pack", "blocks"]);
@@ -372,6 +382,7 @@ fn read_source(
             }
         };
         let item = item.as_ref();
+        written.push(item.to_string());
         let lacking = item
             .get("id")
             .and_then(Value::as_str)
@@ -830,7 +841,14 @@ mod tests {
         f.refuse_duplicate_keys(text);
         let blocks = value.get("blocks").and_then(Value::as_array);
         let entries = Entries::Parsed(blocks.map_or(&[], Vec::as_slice));
-        match read_source(&mut f, &value, entries, catalog, from_models) {
+        match read_source(
+            &mut f,
+            &value,
+            entries,
+            catalog,
+            from_models,
+            &mut Vec::new(),
+        ) {
             Some(s) if !f.has_errors() => Ok((s, f.into_vec())),
             _ => Err(f.into_vec()),
         }
@@ -896,12 +914,12 @@ mod tests {
             for (i, case) in cases.iter().enumerate() {
                 let streamed = parse_geometry_entries("g", case, catalog, &models).map(
                     |((source, entries), warnings)| {
-                        // Each entry as written is its part of the document, in order.
+                        // Each entry, compact, is its part of the document, in order.
                         let tree: Value = serde_json::from_str(case).unwrap();
-                        for (entry, written) in
-                            entries.iter().zip(tree["blocks"].as_array().unwrap())
-                        {
-                            assert_eq!(&serde_json::from_str::<Value>(entry).unwrap(), written);
+                        let parts = tree["blocks"].as_array().unwrap();
+                        assert_eq!(entries.len(), parts.len());
+                        for (entry, part) in entries.iter().zip(parts) {
+                            assert_eq!(entry, &serde_json::to_string(part).unwrap());
                         }
                         (source, warnings)
                     },

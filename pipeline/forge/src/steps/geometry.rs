@@ -112,21 +112,17 @@ fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
     let text = text(inputs, SOURCE, &file)?;
     let ((source, entries), _warnings) =
         parse_geometry_entries(&file, text, catalog, &with_models)?;
-    // Split from the document, so each part keeps its authored fields; one entry at a
-    // time, as the reader parsed them.
-    catalog
+    // Split from the document, so each part keeps its authored fields: each entry as the
+    // reader wrote it out, compact, while it read it.
+    Ok(catalog
         .blocks
         .iter()
         .map(|entry| {
             let part = match source.blocks.iter().position(|b| b.id == entry.id) {
-                Some(i) => {
-                    let written: Value = serde_json::from_str(entries[i])
-                        .map_err(|e| vec![finding("not_json", &file, e.to_string())])?;
-                    json!({"at": format!("/blocks/{i}"), "entry": written})
-                }
-                None => json!({"at": null, "entry": {"id": entry.id}}),
+                Some(i) => format!(r#"{{"at":"/blocks/{i}","entry":{}}}"#, entries[i]).into_bytes(),
+                None => compact(&json!({"at": null, "entry": {"id": entry.id}})),
             };
-            Ok((block_output(&entry.id), compact(&part)))
+            (block_output(&entry.id), part)
         })
-        .collect()
+        .collect())
 }
