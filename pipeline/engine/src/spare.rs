@@ -20,6 +20,7 @@ use crate::atomic;
 use crate::execute::{Output, WriteError};
 use crate::leaves::{self, Leaves};
 use crate::splice::Recipe;
+use crate::stat_cache::{stamp, Stamp};
 use crate::store::Store;
 
 /// The ledger's name, after its spare's.
@@ -47,16 +48,23 @@ pub(crate) fn write(
     let ledger_file = ledger_of(&spare);
     let ledger = Ledger::read(&ledger_file);
     let mut written = None;
-    let replaced = atomic::replace_reusing(path, &spare, output.size, |file, reused| {
+    // The stamps to carry over the swap: the new file's once written, and the set file's
+    // when it is still as the ledger last stamped it.
+    let (mut marked, mut held) = (None, None);
+    let replaced = atomic::replace_reusing(path, &spare, output.size, |file, found| {
         // What the spare held matters only when it is the file written into.
-        let before = reused
-            .then(|| ledger.spare.as_ref().and_then(|w| w.recipe(store)))
-            .flatten();
+        let before = found.and_then(|found| ledger.spare.as_ref()?.prior(found, store));
         let result = match &before {
             Some(before) => write_over(file, output, before, store),
             None => output.write_to(file, store),
         };
         keep(&mut written, result)?;
+        marked = mark_written(file);
+        held = ledger
+            .file
+            .as_ref()
+            .and_then(|w| w.stamp)
+            .filter(|s| stamp_of(path) == Some(*s));
         // The spare is then at the end of what was written, as `replace_reusing` checks.
         std::io::Seek::seek(file, std::io::SeekFrom::Start(output.size)).map(drop)
     });
@@ -65,11 +73,39 @@ pub(crate) fn write(
     // failure: the next write checks every leaf it keeps against the ledger it finds.
     let _ = Ledger {
         format: LEDGER_FORMAT,
-        spare: ledger.file,
-        file: Some(Written::of(output, &leaves)),
+        spare: ledger.file.map(|w| w.stamped(restamp(&spare, held))),
+        file: Some(Written::of(output, &leaves).stamped(restamp(path, marked))),
     }
     .write(&ledger_file);
     Ok(leaves)
+}
+
+/// Sets the file's modification time a nanosecond before its own, and returns its stamp
+/// then. A write after this one, even within the same tick of the coarse clock that stamps
+/// files, leaves a later time, so that stamp vouches for what was written: the next cook
+/// keeps the file's leaves unread while its stamp stays as recorded (`prior`). `None`
+/// when the time cannot be set.
+fn mark_written(file: &File) -> Option<Stamp> {
+    let modified = file.metadata().and_then(|m| m.modified()).ok()?;
+    let before = modified.checked_sub(std::time::Duration::from_nanos(1))?;
+    file.set_modified(before).ok()?;
+    file.metadata().ok().map(|m| stamp(&m))
+}
+
+/// `path`'s stamp now, when it is the file stamped `before` (the same inode, size and
+/// modification time) and only renamed or linked since, which changes its ctime alone.
+fn restamp(path: &Path, before: Option<Stamp>) -> Option<Stamp> {
+    let before = before?;
+    stamp_of(path).filter(|now| {
+        (now.inode, now.size, now.mtime_ns) == (before.inode, before.size, before.mtime_ns)
+    })
+}
+
+fn stamp_of(path: &Path) -> Option<Stamp> {
+    std::fs::symlink_metadata(path)
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| stamp(&m))
 }
 
 /// The file's leaves once it is in place: taken while writing, or else read back.
@@ -107,7 +143,8 @@ fn keep(
 
 /// Writes `output` into `file`, which its ledger says holds `before`'s output: only the
 /// leaves where the two recipes differ, and those of the rest that `file` does not hold as
-/// the ledger says. When that is most of them, the whole output is written.
+/// the ledger says (read and checked, unless the spare is as last stamped). When that is
+/// most of them, the whole output is written.
 fn write_over(
     file: &mut File,
     output: &Output,
@@ -120,7 +157,12 @@ fn write_over(
     if before.leaves.len() != Leaves::count(before.recipe.len()) {
         changed.fill(true);
     }
-    let kept = leaves::read(file, size, |i| !changed[i])?;
+    let kept = match before.intact {
+        true => (0..changed.len())
+            .map(|i| before.leaves.get(i).copied().filter(|_| !changed[i]))
+            .collect(),
+        false => leaves::read(file, size, |i| !changed[i])?,
+    };
     for (i, leaf) in kept.iter().enumerate() {
         if leaf.is_some_and(|l| before.leaves.get(i) != Some(&l)) {
             changed[i] = true;
@@ -150,13 +192,20 @@ fn write_over(
 struct Prior {
     recipe: Recipe,
     leaves: Leaves,
+    /// Whether the spare is as it was stamped when it held `leaves`: they are then kept
+    /// unread.
+    intact: bool,
 }
 
-/// What a file was written from: the recipe's hash (a blob in the store) and its leaves.
+/// What a file was written from: the recipe's hash (a blob in the store) and its leaves,
+/// and the file's stamp when the pipeline last left it holding them, if it could vouch for
+/// that (see [`mark_written`]).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Written {
     recipe: String,
     leaves: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    stamp: Option<Stamp>,
 }
 
 impl Written {
@@ -164,15 +213,22 @@ impl Written {
         Written {
             recipe: output.hash.clone(),
             leaves: leaves.to_hex(),
+            stamp: None,
         }
     }
 
-    /// The recipe and leaves it names, if the store still holds the recipe.
-    fn recipe(&self, store: &Store) -> Option<Prior> {
+    fn stamped(self, stamp: Option<Stamp>) -> Written {
+        Written { stamp, ..self }
+    }
+
+    /// What the spare, found as `found`, holds by this record, if the store still holds
+    /// the recipe.
+    fn prior(&self, found: &std::fs::Metadata, store: &Store) -> Option<Prior> {
         let bytes = store.get_blob(&self.recipe).ok()?;
         Some(Prior {
             recipe: Recipe::from_bytes(&bytes).ok()?,
             leaves: Leaves::from_hex(&self.leaves)?,
+            intact: self.stamp == Some(stamp(found)),
         })
     }
 }
@@ -225,6 +281,8 @@ pub fn inspect_ledger(path: &Path, bytes: &[u8]) -> Option<(serde_json::Value, S
     let mut held_spare = ledger.spare.as_ref().map(record);
     if let Some((held, written)) = held_spare.as_mut().zip(ledger.spare.as_ref()) {
         held["held"] = serde_json::json!(spare_holds(&spare, written));
+        held["as_stamped"] =
+            serde_json::json!(written.stamp.is_some() && stamp_of(&spare) == written.stamp);
     }
     let summary = serde_json::json!({
         "format": ledger.format,
@@ -239,7 +297,13 @@ pub fn inspect_ledger(path: &Path, bytes: &[u8]) -> Option<(serde_json::Value, S
             r["leaves"],
             match (role, &r["held"]) {
                 ("spare", serde_json::Value::Null) => "; no spare file holds them".to_string(),
-                ("spare", n) => format!("; the spare holds {n} of them as recorded"),
+                ("spare", n) => format!(
+                    "; the spare holds {n} of them as recorded{}",
+                    match r["as_stamped"] == true {
+                        true => ", and is as stamped (kept unread)",
+                        false => "",
+                    }
+                ),
                 _ => String::new(),
             }
         ),
@@ -358,6 +422,7 @@ mod tests {
             spare: Some(Written {
                 recipe: recipe.clone(),
                 leaves: leaves.to_hex(),
+                stamp: None,
             }),
             file: None,
         };

@@ -68,22 +68,23 @@ pub fn write_with(
 /// one took twice as long as the write itself. `path` always holds a whole file. When no
 /// spare can be used, a new one is made at `spare`'s name, so nothing but the final rename
 /// touches `path`'s folder (a caller may be sweeping it meanwhile); only when that fails
-/// does the write go through a temporary file beside `path`. `fill` is told whether the
-/// file it writes is the spare, holding what it held (so a caller that knows what that is
-/// may write only what differs), or a new one.
+/// does the write go through a temporary file beside `path`. `fill` is told, when the
+/// file it writes is the spare holding what it held, the spare's metadata as it was
+/// opened, before it was cut to `size` (so a caller that knows what it holds may write
+/// only what differs); `None` for a new file.
 pub fn replace_reusing(
     path: &Path,
     spare: &Path,
     size: u64,
-    fill: impl FnOnce(&mut std::fs::File, bool) -> std::io::Result<()>,
+    fill: impl FnOnce(&mut std::fs::File, Option<&std::fs::Metadata>) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    let (mut file, reused) = match reusable(spare, path) {
-        Some(file) => (file, true),
+    let (mut file, found) = match reusable(spare, path) {
+        Some((file, found)) => (file, Some(found)),
         None => match new_spare(spare) {
-            Some(file) => (file, false),
+            Some(file) => (file, None),
             None => {
                 let mut pending = Pending::new(path)?;
-                fill(pending.file(), false)?;
+                fill(pending.file(), None)?;
                 let temp = std::mem::take(&mut pending.temp);
                 drop(pending.file.take());
                 return swap_in(&temp, path, spare);
@@ -92,7 +93,7 @@ pub fn replace_reusing(
     };
     let written = (|| {
         file.set_len(size)?;
-        fill(&mut file, reused)?;
+        fill(&mut file, found.as_ref())?;
         use std::io::Seek;
         match file.stream_position()? == size {
             true => Ok(()),
@@ -127,9 +128,10 @@ fn new_spare(spare: &Path) -> Option<std::fs::File> {
     options.open(spare).ok()
 }
 
-/// The spare, opened to be written over, if it is a regular file of its own: one linked
-/// anywhere else (`path` itself, after an interrupted swap, or by hand) is removed instead.
-fn reusable(spare: &Path, path: &Path) -> Option<std::fs::File> {
+/// The spare, opened to be written over, and its metadata, if it is a regular file of its
+/// own: one linked anywhere else (`path` itself, after an interrupted swap, or by hand) is
+/// removed instead.
+fn reusable(spare: &Path, path: &Path) -> Option<(std::fs::File, std::fs::Metadata)> {
     let meta = std::fs::symlink_metadata(spare).ok()?;
     let mut options = std::fs::OpenOptions::new();
     options.read(true).write(true);
@@ -139,32 +141,30 @@ fn reusable(spare: &Path, path: &Path) -> Option<std::fs::File> {
         options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
     }
     let opened = meta.is_file().then(|| options.open(spare).ok()).flatten();
-    let alone = opened
-        .as_ref()
-        .and_then(|f| f.metadata().ok())
-        .is_some_and(|m| {
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::MetadataExt;
-                let target = std::fs::symlink_metadata(path).ok();
-                m.is_file()
-                    && m.nlink() == 1
-                    && m.ino() == meta.ino()
-                    && target.is_none_or(|t| (t.dev(), t.ino()) != (m.dev(), m.ino()))
-            }
-            // Without link counts and inodes, a spare that is another name of the live file
-            // could not be told apart: it is never written into.
-            #[cfg(not(unix))]
-            {
-                let _ = (m, &meta, path);
-                false
-            }
-        });
+    let found = opened.as_ref().and_then(|f| f.metadata().ok());
+    let alone = found.as_ref().is_some_and(|m| {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let target = std::fs::symlink_metadata(path).ok();
+            m.is_file()
+                && m.nlink() == 1
+                && m.ino() == meta.ino()
+                && target.is_none_or(|t| (t.dev(), t.ino()) != (m.dev(), m.ino()))
+        }
+        // Without link counts and inodes, a spare that is another name of the live file
+        // could not be told apart: it is never written into.
+        #[cfg(not(unix))]
+        {
+            let _ = (m, &meta, path);
+            false
+        }
+    });
     if !alone {
         let _ = std::fs::remove_file(spare);
         return None;
     }
-    opened
+    opened.zip(found)
 }
 
 /// Renames `from` over `path`, first linking what `path` held to `keep` (through
@@ -316,7 +316,9 @@ mod tests {
         std::fs::symlink_metadata(path).unwrap().ino()
     }
 
-    fn put(bytes: &'static [u8]) -> impl FnOnce(&mut std::fs::File, bool) -> std::io::Result<()> {
+    fn put(
+        bytes: &'static [u8],
+    ) -> impl FnOnce(&mut std::fs::File, Option<&std::fs::Metadata>) -> std::io::Result<()> {
         move |file, _| file.write_all(bytes)
     }
 
@@ -327,7 +329,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (target, spare) = (dir.path().join("set/c.ucas"), dir.path().join("spare/c"));
         replace_reusing(&target, &spare, 5, |file, reused| {
-            assert!(!reused, "a new file is no spare");
+            assert!(reused.is_none(), "a new file is no spare");
             file.write_all(b"first")
         })
         .unwrap();
@@ -345,14 +347,15 @@ mod tests {
         let mut held = None;
         replace_reusing(&target, &spare, 2, |file, reused| {
             use std::io::{Read, Seek};
-            held = Some((reused, String::new()));
+            held = Some((reused.map(|m| m.len()), String::new()));
             file.read_to_string(&mut held.as_mut().unwrap().1)?;
             file.rewind()?;
             file.write_all(b"3d")
         })
         .unwrap();
-        // It was told the file is the spare, and could read what that held (cut to size).
-        assert_eq!(held, Some((true, "fi".to_string())));
+        // It was told the file is the spare, as long as it was, and could read what it
+        // held (cut to size).
+        assert_eq!(held, Some((Some(5), "fi".to_string())));
         assert_eq!(std::fs::read(&target).unwrap(), b"3d");
         assert_eq!(inode(&target), first);
         assert_eq!(inode(&spare), second);
@@ -416,7 +419,9 @@ mod tests {
         let (target, spare) = (dir.path().join("c.ucas"), dir.path().join("spare"));
         replace_reusing(&target, &spare, 3, put(b"one")).unwrap();
         replace_reusing(&target, &spare, 3, put(b"two")).unwrap();
-        let failing = |_: &mut std::fs::File, _| Err(std::io::Error::other("a source failed"));
+        let failing = |_: &mut std::fs::File, _: Option<&std::fs::Metadata>| {
+            Err(std::io::Error::other("a source failed"))
+        };
         assert!(replace_reusing(&target, &spare, 3, failing).is_err());
         assert_eq!(std::fs::read(&target).unwrap(), b"two");
         assert!(!spare.exists(), "a half-written spare is dropped");

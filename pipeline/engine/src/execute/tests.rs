@@ -512,7 +512,8 @@ fn container_graph(bench: &Bench, mark: char) -> Graph {
 }
 
 #[test]
-fn a_container_is_written_into_its_spare_only_where_it_changed_and_never_trusts_it_unread() {
+fn a_container_is_written_into_its_spare_only_where_it_changed_and_trusts_it_unread_only_as_stamped(
+) {
     let bench = Bench::new();
     let dir = bench.dir.path().join("set");
     let file = dir.join("joined.out");
@@ -539,25 +540,49 @@ fn a_container_is_written_into_its_spare_only_where_it_changed_and_never_trusts_
     holds(&file, &expected('3'));
     std::fs::write(&b_blob, &b_bytes).unwrap();
 
-    // A spare changed behind the ledger's back, its size and ledger kept, is found out:
-    // the leaf that no longer holds what the ledger says is written too.
+    // The spare, the file the second write made, is as that write stamped it: the next
+    // write keeps its leaves unread.
     let spare = std::fs::read_dir(&spare_folder)
         .unwrap()
         .map(|e| e.unwrap().path())
         .find(|p| p.extension().is_none())
         .unwrap();
-    let mut damaged = std::fs::read(&spare).unwrap();
-    damaged[A_BYTES + 100_000] ^= 0xff;
-    std::fs::write(&spare, &damaged).unwrap();
+    let ledger = spare_folder.join(format!(
+        "{}.ledger",
+        spare.file_name().unwrap().to_str().unwrap()
+    ));
+    let as_stamped = || {
+        let bytes = std::fs::read(&ledger).unwrap();
+        crate::spare::inspect_ledger(&ledger, &bytes).unwrap().0["spare"]["as_stamped"].clone()
+    };
+    assert_eq!(as_stamped(), true);
+
+    // A spare changed behind the ledger's back, its size and ledger kept, is found out:
+    // the leaf that no longer holds what the ledger says is written too. Changed at once
+    // (within the clock tick that stamped it), its modification time still moves past
+    // the one the write set; with that time put back, its ctime has moved.
+    let damage = |restore_time: bool| {
+        let modified = std::fs::metadata(&spare).unwrap().modified().unwrap();
+        let mut damaged = std::fs::read(&spare).unwrap();
+        damaged[A_BYTES + 100_000] ^= 0xff;
+        std::fs::write(&spare, &damaged).unwrap();
+        if restore_time {
+            let file = std::fs::File::options().write(true).open(&spare).unwrap();
+            file.set_modified(modified).unwrap();
+        }
+        assert_eq!(as_stamped(), false);
+    };
+    damage(false);
+    write(&cook('4')).unwrap();
+    holds(&file, &expected('4'));
+    write(&cook('3')).unwrap();
+    assert_eq!(as_stamped(), true);
+    damage(true);
     write(&cook('4')).unwrap();
     holds(&file, &expected('4'));
 
     // A ledger that does not read, is too large, or is no regular file, is no ledger: the
     // container is written whole, right.
-    let ledger = spare_folder.join(format!(
-        "{}.ledger",
-        spare.file_name().unwrap().to_str().unwrap()
-    ));
     let hostile: [&dyn Fn(&std::path::Path); 3] = [
         &|l| std::fs::write(l, b"{\"format\":1,\"spare\":{\"recipe\":\"../../x\"").unwrap(),
         &|l| std::fs::write(l, vec![b' '; 17 << 20]).unwrap(),
