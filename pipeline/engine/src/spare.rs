@@ -84,8 +84,12 @@ pub(crate) fn write(
 /// then. A write after this one, even within the same tick of the coarse clock that stamps
 /// files, leaves a later time, so that stamp vouches for what was written: the next cook
 /// keeps the file's leaves unread while its stamp stays as recorded (`prior`). `None`
-/// when the time cannot be set.
+/// when the time cannot be set, or off Unix, where a stamp has no ctime to catch a
+/// modification time put back.
 fn mark_written(file: &File) -> Option<Stamp> {
+    if cfg!(not(unix)) {
+        return None;
+    }
     let modified = file.metadata().and_then(|m| m.modified()).ok()?;
     let before = modified.checked_sub(std::time::Duration::from_nanos(1))?;
     file.set_modified(before).ok()?;
