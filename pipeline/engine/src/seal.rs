@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use crate::stat_cache::{stamp, Stamp};
+use crate::stat_cache::{stamp_of, Stamp};
 
 const FILE: &str = "noop.seal";
 const FORMAT: &str = "mjolnir-noop-seal 1";
@@ -26,10 +26,6 @@ const MAX_SEAL_BYTES: u64 = 256 << 20;
 pub struct Sealed {
     pub packs: usize,
     pub steps: usize,
-}
-
-fn stamp_of(path: &Path) -> Option<Stamp> {
-    std::fs::symlink_metadata(path).ok().map(|m| stamp(&m))
 }
 
 /// The sealed cook's counts, if `key` matches and every stamp is unchanged.

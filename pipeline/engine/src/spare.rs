@@ -20,7 +20,7 @@ use crate::atomic;
 use crate::execute::{Output, WriteError};
 use crate::leaves::{self, Leaves};
 use crate::splice::Recipe;
-use crate::stat_cache::{stamp, Stamp};
+use crate::stat_cache::{stamp, stamp_of, Stamp};
 use crate::store::Store;
 
 /// The ledger's name, after its spare's.
@@ -103,13 +103,6 @@ fn restamp(path: &Path, before: Option<Stamp>) -> Option<Stamp> {
     stamp_of(path).filter(|now| {
         (now.inode, now.size, now.mtime_ns) == (before.inode, before.size, before.mtime_ns)
     })
-}
-
-fn stamp_of(path: &Path) -> Option<Stamp> {
-    std::fs::symlink_metadata(path)
-        .ok()
-        .filter(|m| m.is_file())
-        .map(|m| stamp(&m))
 }
 
 /// The file's leaves once it is in place: taken while writing, or else read back.

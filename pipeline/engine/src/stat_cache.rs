@@ -126,6 +126,11 @@ pub struct Hashed {
     pub bytes: Option<Vec<u8>>,
 }
 
+/// The stamp of whatever is at `path` (not followed if a link), if anything is.
+pub fn stamp_of(path: &Path) -> Option<Stamp> {
+    std::fs::symlink_metadata(path).ok().map(|m| stamp(&m))
+}
+
 pub fn stamp(meta: &std::fs::Metadata) -> Stamp {
     #[cfg(unix)]
     let (inode, ctime_ns) = {
