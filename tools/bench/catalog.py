@@ -244,6 +244,7 @@ How the edit got here, measured by hand with `/usr/bin/time` over 7 edits:
 | and a hit's key made from borrowed names and hashes, with no input records kept | 53.6 and 55.6 ms to 51.4 and 54.4 ms (the same) | |
 | and the new container written while the rest of the set folder is swept (its spare, new or reused, outside the folder): the sweep (6.5 ms) and the write (13.5 ms), one after the other, became 15.5–17 ms for both | 52.9 and 55.4 ms to 50.7 and 51.9 ms (the same); 47 ms in `catalog.py` | |
 | and (#38's ninth session) the container written into its spare only in the 64 KiB leaves where it differs, each kept leaf checked against the spare's ledger (28 MB written per edit became 7 leaves, 448 KiB); the set folder's sweep (5.5–9 ms) is now what the write waits for | 46.1 ms to 43.1 ms (21 edits each, interleaved, fresh workspaces; every edit ran `block_chunks`) | |
+| and (#38's twelfth session) the spare's kept leaves left unread while the spare is exactly as its ledger last stamped it: a written file's modification time is set a nanosecond back, so no later write, even in the same clock tick, leaves its stamp as it was (`docs/formats/splice.md`); 27 MB no longer read and hashed per edit | 39.9 ms to 36.4 ms, the set folder 10.5 to 7.0 ms (24 edits each, in runs of 8 per binary after 2 untimed edits: a stamp takes two cooks to carry over, so binaries cannot alternate edit by edit) | |
 
 With the `.ucas` spliced, the cache stores a recipe of a few KiB for it instead of a new
 container, and the edit's peak RSS fell from 174 MiB to 43 MiB. A step's outputs over 64 KiB
@@ -317,6 +318,20 @@ to 44.0 ms; the cold peak 31.0 to 26.3 MiB at 256 blocks (1.64× to 1.32× the 6
 cook's), and 18.9 to 19.9 MiB at 64, where the anonymous memory fell (8.7 to 8.4 MiB) and
 the binary's own mapped pages grew by 1.3 MiB (its text grew by 86 KB; which pages a run
 touches moves with the code's layout).
+
+In #38's twelfth session, profiled with frame pointers over 30 edits (shares of the edit's
+CPU): stat-ing the set folder's 3,593 files is half of the sweep, and the sweep (about 6 ms)
+is now what sets the set folder's time; probing the 3,300 hits is 18% (keys 7.7%, action
+records read and their seals checked 10.6%); opening and saving the stat cache 9%; loading
+the action and fingerprint logs 10%, two thirds of it the page faults and copies of reading
+the files in; `assemble` reads its 512 inputs back in 1.8–2.3 ms of its 5.4–6.3. Tried and
+dropped: the set folder surveyed while the steps ran, on a thread the system schedules only
+on an idle core (`SCHED_IDLE`): the set folder went from 10.3 to 7.4 ms, planning from 3.0 to
+4.8 ms and the run from 17.8 to 20.9 ms, the edit 39.6 to 41.4 ms (10 edits alternating); a
+spin loop at `SCHED_IDLE` beside the edit took it from 38 to 55 ms, so on this machine no
+core is idle enough to lend. mimalloc as the allocator: the phases 5 ms shorter but the edit
+no faster (46.0 against 46.2 ms, 15 edits alternating) and the cold peak 104 MiB against
+26.4 (with eager commit off: 40.7 against 39.3 ms, 68 MiB).
 
 The ideal's `cp` is the fastest of the copies taken after each edit, each after `sync`, so
 the copies meet the disk as the edits do. Copies taken after the whole series (as until
