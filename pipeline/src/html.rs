@@ -207,6 +207,8 @@ struct Fresh<'a> {
     views: BTreeSet<&'a str>,
     sheet: bool,
     blocks: BTreeSet<&'a str>,
+    /// Blocks a step of which ran, failed or was skipped.
+    changed: BTreeSet<&'a str>,
     failed: BTreeMap<&'a str, Vec<&'a forge_contract::Diagnostic>>,
 }
 
@@ -217,6 +219,7 @@ impl<'a> Fresh<'a> {
             views: BTreeSet::new(),
             sheet: false,
             blocks: BTreeSet::new(),
+            changed: BTreeSet::new(),
             failed: BTreeMap::new(),
         };
         for (step, r) in graph.steps.iter().zip(results) {
@@ -234,6 +237,9 @@ impl<'a> Fresh<'a> {
             match block {
                 Some(b) => {
                     fresh.blocks.insert(b);
+                    if !matches!(r.outcome, Outcome::Hit) {
+                        fresh.changed.insert(b);
+                    }
                     match step.kind.name {
                         _ if !previews => {}
                         name if name == view::KIND.cooker.name => {
@@ -252,11 +258,21 @@ impl<'a> Fresh<'a> {
         }
         fresh
     }
+
+    /// The blocks the page draws a card for: those the cook changed, and those with a
+    /// preview or 3D view (which a render asked for, cached or not).
+    fn cards(&self) -> BTreeSet<&'a str> {
+        let shown = self.previews.iter().chain(&self.views);
+        self.changed.iter().chain(shown).copied().collect()
+    }
 }
 
-/// One pack's section: its contact sheet and a card per block with its preview (opening
-/// the full-size image), turntable and checks. Only what this cook made is shown; a
-/// preview left from an earlier cook is not.
+/// One pack's section: its contact sheet, a card for each block this cook ran a step of
+/// or made a preview for (its preview, opening the full-size image, turntable, 3D view
+/// and checks), and a line for the blocks that came from the cache. The page costs what
+/// the cook did: an edit of one block of a catalog-sized set draws one card, not hundreds,
+/// and reads no block's files but that one's. Only what this cook made is shown; a preview
+/// left from an earlier cook is not.
 fn write_set(
     h: &mut String,
     out: &Path,
@@ -288,73 +304,119 @@ fn write_set(
     }
     // The set's checks are this cook's only when it finished; otherwise the folder holds
     // an earlier cook's.
-    let checks: Value = if cooked {
-        mjolnir_files::bounded::read(
+    let cards = fresh.cards();
+    let report = match cooked && !cards.is_empty() {
+        true => mjolnir_files::bounded::read_text(
             &layout::set_dir(out, pack, set).join(assemble::CHECKS),
             MAX_CHECKS_BYTES,
         )
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or(Value::Null)
-    } else {
-        Value::Null
+        .unwrap_or_default(),
+        false => String::new(),
     };
-    // Each block's checks by its id (the first entry of an id, as a search would find):
-    // looked up once per card, not searched for.
-    let by_block: BTreeMap<&str, &Value> = checks["blocks"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .rev()
-        .filter_map(|b| Some((b["block"].as_str()?, &b["checks"])))
-        .collect();
+    let checks = checks_of(&report, &cards);
     let _ = write!(h, "<div class=\"grid\">");
-    for id in &fresh.blocks {
-        let _ = write!(h, "<div class=\"card\"><b>{}</b><br>", escape(id));
-        if fresh.previews.contains(id) {
-            write_preview(h, out, &render, id);
-        }
-        let view = fresh
-            .views
-            .contains(id)
-            .then(|| format!("{pack}/{set}/{id}"));
-        if let Some(key) = &view {
-            let _ = write!(
-                h,
-                "<a class=\"view3d\" href=\"#view={0}\" data-view=\"{0}\" data-src=\"{1}/{2}\">3D view</a><br>",
-                escape(key),
-                escape(&render),
-                escape(&view::script_output(id))
-            );
-        }
-        for d in fresh.failed.get(id).into_iter().flatten() {
-            // A check's finding opens the view framed on the check that failed with it.
-            let code = match &view {
-                Some(key) => format!(
-                    "<a href=\"#view={}&amp;frame={1}\"><code>{1}</code></a>",
-                    escape(key),
-                    escape(d.code)
-                ),
-                None => format!("<code>{}</code>", escape(d.code)),
-            };
-            let _ = write!(
-                h,
-                "<span class=\"fail\">FAIL</span> {code} {}<br>",
-                escape(&d.message)
-            );
-        }
-        for c in by_block
-            .get(*id)
-            .and_then(|checks| checks.as_array())
-            .into_iter()
-            .flatten()
-        {
-            write_check(h, c, view.as_deref());
-        }
-        let _ = write!(h, "</div>");
+    for id in &cards {
+        write_card(h, out, (pack, set, &render), id, &fresh, checks.get(id));
     }
     let _ = write!(h, "</div>");
+    let unchanged = fresh.blocks.len() - cards.len();
+    if unchanged > 0 {
+        let checks = layout::set_dir(Path::new(""), pack, set).join(assemble::CHECKS);
+        let _ = write!(
+            h,
+            "<p>{unchanged} {} came from the cache as an earlier cook made {}; every block's checks are in <a href=\"{2}\"><code>{2}</code></a>.</p>",
+            if unchanged == 1 { "block" } else { "blocks" },
+            if unchanged == 1 { "it" } else { "them" },
+            escape(&checks.to_string_lossy()),
+        );
+    }
     !fresh.views.is_empty()
+}
+
+/// One block's card: its preview, 3D view, what failed and its checks.
+fn write_card(
+    h: &mut String,
+    out: &Path,
+    (pack, set, render): (&str, &str, &str),
+    id: &str,
+    fresh: &Fresh,
+    checks: Option<&Value>,
+) {
+    let _ = write!(h, "<div class=\"card\"><b>{}</b><br>", escape(id));
+    if fresh.previews.contains(id) {
+        write_preview(h, out, render, id);
+    }
+    let view = fresh
+        .views
+        .contains(id)
+        .then(|| format!("{pack}/{set}/{id}"));
+    if let Some(key) = &view {
+        let _ = write!(
+            h,
+            "<a class=\"view3d\" href=\"#view={0}\" data-view=\"{0}\" data-src=\"{1}/{2}\">3D view</a><br>",
+            escape(key),
+            escape(render),
+            escape(&view::script_output(id))
+        );
+    }
+    for d in fresh.failed.get(id).into_iter().flatten() {
+        // A check's finding opens the view framed on the check that failed with it.
+        let code = match &view {
+            Some(key) => format!(
+                "<a href=\"#view={}&amp;frame={1}\"><code>{1}</code></a>",
+                escape(key),
+                escape(d.code)
+            ),
+            None => format!("<code>{}</code>", escape(d.code)),
+        };
+        let _ = write!(
+            h,
+            "<span class=\"fail\">FAIL</span> {code} {}<br>",
+            escape(&d.message)
+        );
+    }
+    for c in checks.and_then(Value::as_array).into_iter().flatten() {
+        write_check(h, c, view.as_deref());
+    }
+    let _ = write!(h, "</div>");
+}
+
+/// The set's checks report (`checks.json`) as its blocks' entries, each block's checks
+/// left unparsed unless its card needs them: a catalog-sized set's report is hundreds of
+/// blocks, and the page draws a card for those the cook changed.
+#[derive(serde::Deserialize)]
+struct ChecksReport<'a> {
+    #[serde(borrow, default)]
+    blocks: Vec<BlockChecks<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct BlockChecks<'a> {
+    #[serde(borrow)]
+    block: std::borrow::Cow<'a, str>,
+    #[serde(borrow)]
+    checks: &'a serde_json::value::RawValue,
+}
+
+/// Each of `blocks`' checks in the report `text` (empty, or not a report: none), the
+/// first entry of a block as a search would find.
+fn checks_of<'b>(text: &str, blocks: &BTreeSet<&'b str>) -> BTreeMap<&'b str, Value> {
+    let mut found = BTreeMap::new();
+    let Ok(report) = serde_json::from_str::<ChecksReport>(text) else {
+        return found;
+    };
+    for entry in report.blocks {
+        let Some(&block) = blocks.get(entry.block.as_ref()) else {
+            continue;
+        };
+        if found.contains_key(block) {
+            continue;
+        }
+        if let Ok(checks) = serde_json::from_str(entry.checks.get()) {
+            found.insert(block, checks);
+        }
+    }
+    found
 }
 
 /// A block's preview, opening the full-size image, and its turntable when there is one.
@@ -424,4 +486,27 @@ fn write_check(h: &mut String, c: &Value, view: Option<&str>) {
         c["rays"],
         waiver.unwrap_or_default()
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_asked_blocks_checks_are_parsed_and_a_blocks_first_entry_wins() {
+        let report = r#"{"format":"mjolnir-forge-checks","pack":"p","set":"all","blocks":[
+            {"block":"wall","checks":[{"check":"size","passed":true}]},
+            {"block":"ramp","checks":[{"check":"size","passed":false}]},
+            {"block":"wall","checks":[]},
+            {"block":"gate\u0020a","checks":[{"check":"aperture","passed":true}]}]}"#;
+        let asked = BTreeSet::from(["wall", "gate a", "absent"]);
+        let found = checks_of(report, &asked);
+        assert_eq!(found.keys().collect::<Vec<_>>(), [&"gate a", &"wall"]);
+        assert_eq!(found["wall"][0]["check"], "size");
+        assert_eq!(found["gate a"][0]["check"], "aperture");
+        // Not a report, or no report: no checks, no panic.
+        for text in ["", "[]", "{\"blocks\":7}", "{\"blocks\":[{\"block\":1}]}"] {
+            assert!(checks_of(text, &asked).is_empty(), "{text}");
+        }
+    }
 }

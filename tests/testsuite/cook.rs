@@ -886,7 +886,8 @@ fn cooks_in_two_folders_make_the_same_bytes() {
 
 /// The report page reads the set's checks report bounded and regular-only: a FIFO put in
 /// its place is written over by the cook before the page is made, and the page still shows
-/// every block's checks.
+/// the checks of the block the cook changed. It draws a card for each block a step ran
+/// for, and one line for the blocks that came from the cache.
 #[cfg(unix)]
 #[test]
 fn a_fifo_in_place_of_the_checks_report_is_replaced_before_the_page_reads_it() {
@@ -894,8 +895,23 @@ fn a_fifo_in_place_of_the_checks_report_is_replaced_before_the_page_reads_it() {
     ws.cook(&[]);
     let page = || std::fs::read_to_string(ws.path("build/report.html")).unwrap();
     let passes = |html: &str| html.matches("class=\"pass\"").count();
-    let shown = passes(&page());
-    assert!(shown > 0, "the page shows the set's checks");
+    let cards = |html: &str| html.matches("class=\"card\"").count();
+    let blocks = cards(&page());
+    assert!(
+        passes(&page()) > blocks,
+        "the cold cook's page shows every block's checks"
+    );
+    assert!(!page().contains("came from the cache"), "{}", page());
+    // The floor's card alone: its checks as the set's report has them.
+    let floor = |html: &str| -> String {
+        let card = html
+            .split("<div class=\"card\"><b>floor_2x2</b>")
+            .nth(1)
+            .unwrap();
+        card.split("</div>").next().unwrap().to_string()
+    };
+    let shown = passes(&floor(&page()));
+    assert!(shown > 0, "the page shows the floor's checks");
     let checks = ws.path("build/game/foundry/all/checks.json");
     let right = std::fs::read(&checks).unwrap();
     std::fs::remove_file(&checks).unwrap();
@@ -904,7 +920,16 @@ fn a_fifo_in_place_of_the_checks_report_is_replaced_before_the_page_reads_it() {
         .status()
         .unwrap()
         .success());
+    // An edit of the floor's model: its card alone, its checks read from the report.
+    let model = "packs/foundry/source/models/floor_2x2.gltf";
+    ws.edit(model, |t| {
+        t.replacen("\"name\":\"steel\"", "\"name\":\"steel_plate\"", 1)
+            .replacen("\"name\": \"steel\"", "\"name\": \"steel_plate\"", 1)
+    });
     ws.cook(&[]);
     assert_eq!(std::fs::read(&checks).unwrap(), right);
-    assert_eq!(passes(&page()), shown);
+    assert_eq!(cards(&page()), 1, "{}", page());
+    assert_eq!(passes(&floor(&page())), shown);
+    let rest = format!("{} blocks came from the cache", blocks - 1);
+    assert!(page().contains(&rest), "{}", page());
 }
