@@ -2,7 +2,7 @@
 """Compares builds of `mjolnir` on the catalog-sized edit (#38), edit by edit.
 
     python3 tools/bench/interleave.py OLD_BINARY NEW_BINARY [--edits 21] [--blocks 256]
-        [--cold 3]
+        [--cold 3] [--apart]
 
 On this machine the same binary's edit drifts by a third within the hour, so figures from
 series run one after the other credited changes with milliseconds that were not there.
@@ -12,10 +12,16 @@ the median of each phase the cook's own `report.json` gives (`summary.phases_ms`
 `--cold N` it also takes turns on N cold cooks each of the pack and of a quarter of it,
 and prints their peak RSS, the figure #38's memory goal compares.
 
+With `--apart` each binary edits a workspace of its own (the same pack, cooked cold by that
+binary), still turn by turn: for changes to what a cook leaves for the next one (the
+spare's ledger, the stat cache's journal), which a binary that does not know it would
+undo in a shared workspace.
+
 Copy the binaries out of `target/` first: a build in between would replace them.
 """
 
 import json
+import shutil
 import statistics
 import subprocess
 import sys
@@ -43,14 +49,16 @@ def turns(binaries, k):
     return binaries if k % 2 == 0 else binaries[::-1]
 
 
-def edits(binaries, root, blocks, count):
-    """Each binary's wall times and phases over `count` edits, taking turns."""
-    model = root / f"synth/source/models/b{min(100, blocks // 2):03}.glb"
+def edits(binaries, roots, blocks, count):
+    """Each binary's wall times and phases over `count` edits, taking turns, each in its
+    workspace (`roots[b]`)."""
     seen = {b: {"wall_ms": []} for b in binaries}
     for b in binaries:
-        subprocess.run([b, "forge", "cook"], cwd=root, check=True, capture_output=True)
+        subprocess.run([b, "forge", "cook"], cwd=roots[b], check=True, capture_output=True)
     for k in range(count):
         for b in turns(binaries, k):
+            root = roots[b]
+            model = root / f"synth/source/models/b{min(100, blocks // 2):03}.glb"
             # A new amount each time: an edit seen before would come from the cache.
             catalog.move_uv(model, 0.001 * (k + 1) + 0.0001 * binaries.index(b))
             subprocess.run(["sync"], check=True)
@@ -84,7 +92,12 @@ def main():
         root = Path(tmp) / "full"
         root.mkdir()
         pack(root, blocks)
-        seen = edits(binaries, root, blocks, catalog.arg("--edits", 21))
+        roots = {b: root for b in binaries}
+        if "--apart" in args:
+            for i, b in enumerate(binaries):
+                roots[b] = Path(tmp) / f"apart-{i}"
+                shutil.copytree(root, roots[b])
+        seen = edits(binaries, roots, blocks, catalog.arg("--edits", 21))
         for b in binaries:
             medians = {k: round(statistics.median(v), 2) for k, v in seen[b].items()}
             print(f"{b}: edit {medians}")

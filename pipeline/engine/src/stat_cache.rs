@@ -5,6 +5,15 @@
 //! mtime was put back (`touch -d`, an extractor, a careless script): no tool can set it.
 //! Files modified or changed within [`RACY_WINDOW`] of saving are not recorded, since a second edit in the same timestamp tick would otherwise
 //! go unseen. Linux stamps files from a coarse clock (a few milliseconds), well inside it. A missing, old or unreadable cache file just means rehashing everything.
+//!
+//! Saving appends what this cook changed to a journal beside the file (`stat-cache.log`,
+//! a JSON line per change) rather than writing every entry again: an edit of one block
+//! of a catalog-sized pack changes a dozen of its thousands of entries, and writing them
+//! all was the longest part of the cook's end. Once the journal holds a quarter of the
+//! file's bytes, the file is written whole and the journal removed. Every line states a
+//! fact that was true when it was written (a stamp's content, a content's derived fact,
+//! or a forgotten path), so a journal left beside a newer file, or cut short, misleads no
+//! lookup: a stale stamp matches no file.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ffi::OsString;
@@ -97,10 +106,32 @@ impl<'a> Row<&'a str, &'a str> {
 /// read, and every source is hashed again.
 const MAX_FILE_BYTES: u64 = 1 << 30;
 
+/// The journal's name beside the file's.
+const JOURNAL: &str = "log";
+
+/// A journal line: a path's row, a path forgotten (`[path]`), or a derived fact.
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum Change<P, H> {
+    Set(Row<P, H>),
+    Forget((P,)),
+    Derived { derived: P, facts: Vec<H> },
+}
+
+/// What this process changed since the cache was read, for the journal.
+#[derive(Default)]
+struct Dirty {
+    paths: HashSet<OsString>,
+    derived: HashSet<String>,
+}
+
 pub struct StatCache {
     file: PathBuf,
     /// Set when anything changed since loading, so an unchanged cache is not rewritten.
     changed: std::sync::atomic::AtomicBool,
+    dirty: Mutex<Dirty>,
+    /// The bytes of the file and of its journal, as read.
+    read_bytes: (u64, u64),
     // Hashed in memory: a no-op cook looks up every source and output, and ordered path
     // comparisons showed in its profile. Keyed by the path's bytes: hashing a `Path`
     // walks its components, which showed too. The file on disk stays sorted.
@@ -163,20 +194,44 @@ fn spliced_key(content_hash: &str) -> String {
 
 impl StatCache {
     pub fn open(file: PathBuf) -> StatCache {
-        let (entries, derived) = mjolnir_files::bounded::read(&file, MAX_FILE_BYTES)
-            .ok()
-            .and_then(|b| serde_json::from_slice::<OnDisk<String, String>>(&b).ok())
-            .filter(|d| d.format == FORMAT)
-            .map(|d| {
-                (
-                    d.entries.into_iter().map(Row::into_entry).collect(),
-                    d.derived,
-                )
-            })
-            .unwrap_or_default();
+        let whole = mjolnir_files::bounded::read(&file, MAX_FILE_BYTES).unwrap_or_default();
+        let (mut entries, mut derived): (HashMap<OsString, Entry>, _) =
+            serde_json::from_slice::<OnDisk<String, String>>(&whole)
+                .ok()
+                .filter(|d| d.format == FORMAT)
+                .map(|d| {
+                    (
+                        d.entries.into_iter().map(Row::into_entry).collect(),
+                        d.derived,
+                    )
+                })
+                .unwrap_or_default();
+        let journal =
+            mjolnir_files::bounded::read(&journal_of(&file), MAX_FILE_BYTES).unwrap_or_default();
+        // A line that does not read (the last one of a killed cook) is left out.
+        for line in journal.split(|&b| b == b'\n') {
+            match serde_json::from_slice::<Change<String, String>>(line) {
+                Ok(Change::Set(row)) => {
+                    let (path, entry) = row.into_entry();
+                    entries.insert(path, entry);
+                }
+                Ok(Change::Forget((path,))) => {
+                    entries.remove(std::ffi::OsStr::new(&path));
+                }
+                Ok(Change::Derived {
+                    derived: key,
+                    facts,
+                }) => {
+                    derived.insert(key, facts);
+                }
+                Err(_) => {}
+            }
+        }
         StatCache {
             file,
             changed: std::sync::atomic::AtomicBool::new(false),
+            dirty: Mutex::new(Dirty::default()),
+            read_bytes: (whole.len() as u64, journal.len() as u64),
             entries: Mutex::new(entries),
             derived: Mutex::new(derived),
             links: Mutex::new(HashMap::new()),
@@ -299,7 +354,7 @@ impl StatCache {
             e => std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()),
         })?;
         let hash = blake3::hash(&bytes).to_hex().to_string();
-        self.mark_changed();
+        self.mark_dirty(path);
         self.entries.lock().expect("stat cache lock").insert(
             path.as_os_str().to_owned(),
             Entry {
@@ -352,12 +407,21 @@ impl StatCache {
             }
         };
         let fact = derive(&bytes);
+        self.add_derived(key(&hash), fact.clone());
+        Some(fact)
+    }
+
+    fn add_derived(&self, key: String, facts: Vec<String>) {
         self.mark_changed();
+        self.dirty
+            .lock()
+            .expect("stat cache lock")
+            .derived
+            .insert(key.clone());
         self.derived
             .lock()
             .expect("stat cache lock")
-            .insert(key(&hash), fact.clone());
-        Some(fact)
+            .insert(key, facts);
     }
 
     /// The content hash recorded for `path`, whose metadata the caller already has (from a
@@ -376,10 +440,7 @@ impl StatCache {
     /// stamp unknown, say) knows which recipe it is, without assembling anything.
     pub fn record_spliced(&self, path: &Path, content_hash: &str, recipe_hash: &str) {
         self.record(path, content_hash);
-        self.derived
-            .lock()
-            .expect("stat cache lock")
-            .insert(spliced_key(content_hash), vec![recipe_hash.to_string()]);
+        self.add_derived(spliced_key(content_hash), vec![recipe_hash.to_string()]);
     }
 
     /// The recipe that made a file of content `content_hash`, as [`record_spliced`] saw.
@@ -405,7 +466,7 @@ impl StatCache {
 
     /// Records the hash of `path` as read after `meta` was taken of it.
     pub fn record_stamped(&self, path: &Path, meta: &std::fs::Metadata, hash: &str) {
-        self.mark_changed();
+        self.mark_dirty(path);
         self.entries.lock().expect("stat cache lock").insert(
             path.as_os_str().to_owned(),
             Entry {
@@ -428,8 +489,17 @@ impl StatCache {
             .remove(path.as_os_str())
             .is_some()
         {
-            self.mark_changed();
+            self.mark_dirty(path);
         }
+    }
+
+    fn mark_dirty(&self, path: &Path) {
+        self.mark_changed();
+        self.dirty
+            .lock()
+            .expect("stat cache lock")
+            .paths
+            .insert(path.as_os_str().to_owned());
     }
 
     fn mark_changed(&self) {
@@ -437,13 +507,67 @@ impl StatCache {
             .store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
-    /// Writes the cache if anything changed. Entries modified or changed within
-    /// [`RACY_WINDOW`] are left out, and the cache stays marked changed so they are recorded next time.
+    /// Saves what changed, if anything did: to the journal, or, once the journal would
+    /// hold a quarter of the file's bytes, the whole file. Entries modified or changed
+    /// within [`RACY_WINDOW`] are left out.
     pub fn save(&self) -> std::io::Result<()> {
         if !self.changed.load(std::sync::atomic::Ordering::Relaxed) {
             return Ok(());
         }
         let now = SystemTime::now();
+        let lines = self.journal_lines(now);
+        let (file_bytes, journal_bytes) = self.read_bytes;
+        if file_bytes == 0 || (journal_bytes + lines.len() as u64) * 4 > file_bytes {
+            return self.write_whole(now);
+        }
+        let mut journal = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(journal_of(&self.file))?;
+        std::io::Write::write_all(&mut journal, &lines)
+    }
+
+    /// The journal's lines for this cook: each path it recorded (or forgot, or whose
+    /// stamp is racy), each entry whose file is gone, each fact it derived.
+    fn journal_lines(&self, now: SystemTime) -> Vec<u8> {
+        let all = self.entries.lock().expect("stat cache lock");
+        let dirty = self.dirty.lock().expect("stat cache lock");
+        let gone = all
+            .iter()
+            .filter(|(p, e)| !e.seen && !Path::new(p).exists())
+            .map(|(p, _)| p);
+        let mut paths: Vec<&OsString> = dirty.paths.iter().chain(gone).collect();
+        paths.sort_unstable();
+        paths.dedup();
+        let mut out = Vec::new();
+        for path in paths {
+            let Some(name) = path.to_str() else { continue };
+            let change = match all.get(path).filter(|e| e.seen && !e.stamp.is_racy(now)) {
+                Some(entry) => Change::Set(Row::of(name, entry)),
+                None => Change::Forget((name,)),
+            };
+            line(&mut out, &change);
+        }
+        let derived = self.derived.lock().expect("stat cache lock");
+        let mut keys: Vec<&String> = dirty.derived.iter().collect();
+        keys.sort_unstable();
+        for key in keys {
+            if let Some(facts) = derived.get(key) {
+                let facts = facts.iter().map(String::as_str).collect();
+                line(
+                    &mut out,
+                    &Change::Derived {
+                        derived: key.as_str(),
+                        facts,
+                    },
+                );
+            }
+        }
+        out
+    }
+
+    /// Writes every entry to the file, sorted, and removes the journal.
+    fn write_whole(&self, now: SystemTime) -> std::io::Result<()> {
         let all = self.entries.lock().expect("stat cache lock");
         // Sorted as text: ordering thousands of paths component by component was half
         // of saving. The file is JSON: a path that is not UTF-8 is not remembered, only
@@ -473,8 +597,24 @@ impl StatCache {
             derived,
         })
         .expect("stat cache serializes");
-        atomic::write(&self.file, &bytes)
+        atomic::write(&self.file, &bytes)?;
+        // What the journal held is in the file now; one left behind states only facts.
+        match std::fs::remove_file(journal_of(&self.file)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
     }
+}
+
+/// The journal beside the cache file `file`.
+fn journal_of(file: &Path) -> PathBuf {
+    file.with_extension(JOURNAL)
+}
+
+/// Appends `change` to `out` as one JSON line.
+fn line(out: &mut Vec<u8>, change: &Change<&str, &str>) {
+    serde_json::to_writer(&mut *out, change).expect("a journal line serializes");
+    out.push(b'\n');
 }
 
 #[cfg(test)]
@@ -575,5 +715,127 @@ mod tests {
         assert_eq!(unread.unwrap(), ["a.bin"]);
         let newer = cache.derived(&file, "import", 2, |_| vec!["b.bin".into()]);
         assert_eq!(newer.unwrap(), ["b.bin"], "a new importer derives again");
+    }
+
+    /// `count` settled files in `dir`, named `f<i>.bin`.
+    fn settled_files(dir: &Path, count: usize) -> Vec<PathBuf> {
+        let files: Vec<PathBuf> = (0..count)
+            .map(|i| {
+                let file = dir.join(format!("f{i}.bin"));
+                std::fs::write(&file, format!("content {i}")).unwrap();
+                let old = SystemTime::now() - Duration::from_secs(60);
+                std::fs::File::options()
+                    .write(true)
+                    .open(&file)
+                    .unwrap()
+                    .set_modified(old)
+                    .unwrap();
+                file
+            })
+            .collect();
+        std::thread::sleep(RACY_WINDOW + Duration::from_millis(20));
+        files
+    }
+
+    #[test]
+    fn a_few_changes_go_to_the_journal_and_read_back_over_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = settled_files(dir.path(), 40);
+        let cache_file = dir.path().join("stat-cache.json");
+        let journal = dir.path().join("stat-cache.log");
+        let cache = StatCache::open(cache_file.clone());
+        for f in &files[..39] {
+            cache.hash(f).unwrap();
+        }
+        cache.save().unwrap();
+        assert!(!journal.exists(), "a first save writes the whole file");
+        let whole = std::fs::read(&cache_file).unwrap();
+
+        let cache = StatCache::open(cache_file.clone());
+        cache.hash(&files[39]).unwrap();
+        cache.forget(&files[0]);
+        for f in &files[1..39] {
+            assert!(cache.hash(f).unwrap().bytes.is_none());
+        }
+        cache.save().unwrap();
+        assert_eq!(
+            std::fs::read(&cache_file).unwrap(),
+            whole,
+            "the file is not rewritten"
+        );
+        let lines = std::fs::read_to_string(&journal).unwrap();
+        assert_eq!(lines.lines().count(), 2, "{lines}");
+
+        let cache = StatCache::open(cache_file.clone());
+        assert!(
+            cache.hash(&files[39]).unwrap().bytes.is_none(),
+            "set in the journal"
+        );
+        assert!(
+            cache.hash(&files[0]).unwrap().bytes.is_some(),
+            "forgotten in it"
+        );
+        assert!(
+            cache.hash(&files[1]).unwrap().bytes.is_none(),
+            "kept from the file"
+        );
+    }
+
+    #[test]
+    fn a_journal_past_a_quarter_of_the_file_is_folded_into_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = settled_files(dir.path(), 40);
+        let cache_file = dir.path().join("stat-cache.json");
+        let journal = dir.path().join("stat-cache.log");
+        let cache = StatCache::open(cache_file.clone());
+        cache.hash(&files[0]).unwrap();
+        cache.save().unwrap();
+        // Thirty-nine new entries against a file of one: written whole.
+        let cache = StatCache::open(cache_file.clone());
+        for f in &files {
+            cache.hash(f).unwrap();
+        }
+        cache.save().unwrap();
+        assert!(!journal.exists());
+        let cache = StatCache::open(cache_file);
+        assert!(files.iter().all(|f| cache.hash(f).unwrap().bytes.is_none()));
+    }
+
+    #[test]
+    fn a_torn_or_hostile_journal_misleads_no_lookup() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = settled_files(dir.path(), 2);
+        let cache_file = dir.path().join("stat-cache.json");
+        let journal = dir.path().join("stat-cache.log");
+        let cache = StatCache::open(cache_file.clone());
+        cache.hash(&files[0]).unwrap();
+        cache.save().unwrap();
+        let known = StatCache::open(cache_file.clone())
+            .hash(&files[0])
+            .unwrap()
+            .hash;
+        // A line cut short, a line of another shape, and a row whose stamp no file has.
+        let row = format!(
+            "[{:?},1,2,3,4,\"{}\"]\n[\"x\"\n{{\"derived\":7}}\n[{:?},",
+            files[1].to_str().unwrap(),
+            "0".repeat(64),
+            files[0].to_str().unwrap()
+        );
+        std::fs::write(&journal, row).unwrap();
+        let cache = StatCache::open(cache_file.clone());
+        assert!(cache.hash(&files[0]).unwrap().bytes.is_none());
+        assert_eq!(cache.hash(&files[0]).unwrap().hash, known);
+        assert!(
+            cache.hash(&files[1]).unwrap().bytes.is_some(),
+            "its stamp is not the file's"
+        );
+        // A FIFO in the journal's place is no journal, at once.
+        #[cfg(unix)]
+        {
+            std::fs::remove_file(&journal).unwrap();
+            crate::test_support::make_fifo(&journal);
+            let cache = StatCache::open(cache_file);
+            assert!(cache.hash(&files[0]).unwrap().bytes.is_none());
+        }
     }
 }
