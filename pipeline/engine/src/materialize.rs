@@ -72,7 +72,16 @@ pub fn set_folder(
     let early = new_containers(out, &stale, stat_cache);
     let (written, swept) = rayon::join(
         || write_stale(out, &early, store, stat_cache),
-        || sweep(dir, &mut stale, &early, stat_cache, &mut changes, None),
+        || {
+            sweep(
+                (out, dir),
+                &mut stale,
+                &early,
+                stat_cache,
+                &mut changes,
+                None,
+            )
+        },
     );
     written?;
     swept?;
@@ -82,17 +91,27 @@ pub fn set_folder(
     Ok(changes)
 }
 
-/// The spliced files of `stale` that must be written whatever the folder holds (no file
-/// was ever written from their recipe) and can be while it is swept: each is in place
+/// The spliced files of `stale` that must be written whatever the folder holds (its
+/// spare's ledger vouches that it holds another recipe, or no file was ever written from
+/// theirs) and can be while it is swept: each is in place
 /// now, so its folder is never left empty and removed, and it is written through its
 /// spare, outside the folder, so the sweep meets no half-written file of it.
 fn new_containers<'f>(out: &Path, stale: &Targets<'f>, stat_cache: &StatCache) -> Targets<'f> {
     let new: Targets<'f> = stale
         .iter()
         .filter(|(path, output)| {
-            output.is_spliced()
-                && !stat_cache.knows_recipe(&output.hash)
-                && std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
+            let Some(meta) = output
+                .is_spliced()
+                .then(|| std::fs::symlink_metadata(path).ok())
+                .flatten()
+                .filter(Metadata::is_file)
+            else {
+                return false;
+            };
+            match spare::vouched_recipe(out, Path::new(path), &meta) {
+                Some(held) => held != output.hash,
+                None => !stat_cache.knows_recipe(&output.hash),
+            }
         })
         .map(|(path, output)| (path.clone(), *output))
         .collect();
@@ -198,9 +217,23 @@ fn holds(stat_cache: &StatCache, content: &str, output: &Output) -> bool {
 /// touched since) is settled by reading the file in pieces (a container is tens of
 /// megabytes, and is not held whole), unless no file was ever written from the output's
 /// recipe (an edit's new container), which nothing on disk can hold.
-fn file_holds(stat_cache: &StatCache, path: &Path, meta: &Metadata, output: &Output) -> bool {
+fn file_holds(
+    (out, stat_cache): (&Path, &StatCache),
+    path: &Path,
+    meta: &Metadata,
+    output: &Output,
+) -> bool {
     if !meta.is_file() || meta.len() != output.size {
         return false;
+    }
+    // A spliced file its spare's ledger stamped once written is known without reading its
+    // tens of megabytes, even within the stat cache's racy window (`spare::write`).
+    if let Some(recipe) = output
+        .is_spliced()
+        .then(|| spare::vouched_recipe(out, path, meta))
+        .flatten()
+    {
+        return recipe == output.hash;
     }
     if let Some(content) = stat_cache.recorded(path, meta) {
         return holds(stat_cache, &content, output);
@@ -266,7 +299,7 @@ pub fn differences(
     let mut stale = targets(dir, files)?;
     let mut removals = Vec::new();
     sweep(
-        dir,
+        (out, dir),
         &mut stale,
         &Targets::new(),
         stat_cache,
@@ -350,7 +383,7 @@ fn ours(name: &std::ffi::OsStr) -> bool {
 /// sweep, and a set's block folders sit side by side. A folder that cannot be read lists
 /// as empty.
 fn list(
-    dir: &Path,
+    (out, dir): (&Path, &Path),
     (stale, writing): (&Targets<'_>, &Targets<'_>),
     stat_cache: &StatCache,
 ) -> std::io::Result<Listing> {
@@ -375,7 +408,9 @@ fn list(
                     Found::Writing
                 }
                 _ if ours(name) => Found::Writing,
-                Some(output) if file_holds(stat_cache, &path, &entry.metadata()?, output) => {
+                Some(output)
+                    if file_holds((out, stat_cache), &path, &entry.metadata()?, output) =>
+                {
                     Found::Holds
                 }
                 Some(_) => Found::Stale,
@@ -386,7 +421,7 @@ fn list(
     }
     listing.folders = folders
         .par_iter()
-        .map(|folder| list(folder, (stale, writing), stat_cache))
+        .map(|folder| list((out, folder), (stale, writing), stat_cache))
         .collect::<std::io::Result<_>>()?;
     Ok(listing)
 }
@@ -396,14 +431,14 @@ fn list(
 /// hold their output, leaving those `writing` holds alone; returns whether `dir` is left
 /// empty.
 fn sweep(
-    dir: &Path,
+    (out, dir): (&Path, &Path),
     stale: &mut Targets<'_>,
     writing: &Targets<'_>,
     stat_cache: &StatCache,
     changes: &mut Changes,
     removals: Option<&mut Vec<PathBuf>>,
 ) -> std::io::Result<bool> {
-    let listing = list(dir, (stale, writing), stat_cache)?;
+    let listing = list((out, dir), (stale, writing), stat_cache)?;
     sweep_listed(listing, stale, stat_cache, changes, removals)
 }
 

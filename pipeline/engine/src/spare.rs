@@ -105,6 +105,15 @@ fn restamp(path: &Path, before: Option<Stamp>) -> Option<Stamp> {
     })
 }
 
+/// The recipe the spliced file at `path`, found as `meta`, was written from, when it is
+/// exactly as its spare's ledger stamped it once written ([`mark_written`]): what it holds
+/// is then known without reading it. `None` without a ledger, a stamp, or a match.
+pub(crate) fn vouched_recipe(out: &Path, path: &Path, meta: &std::fs::Metadata) -> Option<String> {
+    let spare = out.join(SPARES).join(spare_name(path));
+    let file = Ledger::read(&ledger_of(&spare)).file?;
+    (file.stamp? == stamp(meta)).then_some(file.recipe)
+}
+
 /// The file's leaves once it is in place: taken while writing, or else read back.
 fn finish(
     replaced: std::io::Result<()>,
