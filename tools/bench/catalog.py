@@ -334,7 +334,10 @@ on an idle core (`SCHED_IDLE`): the set folder went from 10.3 to 7.4 ms, plannin
 spin loop at `SCHED_IDLE` beside the edit took it from 38 to 55 ms, so on this machine no
 core is idle enough to lend. mimalloc as the allocator: the phases 5 ms shorter but the edit
 no faster (46.0 against 46.2 ms, 15 edits alternating) and the cold peak 104 MiB against
-26.4 (with eager commit off: 40.7 against 39.3 ms, 68 MiB).
+26.4 (with eager commit off: 40.7 against 39.3 ms, 68 MiB). Three runs of this script in
+that session, on its changes as they landed, read the edit at 37, 41 and 40 ms against
+ideals of 24, 25 and 25 ms, and the cold peaks' ratio at 1.30×, 1.28× and 1.40× (the
+64-block peak 19.2, 20.1 and 18.6 MiB): the table above is the last of them.
 
 The ideal's `cp` is the fastest of the copies taken after each edit, each after `sync`, so
 the copies meet the disk as the edits do. Copies taken after the whole series (as until
