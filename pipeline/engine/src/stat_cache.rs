@@ -737,18 +737,42 @@ mod tests {
         files
     }
 
-    #[test]
-    fn a_few_changes_go_to_the_journal_and_read_back_over_the_file() {
+    /// A folder of `count` settled files and a cache in it that hashed and saved the
+    /// first `hashed` of them.
+    struct Saved {
+        _dir: tempfile::TempDir,
+        files: Vec<PathBuf>,
+        cache_file: PathBuf,
+        journal: PathBuf,
+    }
+
+    fn saved(count: usize, hashed: usize) -> Saved {
         let dir = tempfile::tempdir().unwrap();
-        let files = settled_files(dir.path(), 40);
+        let files = settled_files(dir.path(), count);
         let cache_file = dir.path().join("stat-cache.json");
         let journal = dir.path().join("stat-cache.log");
         let cache = StatCache::open(cache_file.clone());
-        for f in &files[..39] {
+        for f in &files[..hashed] {
             cache.hash(f).unwrap();
         }
         cache.save().unwrap();
         assert!(!journal.exists(), "a first save writes the whole file");
+        Saved {
+            _dir: dir,
+            files,
+            cache_file,
+            journal,
+        }
+    }
+
+    #[test]
+    fn a_few_changes_go_to_the_journal_and_read_back_over_the_file() {
+        let Saved {
+            files,
+            cache_file,
+            journal,
+            ..
+        } = saved(40, 39);
         let whole = std::fs::read(&cache_file).unwrap();
 
         let cache = StatCache::open(cache_file.clone());
@@ -783,13 +807,12 @@ mod tests {
 
     #[test]
     fn a_journal_past_a_quarter_of_the_file_is_folded_into_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let files = settled_files(dir.path(), 40);
-        let cache_file = dir.path().join("stat-cache.json");
-        let journal = dir.path().join("stat-cache.log");
-        let cache = StatCache::open(cache_file.clone());
-        cache.hash(&files[0]).unwrap();
-        cache.save().unwrap();
+        let Saved {
+            files,
+            cache_file,
+            journal,
+            ..
+        } = saved(40, 1);
         // Thirty-nine new entries against a file of one: written whole.
         let cache = StatCache::open(cache_file.clone());
         for f in &files {
@@ -803,13 +826,12 @@ mod tests {
 
     #[test]
     fn a_torn_or_hostile_journal_misleads_no_lookup() {
-        let dir = tempfile::tempdir().unwrap();
-        let files = settled_files(dir.path(), 2);
-        let cache_file = dir.path().join("stat-cache.json");
-        let journal = dir.path().join("stat-cache.log");
-        let cache = StatCache::open(cache_file.clone());
-        cache.hash(&files[0]).unwrap();
-        cache.save().unwrap();
+        let Saved {
+            files,
+            cache_file,
+            journal,
+            ..
+        } = saved(2, 1);
         let known = StatCache::open(cache_file.clone())
             .hash(&files[0])
             .unwrap()
