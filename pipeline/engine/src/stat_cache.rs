@@ -768,10 +768,10 @@ mod tests {
     #[test]
     fn a_few_changes_go_to_the_journal_and_read_back_over_the_file() {
         let Saved {
+            _dir,
             files,
             cache_file,
             journal,
-            ..
         } = saved(40, 39);
         let whole = std::fs::read(&cache_file).unwrap();
 
@@ -808,10 +808,10 @@ mod tests {
     #[test]
     fn a_journal_past_a_quarter_of_the_file_is_folded_into_it() {
         let Saved {
+            _dir,
             files,
             cache_file,
             journal,
-            ..
         } = saved(40, 1);
         // Thirty-nine new entries against a file of one: written whole.
         let cache = StatCache::open(cache_file.clone());
@@ -827,10 +827,10 @@ mod tests {
     #[test]
     fn a_torn_or_hostile_journal_misleads_no_lookup() {
         let Saved {
+            _dir,
             files,
             cache_file,
             journal,
-            ..
         } = saved(2, 1);
         let known = StatCache::open(cache_file.clone())
             .hash(&files[0])
