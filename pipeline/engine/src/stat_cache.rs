@@ -127,8 +127,7 @@ struct Dirty {
 
 pub struct StatCache {
     file: PathBuf,
-    /// Set when anything changed since loading, so an unchanged cache is not rewritten.
-    changed: std::sync::atomic::AtomicBool,
+    /// What changed since loading: an unchanged cache is not written.
     dirty: Mutex<Dirty>,
     /// The bytes of the file and of its journal, as read.
     read_bytes: (u64, u64),
@@ -208,28 +207,9 @@ impl StatCache {
                 .unwrap_or_default();
         let journal =
             mjolnir_files::bounded::read(&journal_of(&file), MAX_FILE_BYTES).unwrap_or_default();
-        // A line that does not read (the last one of a killed cook) is left out.
-        for line in journal.split(|&b| b == b'\n') {
-            match serde_json::from_slice::<Change<String, String>>(line) {
-                Ok(Change::Set(row)) => {
-                    let (path, entry) = row.into_entry();
-                    entries.insert(path, entry);
-                }
-                Ok(Change::Forget((path,))) => {
-                    entries.remove(std::ffi::OsStr::new(&path));
-                }
-                Ok(Change::Derived {
-                    derived: key,
-                    facts,
-                }) => {
-                    derived.insert(key, facts);
-                }
-                Err(_) => {}
-            }
-        }
+        replay(&journal, &mut entries, &mut derived);
         StatCache {
             file,
-            changed: std::sync::atomic::AtomicBool::new(false),
             dirty: Mutex::new(Dirty::default()),
             read_bytes: (whole.len() as u64, journal.len() as u64),
             entries: Mutex::new(entries),
@@ -412,7 +392,6 @@ impl StatCache {
     }
 
     fn add_derived(&self, key: String, facts: Vec<String>) {
-        self.mark_changed();
         self.dirty
             .lock()
             .expect("stat cache lock")
@@ -494,7 +473,6 @@ impl StatCache {
     }
 
     fn mark_dirty(&self, path: &Path) {
-        self.mark_changed();
         self.dirty
             .lock()
             .expect("stat cache lock")
@@ -502,17 +480,15 @@ impl StatCache {
             .insert(path.as_os_str().to_owned());
     }
 
-    fn mark_changed(&self) {
-        self.changed
-            .store(true, std::sync::atomic::Ordering::Relaxed);
-    }
-
     /// Saves what changed, if anything did: to the journal, or, once the journal would
     /// hold a quarter of the file's bytes, the whole file. Entries modified or changed
     /// within [`RACY_WINDOW`] are left out.
     pub fn save(&self) -> std::io::Result<()> {
-        if !self.changed.load(std::sync::atomic::Ordering::Relaxed) {
-            return Ok(());
+        {
+            let dirty = self.dirty.lock().expect("stat cache lock");
+            if dirty.paths.is_empty() && dirty.derived.is_empty() {
+                return Ok(());
+            }
         }
         let now = SystemTime::now();
         let lines = self.journal_lines(now);
@@ -602,6 +578,33 @@ impl StatCache {
         match std::fs::remove_file(journal_of(&self.file)) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
             _ => Ok(()),
+        }
+    }
+}
+
+/// Applies the journal's lines in order; one that does not read (the last one of a
+/// killed cook) is left out.
+fn replay(
+    journal: &[u8],
+    entries: &mut HashMap<OsString, Entry>,
+    derived: &mut BTreeMap<String, Vec<String>>,
+) {
+    for line in journal.split(|&b| b == b'\n') {
+        match serde_json::from_slice::<Change<String, String>>(line) {
+            Ok(Change::Set(row)) => {
+                let (path, entry) = row.into_entry();
+                entries.insert(path, entry);
+            }
+            Ok(Change::Forget((path,))) => {
+                entries.remove(std::ffi::OsStr::new(&path));
+            }
+            Ok(Change::Derived {
+                derived: key,
+                facts,
+            }) => {
+                derived.insert(key, facts);
+            }
+            Err(_) => {}
         }
     }
 }
