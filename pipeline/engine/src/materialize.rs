@@ -108,10 +108,10 @@ fn new_containers<'f>(out: &Path, stale: &Targets<'f>, stat_cache: &StatCache) -
             else {
                 return false;
             };
-            match spare::vouched_recipe(out, Path::new(path), &meta) {
-                Some(held) => held != output.hash,
-                None => !stat_cache.knows_recipe(&output.hash),
-            }
+            // The ledger is read only for a recipe written before (an edit back to it).
+            !stat_cache.knows_recipe(&output.hash)
+                || spare::vouched_recipe(out, Path::new(path), &meta)
+                    .is_some_and(|held| held != output.hash)
         })
         .map(|(path, output)| (path.clone(), *output))
         .collect();
