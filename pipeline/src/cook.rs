@@ -760,8 +760,7 @@ fn sealable(
         return None;
     }
     let config = &options.config;
-    // The action log too: a cache edited, restored or shared since is checked in full.
-    let mut paths = std::collections::BTreeSet::from([config.cache.join("actions.log")]);
+    let mut paths = std::collections::BTreeSet::new();
     for step in &run.graph.steps {
         for input in &step.inputs {
             if let crate::graph::Input::Source { path, .. } = input {
@@ -782,25 +781,27 @@ fn sealable(
     for set in &run.sets {
         paths.insert(config.packs[set.pack].dir.clone());
     }
-    {
-        for (dir, files) in run.folders(config, steps::REGISTRY, pool) {
-            for rel in files.keys() {
-                let file = dir.join(rel);
-                paths.extend(
-                    file.ancestors()
-                        .skip(1)
-                        .take_while(|a| a.starts_with(&dir))
-                        .map(|p| p.to_path_buf()),
-                );
-                paths.insert(file);
-            }
+    // The action log too: a cache edited, restored or shared since is checked in full.
+    let mut written = std::collections::BTreeSet::from([config.cache.join("actions.log")]);
+    for (dir, files) in run.folders(config, steps::REGISTRY, pool) {
+        for rel in files.keys() {
+            let file = dir.join(rel);
+            written.extend(
+                file.ancestors()
+                    .skip(1)
+                    .take_while(|a| a.starts_with(&dir))
+                    .map(|p| p.to_path_buf()),
+            );
+            written.insert(file);
         }
     }
     let sealed = seal::Sealed {
         packs: run.sets.len(),
         steps: counts.steps,
     };
-    Some((sealed, paths.into_iter().collect()))
+    // What an author edits first: the check stops at the first stamp that changed, and an
+    // edit after a no-op had stat'ed a catalog-sized set's 3,600 files before its model.
+    Some((sealed, paths.into_iter().chain(written).collect()))
 }
 
 /// Adds the cook to `cooks.log`, for `mjolnir cache stats`; returns its number.

@@ -719,6 +719,21 @@ fn a_sealed_noop_cook_still_sees_every_change() {
     };
     ws.cook(&[]);
     settle();
+    // What an author edits is checked first, the set folder's files last: the check stops
+    // at the first stamp that changed.
+    let text = std::fs::read_to_string(&seal).unwrap();
+    let sealed: Vec<&str> = text
+        .lines()
+        .skip(3)
+        .map(|l| l.splitn(5, ' ').nth(4).unwrap())
+        .collect();
+    let first = |part: &str| sealed.iter().position(|p| p.contains(part)).unwrap();
+    assert!(first("packs/foundry/source/models/") < first("build/cache/actions.log"));
+    assert!(first("build/cache/actions.log") < first("build/game/"));
+    assert!(sealed
+        .iter()
+        .skip(first("build/game/"))
+        .all(|p| !p.contains("packs/")));
     let report = std::fs::read(ws.path("build/report.json")).unwrap();
     let out = ws.cook(&[]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("0 run"));

@@ -62,8 +62,10 @@ pub fn clear(cache: &Path) {
     let _ = std::fs::remove_file(cache.join(FILE));
 }
 
-/// Seals a cook that changed nothing. Does nothing when a path is missing, not UTF-8, or
-/// was touched within the racy window (the next no-op cook seals instead).
+/// Seals a cook that changed nothing, with `paths` in the order to check them: the check
+/// stops at the first that changed, so what an author edits goes first. Does nothing when
+/// a path is missing, not UTF-8, or was touched within the racy window (the next no-op
+/// cook seals instead).
 pub fn write(
     cache: &Path,
     key: &str,
