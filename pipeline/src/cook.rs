@@ -1052,7 +1052,6 @@ fn finish(
         .iter()
         .filter(|r| matches!(r.outcome, Outcome::Hit | Outcome::Ran(_)))
         .filter_map(|r| r.key.as_deref());
-    crate::usage::record_uses(&config.cache, number, used)?;
     let report_json = config.out.join("report.json");
     let begun = match step_records {
         Some(begun) => begun,
@@ -1063,13 +1062,16 @@ fn finish(
         summary: &summary,
         errors: &errors,
     };
-    write_reports(
-        options,
-        pool,
-        (&sets, &maps),
-        (begun, &full),
-        (&graph, &results),
-    )?;
+    // The use log (a line per step used) is written while the reports are.
+    let (recorded, reported) = pool.join(
+        || crate::usage::record_uses(&config.cache, number, used),
+        || {
+            let reports = (begun, &full);
+            write_reports(options, pool, (&sets, &maps), reports, (&graph, &results))
+        },
+    );
+    recorded?;
+    reported?;
     print_ending(options, settings, (&summary, &errors, &line), ok);
     // When the process ends next, freeing every step, output and cache entry first only
     // costs the cook time; a `--watch` loop frees them, or each cook would leak them.
