@@ -110,8 +110,8 @@ fn new_containers<'f>(out: &Path, stale: &Targets<'f>, stat_cache: &StatCache) -
             };
             // The ledger is read only for a recipe written before (an edit back to it).
             !stat_cache.knows_recipe(&output.hash)
-                || spare::vouched_recipe(out, Path::new(path), &meta)
-                    .is_some_and(|held| held != output.hash)
+                || spare::vouched(out, Path::new(path), &meta)
+                    .is_some_and(|held| held.recipe != output.hash)
         })
         .map(|(path, output)| (path.clone(), *output))
         .collect();
@@ -226,17 +226,20 @@ fn file_holds(
     if !meta.is_file() || meta.len() != output.size {
         return false;
     }
-    // A spliced file its spare's ledger stamped once written is known without reading its
-    // tens of megabytes, even within the stat cache's racy window (`spare::write`).
-    if let Some(recipe) = output
-        .is_spliced()
-        .then(|| spare::vouched_recipe(out, path, meta))
-        .flatten()
-    {
-        return recipe == output.hash;
-    }
     if let Some(content) = stat_cache.recorded(path, meta) {
         return holds(stat_cache, &content, output);
+    }
+    // A spliced file its spare's ledger stamped once written is known without reading its
+    // tens of megabytes, even within the stat cache's racy window (`spare::write`). The
+    // stat cache learns it as a read would have taught it, so what was derived from its
+    // content (the recipe it holds) is kept with it.
+    if let Some(held) = output
+        .is_spliced()
+        .then(|| spare::vouched(out, path, meta))
+        .flatten()
+    {
+        stat_cache.record_spliced_stamped(path, meta, &held.root, &held.recipe);
+        return held.recipe == output.hash;
     }
     if output.is_spliced() && !stat_cache.knows_recipe(&output.hash) {
         return false;

@@ -105,13 +105,27 @@ fn restamp(path: &Path, before: Option<Stamp>) -> Option<Stamp> {
     })
 }
 
-/// The recipe the spliced file at `path`, found as `meta`, was written from, when it is
-/// exactly as its spare's ledger stamped it once written ([`mark_written`]): what it holds
-/// is then known without reading it. `None` without a ledger, a stamp, or a match.
-pub(crate) fn vouched_recipe(out: &Path, path: &Path, meta: &std::fs::Metadata) -> Option<String> {
+/// What the spliced file at `path`, found as `meta`, holds by its spare's ledger, when it
+/// is exactly as the ledger stamped it once written ([`mark_written`]): known then without
+/// reading it. `None` without a ledger, a stamp, or a match.
+pub(crate) fn vouched(out: &Path, path: &Path, meta: &std::fs::Metadata) -> Option<Vouched> {
     let spare = out.join(SPARES).join(spare_name(path));
     let file = Ledger::read(&ledger_of(&spare)).file?;
-    (file.stamp? == stamp(meta)).then_some(file.recipe)
+    if file.stamp? != stamp(meta) {
+        return None;
+    }
+    Some(Vouched {
+        root: Leaves::from_hex(&file.leaves)?.root(),
+        recipe: file.recipe,
+    })
+}
+
+/// A spliced file's content as its ledger vouches for it.
+pub(crate) struct Vouched {
+    /// The hash of the recipe it was written from.
+    pub recipe: String,
+    /// Its leaves' root, the content hash the stat cache keeps for it.
+    pub root: String,
 }
 
 /// The file's leaves once it is in place: taken while writing, or else read back.

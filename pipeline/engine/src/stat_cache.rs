@@ -422,6 +422,18 @@ impl StatCache {
         self.add_derived(spliced_key(content_hash), vec![recipe_hash.to_string()]);
     }
 
+    /// [`record_spliced`](Self::record_spliced) for a file found as `meta`.
+    pub fn record_spliced_stamped(
+        &self,
+        path: &Path,
+        meta: &std::fs::Metadata,
+        content_hash: &str,
+        recipe_hash: &str,
+    ) {
+        self.record_stamped(path, meta, content_hash);
+        self.add_derived(spliced_key(content_hash), vec![recipe_hash.to_string()]);
+    }
+
     /// The recipe that made a file of content `content_hash`, as [`record_spliced`] saw.
     pub fn spliced_recipe(&self, content_hash: &str) -> Option<String> {
         let derived = self.derived.lock().expect("stat cache lock");
