@@ -246,22 +246,10 @@ fn refused_whole(
     catalog: &Catalog,
     from_models: &[String],
 ) -> Vec<crate::Diagnostic> {
-    let value: Value = match serde_json::from_str(text) {
-        Ok(v) => v,
+    let (mut f, _) = match read_whole(file, text, catalog, from_models) {
+        Ok(read) => read,
         Err(e) => return vec![syntax_error(file, &e)],
     };
-    let mut f = Findings::new(file, text);
-    f.refuse_duplicate_keys(text);
-    let blocks = value.get("blocks").and_then(Value::as_array);
-    let entries = Entries::Parsed(blocks.map_or(&[], Vec::as_slice));
-    read_source(
-        &mut f,
-        &value,
-        entries,
-        catalog,
-        from_models,
-        &mut Vec::new(),
-    );
     if !f.has_errors() {
         f.error(
             "not_json",
@@ -270,6 +258,29 @@ fn refused_whole(
         );
     }
     f.into_vec()
+}
+
+/// The document read as one tree: its findings, and its source when it reads as one.
+fn read_whole<'f>(
+    file: &'f str,
+    text: &'f str,
+    catalog: &Catalog,
+    from_models: &[String],
+) -> Result<(Findings<'f>, Option<GeometrySource>), serde_json::Error> {
+    let value: Value = serde_json::from_str(text)?;
+    let mut f = Findings::new(file, text);
+    f.refuse_duplicate_keys(text);
+    let blocks = value.get("blocks").and_then(Value::as_array);
+    let entries = Entries::Parsed(blocks.map_or(&[], Vec::as_slice));
+    let source = read_source(
+        &mut f,
+        &value,
+        entries,
+        catalog,
+        from_models,
+        &mut Vec::new(),
+    );
+    Ok((f, source))
 }
 
 /// The entries of `blocks`: parsed with their document, or each still its text (a slice
@@ -836,19 +847,9 @@ mod tests {
         catalog: &Catalog,
         from_models: &[String],
     ) -> Checked<GeometrySource> {
-        let value: Value = serde_json::from_str(text).map_err(|e| vec![syntax_error("g", &e)])?;
-        let mut f = Findings::new("g", text);
-        f.refuse_duplicate_keys(text);
-        let blocks = value.get("blocks").and_then(Value::as_array);
-        let entries = Entries::Parsed(blocks.map_or(&[], Vec::as_slice));
-        match read_source(
-            &mut f,
-            &value,
-            entries,
-            catalog,
-            from_models,
-            &mut Vec::new(),
-        ) {
+        let (f, source) =
+            read_whole("g", text, catalog, from_models).map_err(|e| vec![syntax_error("g", &e)])?;
+        match source {
             Some(s) if !f.has_errors() => Ok((s, f.into_vec())),
             _ => Err(f.into_vec()),
         }
