@@ -72,11 +72,7 @@ pub fn record_cook(cache: &Path, mut line: CookLine) -> std::io::Result<u64> {
         return crate::atomic::write(&cache.join(COOKS), &kept).map(|_| line.number);
     }
     std::fs::create_dir_all(cache)?;
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(cache.join(COOKS))?
-        .write_all(&text)?;
+    mjolnir_files::append::open(&cache.join(COOKS))?.write_all(&text)?;
     Ok(line.number)
 }
 

@@ -218,10 +218,7 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
         entries: impl IntoIterator<Item = (&'k str, V)>,
     ) -> std::io::Result<()> {
         let bytes = lines_of(entries);
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)?;
+        let mut file = mjolnir_files::append::open(path)?;
         file.write_all(&bytes)?;
         let grown = file.metadata()?.len();
         drop(file);
@@ -273,12 +270,7 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
 
     fn write_lines(&mut self, bytes: &[u8], lines: usize) -> std::io::Result<()> {
         if self.file.is_none() {
-            self.file = Some(
-                std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(&self.path)?,
-            );
+            self.file = Some(mjolnir_files::append::open(&self.path)?);
         }
         self.file.as_mut().expect("opened above").write_all(bytes)?;
         self.lines += lines;

@@ -508,11 +508,12 @@ impl StatCache {
         if file_bytes == 0 || (journal_bytes + lines.len() as u64) * 4 > file_bytes {
             return self.write_whole(now);
         }
-        let mut journal = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(journal_of(&self.file))?;
-        std::io::Write::write_all(&mut journal, &lines)
+        // Anything but a regular file in the journal's place (a link, a FIFO) is replaced
+        // by writing the whole file, which removes it.
+        match mjolnir_files::append::open(&journal_of(&self.file)) {
+            Ok(mut journal) => std::io::Write::write_all(&mut journal, &lines),
+            Err(_) => self.write_whole(now),
+        }
     }
 
     /// The journal's lines for this cook: each path it recorded (or forgot, or whose
@@ -586,11 +587,10 @@ impl StatCache {
         })
         .expect("stat cache serializes");
         atomic::write(&self.file, &bytes)?;
-        // What the journal held is in the file now; one left behind states only facts.
-        match std::fs::remove_file(journal_of(&self.file)) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-            _ => Ok(()),
-        }
+        // What the journal held is in the file now. One that cannot be removed states only
+        // facts, and anything else in its place is never read as a journal.
+        let _ = std::fs::remove_file(journal_of(&self.file));
+        Ok(())
     }
 }
 
@@ -837,6 +837,41 @@ mod tests {
         assert!(!journal.exists());
         let cache = StatCache::open(cache_file);
         assert!(files.iter().all(|f| cache.hash(f).unwrap().bytes.is_none()));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_or_a_fifo_in_the_journals_place_is_never_written_through_or_waited_on() {
+        let Saved {
+            _dir,
+            files,
+            cache_file,
+            journal,
+        } = saved(42, 40);
+        let outside = cache_file.with_file_name("outside.txt");
+        std::fs::write(&outside, b"keep me").unwrap();
+        let stand_ins: [&dyn Fn(&Path); 2] = [
+            &|j| std::os::unix::fs::symlink(&outside, j).unwrap(),
+            &|j| crate::test_support::make_fifo(j),
+        ];
+        // Each time one new entry against a file of forty: a journal's worth of change, but
+        // nothing to take it but the whole file.
+        for (stand_in, new) in stand_ins.into_iter().zip(&files[40..]) {
+            stand_in(&journal);
+            let cache = StatCache::open(cache_file.clone());
+            assert!(cache.hash(new).unwrap().bytes.is_some());
+            cache.save().unwrap();
+            assert_eq!(std::fs::read(&outside).unwrap(), b"keep me");
+            assert!(
+                std::fs::symlink_metadata(&journal).is_err(),
+                "it was removed"
+            );
+            let cache = StatCache::open(cache_file.clone());
+            assert!(
+                cache.hash(new).unwrap().bytes.is_none(),
+                "the file holds it"
+            );
+        }
     }
 
     #[test]
