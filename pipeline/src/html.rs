@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::execute::{Finished, Outcome};
 use crate::graph::Graph;
 use crate::layout;
-use crate::steps::{assemble, map, render, sheet, view, Lands};
+use crate::steps::{documents, map, render, sheet, view, Lands};
 
 /// The largest set checks report the page reads: a catalog-sized set's is under a
 /// megabyte, and a larger file (not this cook's) is left off the page.
@@ -314,7 +314,7 @@ fn write_set(
     let cards = fresh.cards();
     let report = match cooked && !cards.is_empty() {
         true => mjolnir_files::bounded::read_text(
-            &layout::set_dir(out, pack, set).join(assemble::CHECKS),
+            &layout::set_dir(out, pack, set).join(documents::CHECKS),
             MAX_CHECKS_BYTES,
         )
         .unwrap_or_default(),
@@ -328,7 +328,7 @@ fn write_set(
     let _ = write!(h, "</div>");
     let unchanged = fresh.blocks.len() - cards.len();
     if unchanged > 0 {
-        let checks = layout::set_dir(Path::new(""), pack, set).join(assemble::CHECKS);
+        let checks = layout::set_dir(Path::new(""), pack, set).join(documents::CHECKS);
         let _ = write!(
             h,
             "<p>{unchanged} {} came from the cache as an earlier cook made {}; every block's checks are in <a href=\"{2}\"><code>{2}</code></a>.</p>",

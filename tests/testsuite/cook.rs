@@ -15,12 +15,13 @@ fn cold_then_noop_cook() {
     assert_eq!(summary["cached"], 0);
     let steps = summary["steps"].as_u64().unwrap();
     assert_eq!(summary["run"].as_u64().unwrap(), steps);
-    // Two validation steps, the donors, one assembly and its chunk index per pack; per
+    // Two validation steps, the donors, one assembly, its chunk index and the set's
+    // documents per pack; per
     // block its geometry, its packed container chunks, its facts for the assembly,
     // an import, a mesh, an actor, their two Unreal packages, a collision model, MOPP
     // code, polyhedra, the ray checks and the tags; and the material instances of Foundry
     // Wide's glass panel and portal frame.
-    assert_eq!(steps, 3 * 5 + 13 * (23 + 20 + 12) + 2);
+    assert_eq!(steps, 3 * 6 + 13 * (23 + 20 + 12) + 2);
     // Where the time went, phase by phase, in order, within the cook's own time.
     let phases = summary["phases_ms"].as_object().unwrap();
     let names: Vec<&str> = phases.keys().map(String::as_str).collect();
@@ -152,7 +153,7 @@ fn damaged_set_folders_are_put_right_by_the_next_cook() {
 }
 
 #[test]
-fn one_model_edit_reruns_that_block_and_the_assembly() {
+fn one_model_edit_reruns_that_block_and_the_sets_documents() {
     let ws = Workspace::with_packs(&["foundry", "roadworks"]);
     ws.cook(&[]);
     ws.edit("packs/foundry/source/models/floor_2x2.gltf", |t| {
@@ -160,13 +161,15 @@ fn one_model_edit_reruns_that_block_and_the_assembly() {
             .replacen("\"name\": \"steel\"", "\"name\": \"steel_plate\"", 1)
     });
     let out = ws.cook(&["--explain"]);
+    // A material's name is in the block's facts, not in its container chunks: the set's
+    // container is not laid out again.
     assert_eq!(
         ws.ran(),
         [
             "foundry/actor/floor_2x2",
-            "foundry/assemble/all",
             "foundry/block_facts/floor_2x2",
             "foundry/checks/floor_2x2",
+            "foundry/documents/all",
             "foundry/import/floor_2x2",
             "foundry/mesh/floor_2x2",
             "foundry/unreal_mesh/floor_2x2"
@@ -198,11 +201,11 @@ fn one_geometry_edit_stops_at_the_changed_block() {
         ws.ran(),
         [
             "foundry/actor/wall_2",
-            "foundry/assemble/all",
             "foundry/block_facts/wall_2",
             "foundry/block_geometry/wall_2",
             "foundry/checks/wall_2",
             "foundry/collision/wall_2",
+            "foundry/documents/all",
             "foundry/geometry",
             "foundry/mopp/wall_2",
             "foundry/polyhedra/wall_2",
@@ -285,8 +288,8 @@ fn corrupt_cache_entries_are_detected_and_rebuilt() {
     assert_eq!(std::fs::read(&blob).unwrap(), good, "the blob was rebuilt");
     assert!(tree(&ws.path("build/game")) == expected);
 
-    // The same when a step that runs needs a damaged upstream output: the assembly reads
-    // each block's facts.
+    // The same when a step that runs needs a damaged upstream output: the set's documents
+    // read each block's facts.
     let facts = blob_of(&ws, &cold, "foundry/block_facts/floor_2x2");
     let good_facts = flip_byte(&facts);
     ws.edit("packs/foundry/changes.json", |t| {
@@ -300,7 +303,7 @@ fn corrupt_cache_entries_are_detected_and_rebuilt() {
     );
     assert_eq!(
         ws.ran(),
-        ["foundry/assemble/all", "foundry/block_facts/floor_2x2"]
+        ["foundry/block_facts/floor_2x2", "foundry/documents/all"]
     );
     assert_eq!(std::fs::read(&facts).unwrap(), good_facts);
 
@@ -499,8 +502,8 @@ fn a_broken_model_fails_its_block_and_the_rest_still_cook() {
     );
     assert_eq!(
         report["summary"]["skipped"].as_u64().unwrap(),
-        9,
-        "wall_2's mesh, actor, Unreal packages, checks, packed chunks and facts, the assembly and its chunk index"
+        10,
+        "wall_2's mesh, actor, Unreal packages, checks, packed chunks and facts, the assembly, its chunk index and the set's documents"
     );
     assert!(
         !ws.path("build/game").exists(),

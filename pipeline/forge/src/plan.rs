@@ -463,7 +463,8 @@ mod tests {
             assert_eq!(lod.id, format!("foundry/lod/{block}"));
             assert_eq!(lod.deps().collect::<Vec<_>>(), [set.blocks[block]["mesh"]]);
         }
-        // Each block's facts (which the assembly reads) hash the new file for the inventory.
+        // Each block's facts (which the set's documents read) hash the new file for the
+        // inventory.
         let lod_inputs: Vec<&str> = ["floor_1x1", "wall_door"]
             .iter()
             .flat_map(|block| &graph.steps[set.blocks[*block]["block_facts"]].inputs)
@@ -473,8 +474,8 @@ mod tests {
             })
             .collect();
         assert_eq!(lod_inputs, ["floor_1x1/lod.fmsh", "wall_door/lod.fmsh"]);
-        let assemble = &graph.steps[set.set["assemble"]];
-        assert!(assemble
+        let documents = &graph.steps[set.set["documents"]];
+        assert!(documents
             .inputs
             .iter()
             .any(|i| i.name() == "floor_1x1/facts/facts.json"));

@@ -122,13 +122,13 @@ fn a_package_kind_reaches_the_container_and_the_inventory() {
         );
     }
 
-    let assemble = &results[sets[0].planned.set["assemble"]];
-    let output = |name: &str| {
-        let o = assemble.outputs.iter().find(|o| o.name == name).unwrap();
+    let output = |kind: &str, name: &str| {
+        let step = &results[sets[0].planned.set[kind]];
+        let o = step.outputs.iter().find(|o| o.name == name).unwrap();
         o.bytes(&store).unwrap()
     };
     let [utoc, _, _] = forge_release::container::container_files("foundry");
-    let toc = forge_iostore::Toc::parse(&output(&utoc)).unwrap();
+    let toc = forge_iostore::Toc::parse(&output("assemble", &utoc)).unwrap();
     let files = toc.directory.as_ref().unwrap().files().unwrap();
     let names: Vec<&str> = files.iter().map(|(f, _)| f.as_str()).collect();
     for package in ["SM_floor_1x1_LOD1", "SM_floor_1x1"] {
@@ -140,7 +140,7 @@ fn a_package_kind_reaches_the_container_and_the_inventory() {
     }
 
     let inventory: serde_json::Value =
-        serde_json::from_slice(&output(steps::assemble::INVENTORY)).unwrap();
+        serde_json::from_slice(&output("documents", steps::documents::INVENTORY)).unwrap();
     let packages = &inventory["visuals"]["floor_1x1"]["packages"];
     assert!(
         packages

@@ -10,7 +10,7 @@ use serde_json::json;
 use super::coded::diagnostic;
 use super::common::{input, pretty, source_file};
 use super::kind::{Lands, Scope};
-use super::{assemble, catalog};
+use super::{assemble, catalog, documents};
 use crate::wiring::Wiring;
 use crate::wiring::{StepKind, Wired};
 use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
@@ -36,15 +36,16 @@ fn wire(w: &Wiring) -> Option<Wired> {
     if !w.options.archive {
         return None;
     }
-    let from_set = |name: &str| w.upstream(name, &assemble::KIND, name);
+    let container = |name: &str| w.upstream(name, &assemble::KIND, name);
+    let document = |name: &str| w.upstream(name, &documents::KIND, name);
     let [utoc, ucas, _pak] = forge_release::container::container_files(w.pack_id());
     let mut inputs = vec![
-        from_set(catalog::MANIFEST),
-        from_set(&utoc),
-        from_set(&ucas),
+        document(catalog::MANIFEST),
+        container(&utoc),
+        container(&ucas),
     ];
-    if w.has_source(assemble::CHANGES) {
-        inputs.push(from_set(assemble::CHANGES));
+    if w.has_source(documents::CHANGES) {
+        inputs.push(document(documents::CHANGES));
     }
     if w.has_source(README) {
         inputs.push(w.source(README));
@@ -74,7 +75,7 @@ fn cook(_step: &CookCtx, inputs: &Inputs) -> Cooked {
         manifest,
         &content,
         inputs.get(README).map(|b| b.as_slice()),
-        inputs.get(assemble::CHANGES).map(|b| b.as_slice()),
+        inputs.get(documents::CHANGES).map(|b| b.as_slice()),
     )
     .map_err(as_diagnostics)?;
     let bytes =

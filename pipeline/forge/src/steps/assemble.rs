@@ -1,29 +1,28 @@
-//! `assemble`: a set's manifest (the catalog reduced to the set, marked diagnostic for
-//! `--only`), its inventory (each block's cooked outputs by hash), its checks report, and
-//! the pack's IoStore container. The container's `.ucas` is spliced (`engine::splice`):
-//! a recipe over every block's packed data, so the step never reads those bytes and an
-//! edit stores one block's data, not a new `.ucas`.
+//! `assemble`: the pack's IoStore container for a set. Its `.ucas` is spliced
+//! (`engine::splice`): a recipe over every block's packed data, so the step never reads
+//! those bytes and an edit stores one block's data, not a new `.ucas`. The set's documents
+//! (its catalog, inventory and checks report) are a step of their own (`documents`), made
+//! beside this one from other inputs.
 
-use forge_contract::Diagnostic;
-use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
-use serde_json::{json, Value};
+use serde::Deserialize;
+use serde_json::json;
 
 use super::coded::diagnostic;
-use super::common::{bad_intermediate, input, params, pretty, source_file, text};
+use super::common::{params, source_file};
 use super::kind::{Lands, Scope};
 use super::{catalog, donors, unreal_material};
 use crate::wiring::Wiring;
 use crate::wiring::{StepKind, Wired};
 use engine::{CookCtx, Cooked, Cooker, Inputs, Names};
-use findings::finding;
+use forge_contract::Diagnostic;
 
 pub static KIND: StepKind = StepKind {
     cooker: Cooker {
         name: "assemble",
         // 3: the `.ucas` recipe is bound to its blocks' bytes (`MJSP` v2), so an old
-        // recipe, which named them only, is never read again.
-        version: 3,
+        // recipe, which named them only, is never read again. 4: the set's documents are
+        // `documents`' outputs.
+        version: 4,
         outputs: Names::Dynamic,
         runs_under_check: false,
         splices: Some(&SPLICING),
@@ -40,16 +39,9 @@ static SPLICING: engine::Splicing = engine::Splicing {
     source: super::block_chunks::is_data_input,
 };
 
-pub const CHANGES: &str = "changes.json";
-pub const INVENTORY: &str = "inventory.json";
-/// The set's checks report: every block's, in set order.
-pub const CHECKS: &str = "checks.json";
-
 #[derive(Deserialize)]
 struct Params {
-    set: String,
     blocks: Vec<String>,
-    diagnostic: bool,
 }
 
 /// The input a donor is known by.
@@ -106,23 +98,15 @@ pub fn block_packages_of(
     (names, inputs)
 }
 
-/// What the set is made of: the catalog, the change list, the donors, and per block its
-/// packed container chunks and its facts. No block's own files: those are summed up by
-/// its `block_facts`, so a one-block edit reads one block's files.
+/// Each block's packed container chunks (`block_chunks`): nothing else of the set.
 fn wire(w: &Wiring) -> Option<Wired> {
     let set = w.set();
-    let mut inputs = vec![w.upstream(catalog::MANIFEST, &catalog::KIND, catalog::MANIFEST)];
-    if w.has_source(CHANGES) {
-        inputs.push(w.source(CHANGES));
-    }
-    for block in &set.blocks {
-        inputs.extend(super::block_chunks::of_block(w, block));
-        inputs.push(super::block_facts::of_block(w, block));
-    }
-    for role in donors::ROLES {
-        inputs.extend(donors::of_pack(w, &donor_input(role.output), role));
-    }
-    let params = json!({"set": set.name, "blocks": set.blocks, "diagnostic": set.diagnostic});
+    let inputs = set
+        .blocks
+        .iter()
+        .flat_map(|block| super::block_chunks::of_block(w, block))
+        .collect();
+    let params = json!({"set": set.name, "blocks": set.blocks});
     Some(Wired {
         params: params.to_string(),
         inputs,
@@ -130,242 +114,8 @@ fn wire(w: &Wiring) -> Option<Wired> {
 }
 
 fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
-    let file = source_file(catalog::MANIFEST);
-    let params: Params = params(step, &file)?;
-    // The container and the set's documents read different inputs, so they are made side
-    // by side: each was about half of a catalog-sized set's step.
-    let (container, documents) = rayon::join(
-        || container(step, &params, inputs),
-        || documents(step, &params, inputs, &file),
-    );
-    let mut out = container?;
-    let Documents { manifest, files } = documents?;
-    out.extend(files);
-    if let Some(changes) = inputs.get(CHANGES) {
-        every_block_announced(&manifest, changes)?;
-        let changes = if params.diagnostic {
-            pretty(&reduced_changes(changes, &manifest, &source_file(CHANGES))?)
-        } else {
-            changes.to_vec()
-        };
-        out.push((CHANGES.to_string(), changes));
-    }
-    Ok(out)
-}
-
-/// The set's catalog, checks report and inventory, as files; the catalog also as a value.
-struct Documents {
-    manifest: Value,
-    files: Vec<(String, Vec<u8>)>,
-}
-
-fn documents(
-    step: &CookCtx,
-    params: &Params,
-    inputs: &Inputs,
-    file: &str,
-) -> Result<Documents, Vec<Diagnostic>> {
-    let manifest = manifest(params, inputs, file)?;
-    let facts = facts(params, inputs)?;
-    let files = vec![
-        (
-            CHECKS.to_string(),
-            json_out::pretty(&checks_report(step, params, &facts)),
-        ),
-        (catalog::MANIFEST.to_string(), pretty(&manifest)),
-        (
-            INVENTORY.to_string(),
-            json_out::pretty(&inventory(step, params, &facts, inputs)),
-        ),
-    ];
-    Ok(Documents { manifest, files })
-}
-
-/// The catalog reduced to the set; an `--only` set is marked so it cannot be published.
-fn manifest(params: &Params, inputs: &Inputs, file: &str) -> Result<Value, Vec<Diagnostic>> {
-    let mut manifest: Value = serde_json::from_str(text(inputs, catalog::MANIFEST, file)?)
-        .map_err(|e| vec![finding("not_json", file, e.to_string())])?;
-    if let Some(list) = forge_contract::document::catalog_entries_mut(&mut manifest) {
-        list.retain(|b| {
-            b["id"]
-                .as_str()
-                .is_some_and(|id| params.blocks.iter().any(|x| x == id))
-        });
-    }
-    if params.diagnostic {
-        forge_contract::document::mark_diagnostic(&mut manifest, &params.blocks);
-    }
-    Ok(manifest)
-}
-
-/// Every block of the set has its `bloc` row in `changes.json`.
-fn every_block_announced(manifest: &Value, changes: &[u8]) -> Result<(), Vec<Diagnostic>> {
-    let file = source_file(CHANGES);
-    let changes: Value = serde_json::from_slice(changes)
-        .map_err(|e| vec![finding("not_json", &file, e.to_string())])?;
-    let missing: Vec<Diagnostic> =
-        forge_contract::document::blocks_without_change_row(manifest, &changes)
-            .into_iter()
-            .map(|(id, tag)| {
-                let mut found = finding(
-                    "missing_change_row",
-                    &file,
-                    forge_contract::document::change_row_message(id, tag),
-                );
-                found.pointer = "/tags".into();
-                found
-            })
-            .collect();
-    if missing.is_empty() {
-        Ok(())
-    } else {
-        Err(missing)
-    }
-}
-
-/// An `--only` set's change list declares only the tags of the blocks it holds.
-fn reduced_changes(changes: &[u8], manifest: &Value, file: &str) -> Result<Value, Vec<Diagnostic>> {
-    let mut changes: Value = serde_json::from_slice(changes)
-        .map_err(|e| vec![finding("not_json", file, e.to_string())])?;
-    let tags: Vec<&Value> = forge_contract::document::catalog_entries(manifest)
-        .iter()
-        .map(|b| &b["tag"])
-        .collect();
-    if let Some(list) = changes["tags"].as_array_mut() {
-        list.retain(|t| tags.contains(&&t["tag"]));
-    }
-    Ok(changes)
-}
-
-/// One block's facts (`block_facts`), borrowed from its input as unparsed JSON: the set's
-/// documents copy them whole, and a catalog's facts parsed into trees were the largest
-/// part of a cold cook's peak memory (1.7 MB at 256 blocks). A missing or `null` fact is
-/// `None`, and is written as `null`.
-#[derive(Deserialize)]
-struct BlockFacts<'a> {
-    #[serde(borrow)]
-    inventory: Option<&'a RawValue>,
-    #[serde(borrow)]
-    visuals: Option<&'a RawValue>,
-    #[serde(borrow)]
-    light_warning: Option<&'a RawValue>,
-    #[serde(borrow)]
-    checks: Option<&'a RawValue>,
-}
-
-/// A fact written into a pretty document: its tokens re-emitted at the document's depth,
-/// exactly as the tree it was once parsed into would write them.
-#[derive(Clone, Copy)]
-struct Fact<'a>(&'a RawValue);
-
-impl Serialize for Fact<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut tokens = serde_json::Deserializer::from_str(self.0.get());
-        serde_transcode::transcode(&mut tokens, serializer)
-    }
-}
-
-/// Each block's facts, in set order.
-fn facts<'a>(
-    params: &'a Params,
-    inputs: &'a Inputs,
-) -> Result<Vec<(&'a str, BlockFacts<'a>)>, Vec<Diagnostic>> {
-    let file = source_file(catalog::MANIFEST);
-    params
-        .blocks
-        .iter()
-        .map(|block| {
-            let bytes = input(inputs, &super::block_facts::input_name(block), &file)?;
-            let facts = serde_json::from_slice(bytes)
-                .map_err(|e| bad_intermediate(&file, "block facts", e))?;
-            Ok((block.as_str(), facts))
-        })
-        .collect()
-}
-
-/// Which blocks the set holds, the hash of each shipped output, and whether the game can
-/// install the set (its Unreal packages, and what they leave out).
-fn inventory<'a>(
-    step: &CookCtx<'a>,
-    params: &'a Params,
-    facts: &[(&'a str, BlockFacts<'a>)],
-    inputs: &Inputs,
-) -> Inventory<'a> {
-    Inventory {
-        pack: step.pack,
-        set: &params.set,
-        diagnostic: params.diagnostic,
-        unreal: installable(facts, inputs),
-        // By block id, as the inventory lists them.
-        blocks: facts
-            .iter()
-            .map(|(block, f)| (*block, f.inventory.map(Fact)))
-            .collect(),
-        // In set order.
-        visuals: InOrder(
-            facts
-                .iter()
-                .filter_map(|(block, f)| Some((*block, Fact(f.visuals?))))
-                .collect(),
-        ),
-    }
-}
-
-#[derive(Serialize)]
-struct Inventory<'a> {
-    pack: &'a str,
-    set: &'a str,
-    diagnostic: bool,
-    unreal: Value,
-    blocks: std::collections::BTreeMap<&'a str, Option<Fact<'a>>>,
-    visuals: InOrder<'a>,
-}
-
-/// A JSON object of facts, its keys in the order given.
-struct InOrder<'a>(Vec<(&'a str, Fact<'a>)>);
-
-impl Serialize for InOrder<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_map(self.0.iter().copied())
-    }
-}
-
-/// Without donors the set has no Unreal packages and is not installable; with them, a
-/// light the donor Blueprint cannot carry is named.
-fn installable(facts: &[(&str, BlockFacts)], inputs: &Inputs) -> Value {
-    if !inputs.contains_key(&donor_input(donors::ACTOR.output)) {
-        return json!({"installable": false, "reason": "cooked without donors: the container holds no Unreal packages (see docs/donors.md)"});
-    }
-    let warnings: Vec<Value> = facts
-        .iter()
-        .filter_map(|(_, f)| serde_json::from_str::<String>(f.light_warning?.get()).ok())
-        .map(Value::String)
-        .collect();
-    json!({"installable": true, "warnings": warnings})
-}
-
-fn checks_report<'a>(
-    step: &CookCtx<'a>,
-    params: &'a Params,
-    facts: &[(&'a str, BlockFacts<'a>)],
-) -> ChecksReport<'a> {
-    ChecksReport {
-        format: "mjolnir-forge-checks",
-        pack: step.pack,
-        set: &params.set,
-        blocks: facts
-            .iter()
-            .filter_map(|(_, f)| Some(Fact(f.checks?)))
-            .collect(),
-    }
-}
-
-#[derive(Serialize)]
-struct ChecksReport<'a> {
-    format: &'static str,
-    pack: &'a str,
-    set: &'a str,
-    blocks: Vec<Fact<'a>>,
+    let params: Params = params(step, &source_file(catalog::MANIFEST))?;
+    container(step, &params, inputs)
 }
 
 /// The container, laid out from each block's packed chunk index (`block_chunks`): nothing
@@ -421,53 +171,4 @@ pub fn shipped(inputs: &Inputs, file: &str) -> Result<Vec<String>, Vec<Diagnosti
         }
     }
     Ok(shipped)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::collections::BTreeMap;
-
-    /// What `block_facts` might hold: nesting, escapes, floats that print in more than one
-    /// way, integers past `i64`, and empty containers.
-    const FACTS: &str = r#"{"inventory":{"b/mesh.bin":"ab\"c\\d\u00e9\n"},"visuals":{"packages":["/Game/A"],"materials":[],"imports":{}},"light_warning":"a light \"x\"","checks":{"n":[0.1,1e-7,-0.0,18446744073709551615,-9223372036854775808,1.0e300,12345678901234567890123],"ok":true,"none":null}}"#;
-
-    #[test]
-    fn a_fact_is_written_as_its_parsed_tree_would_be() {
-        let facts: BlockFacts = serde_json::from_str(FACTS).unwrap();
-        let tree: Value = serde_json::from_str(FACTS).unwrap();
-        for (fact, value) in [
-            (facts.inventory, &tree["inventory"]),
-            (facts.visuals, &tree["visuals"]),
-            (facts.checks, &tree["checks"]),
-        ] {
-            // Nested, so the indentation of a document's depth is checked too; written as it
-            // is in a document, not through a tree.
-            let nested = |block| BTreeMap::from([("set", BTreeMap::from([("block", block)]))]);
-            assert_eq!(
-                json_out::pretty(&nested(fact.map(Fact))),
-                json_out::pretty(&json!({"set": {"block": value}}))
-            );
-        }
-    }
-
-    #[test]
-    fn a_missing_or_null_fact_is_none_and_only_a_string_warns() {
-        let facts: BlockFacts =
-            serde_json::from_str(r#"{"visuals":null,"light_warning":7}"#).unwrap();
-        assert!(facts.inventory.is_none() && facts.visuals.is_none() && facts.checks.is_none());
-        let warned: BlockFacts = serde_json::from_str(FACTS).unwrap();
-        let mut inputs = Inputs::new();
-        inputs.insert(donor_input(donors::ACTOR.output), Default::default());
-        assert_eq!(
-            installable(&[("a", facts), ("b", warned)], &inputs),
-            json!({"installable": true, "warnings": ["a light \"x\""]})
-        );
-    }
-
-    #[test]
-    fn a_fact_that_is_not_json_is_refused_not_copied() {
-        assert!(serde_json::from_str::<BlockFacts>(r#"{"checks":[1,}"#).is_err());
-        assert!(serde_json::from_str::<BlockFacts>(r#"{"checks":{"a":1}"#).is_err());
-    }
 }

@@ -30,6 +30,7 @@ mod coded;
 pub mod collision;
 pub mod common;
 pub mod crate_index;
+pub mod documents;
 pub mod donors;
 pub mod geometry;
 pub mod import;
@@ -70,6 +71,7 @@ pub static REGISTRY: &[&StepKind] = &[
     &block_chunks::KIND,
     &block_facts::KIND,
     &assemble::KIND,
+    &documents::KIND,
     &crate_index::KIND,
     &archive::KIND,
     &sheet::KIND,
