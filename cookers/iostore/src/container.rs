@@ -199,14 +199,20 @@ pub fn package_name(path: &str) -> Option<String> {
     let rel = path.trim_start_matches("../").trim_start_matches("../");
     let (root, rest) = rel.split_once("/Content/")?;
     let mount = if root == "Engine" {
-        "/Engine/".to_string()
+        "Engine"
     } else if let Some(plugin) = root.rsplit_once("/Plugins/").map(|(_, p)| p) {
-        format!("/{plugin}/")
+        plugin
     } else {
-        "/Game/".to_string()
+        "Game"
     };
     let stem = rest.rsplit_once('.').map_or(rest, |(s, _)| s);
-    Some(format!("{mount}{stem}"))
+    // Joined by hand: a container's every file is named this way when it is checked, and
+    // formatting was most of that.
+    let mut name = String::with_capacity(mount.len() + stem.len() + 2);
+    for part in ["/", mount, "/", stem] {
+        name.push_str(part);
+    }
+    Some(name)
 }
 
 /// One chunk's verification, as `mjolnir forge inspect` prints it.
@@ -447,4 +453,31 @@ pub fn outside_namespace(toc: &Toc, prefix: &str) -> Result<Vec<String>> {
         })
         .map(|(path, _)| path)
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::package_name;
+
+    #[test]
+    fn a_file_path_names_its_package_under_its_mount() {
+        let named = |path| package_name(path);
+        assert_eq!(
+            named("../../../Engine/Content/Shaders/Mat.uasset").as_deref(),
+            Some("/Engine/Shaders/Mat")
+        );
+        assert_eq!(
+            named("../../../Halo/Plugins/MJOLNIR/Content/Forge/a/SM_a.uasset").as_deref(),
+            Some("/MJOLNIR/Forge/a/SM_a")
+        );
+        assert_eq!(
+            named("Halo/Content/Maps/M.umap").as_deref(),
+            Some("/Game/Maps/M")
+        );
+        assert_eq!(
+            named("Halo/Content/NoExtension").as_deref(),
+            Some("/Game/NoExtension")
+        );
+        assert_eq!(named("Halo/Plugins/X/Y.uasset"), None);
+    }
 }

@@ -107,14 +107,20 @@ fn try_solve(ids: &[ChunkId], seed_count: usize) -> Option<(Vec<i32>, Vec<usize>
     let mut seeds = vec![0i32; seed_count];
     let mut slot_of = vec![usize::MAX; n];
     let mut taken = vec![false; n];
+    // Slots are only ever taken, so the first free one only moves forward: searching for
+    // it from the start for each single-chunk bucket was quadratic in the chunks.
+    let mut first_free = 0;
     for &b in &order {
         let members = &buckets[b];
         match members.len() {
             0 => {}
             1 => {
                 // Single-chunk buckets take free slots directly, as negative seeds.
-                let free = taken.iter().position(|t| !t)?;
-                taken[free] = true;
+                while taken.get(first_free) == Some(&true) {
+                    first_free += 1;
+                }
+                let free = first_free;
+                *taken.get_mut(free)? = true;
                 slot_of[members[0]] = free;
                 seeds[b] = -(free as i32) - 1;
             }
