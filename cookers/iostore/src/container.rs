@@ -198,12 +198,10 @@ fn inflate(raw: &[u8], size: u32, b: u64) -> Result<Vec<u8>> {
 pub fn package_name(path: &str) -> Option<String> {
     let rel = path.trim_start_matches("../").trim_start_matches("../");
     let (root, rest) = rel.split_once("/Content/")?;
-    let mount = if root == "Engine" {
-        "Engine"
-    } else if let Some(plugin) = root.rsplit_once("/Plugins/").map(|(_, p)| p) {
-        plugin
-    } else {
-        "Game"
+    let mount = match root.rsplit_once("/Plugins/") {
+        _ if root == "Engine" => "Engine",
+        Some((_, plugin)) => plugin,
+        None => "Game",
     };
     let stem = rest.rsplit_once('.').map_or(rest, |(s, _)| s);
     // Joined by hand: a container's every file is named this way when it is checked, and
