@@ -165,14 +165,14 @@ def measure(blocks, edits):
             "small_blocks": blocks // 4,
             "small_cold_peak_mib": round(small_cold[1] / 1024, 1),
             "noop_ms": round(noop["median_ms"], 1),
-            "edit_median_ms": round(median),
+            "edit_median_ms": round(median, 1),
             "edit_range_ms": [round(walls[0] * 1000), round(walls[-1] * 1000)],
             "edit_peak_mib": round(max(rsss) / 1024, 1),
-            "ideal_edit_ms": round(ideal),
+            "ideal_edit_ms": round(ideal, 1),
             "own_steps_ms": round(sorted(own)[len(own) // 2], 1),
             "cp_ms": round(cp_ms, 1),
             "cp_median_ms": round(cp_median_ms, 1),
-            "edit_over_ideal": round(median / ideal, 1),
+            "edit_over_ideal": round(median / ideal, 2),
             "replace_ms": round(replace_ms, 1),
             "ideal_replacing_ms": round(replacing),
             "edit_over_ideal_replacing": round(median / replacing, 1),
@@ -250,6 +250,10 @@ How the edit got here, measured by hand with `/usr/bin/time` over 7 edits:
 | and the set's container known from its spare's ledger while it is as the ledger stamped it (`docs/formats/splice.md`): the sweep no longer reads the 28 MB container a cook wrote within the stat cache's racy window to learn which recipe it holds. The edits above are new each time and never met it; an edit back to a container made before did, and so does the cook right after an edit | the set folder 11.5 to 6.8 ms for an edit back (6 edits each, two series per binary); 9.4 to 5.7 ms in a cook right after an edit with every step cached | |
 | and the no-op seal's stamps checked sources first, set files last (the check stops at the first change, and the sources sorted after `build/`): an edit after a no-op stat'ed the set folder's 3,600 files before reaching its model. The edits above follow edits, which leave no seal | the first edit after a no-op 48.1 to 42.4 ms (8 turns, alternating binaries) | |
 | and the use log written while the reports are, not before them | 41.2 to 40.4 ms (`interleave.py --edits 21`) | |
+| and (#38's thirteenth session) each block's facts borrowed as unparsed JSON and copied into the set's documents token by token (`serde-transcode`), not parsed into trees; a model's accessors read as arrays, not one small vector per element (a 10,000-triangle model's indices were 30,000 allocations) | 39.9 to 38.4 ms (`interleave.py --edits 21`) | |
+| and `crate_index` writing its sorted ids out directly, not formatting each byte into strings and a tree | the step 0.72 to 0.12 ms, on the edit's path after `assemble` (4 edits, timers in the step) | |
+| and the set's documents (catalog, inventory, checks report, change list) a step of their own, `documents`, beside `assemble`, which lays the container out from the blocks' chunks alone: the two read different inputs and run side by side, and an edit that changes no container chunk (a material's name) lays no container out | 33.5 to 32.3 ms, the run 15.65 to 14.55 ms (`interleave.py --edits 21`) | `assemble` 4.2–4.7 ms and `documents` 3.0–3.2 ms side by side, against 4.5–5.7 ms for both |
+| and the container's perfect hash giving each single-chunk bucket its slot from a cursor, not a search from the first slot (quadratic in the chunks); package names joined without formatting | | `assemble` 4.55 to 4.35 ms (4 edits each, alternating) |
 
 With the `.ucas` spliced, the cache stores a recipe of a few KiB for it instead of a new
 container, and the edit's peak RSS fell from 174 MiB to 43 MiB. A step's outputs over 64 KiB
@@ -275,6 +279,8 @@ Cold memory, by hand (`heaptrack` heap peak and RSS, 256 blocks, 2 threads):
 | and a keyed log's read values boxed, so the slots never read are small | 11.62 MB | |
 | and the scheduler's dependencies and dependents in one list each, not one per step (one of them was cloned at every finished step) | 10.85 MB | |
 | and the plan's steps reserved with room for the set's own, not doubled for them (the steps' vector at the peak 0.85 to 0.43 MB) | 11.14 MB in the run measured: its peak fell where `assemble` held 1.48 MB of parsed block facts, against 1.0 MB the run before | |
+| (#38's thirteenth session, same measure) | 10.75 MB, at `assemble`: the parsed block facts 1.7 MB of it | 26.1–26.9 MiB (64 blocks: 19.5–20.1; heap 5.30 MB) |
+| and the block facts borrowed unparsed; a model's accessor elements as arrays (its indices had been 1.9 MB of the cook's peak while they were read) | 9.66 MB, still at the end of the run: the set's steps beside every step's records | medians of `interleave.py --cold 3` 26.7 to 26.2 MiB (64 blocks: 20.2 to 20.0; heap 4.77 MB): 1.33× to 1.31× |
 
 What the 256-block cook still holds that the 64-block one does not is per step, about
 3 KB each (`heaptrack`, 12.2 MB heap peak at 256 blocks): each step's outputs (1.3 MB),
@@ -340,6 +346,22 @@ no faster (46.0 against 46.2 ms, 15 edits alternating) and the cold peak 104 MiB
 that session, on its changes as they landed, read the edit at 37, 41 and 40 ms against
 ideals of 24, 25 and 25 ms, and the cold peaks' ratio at 1.30×, 1.28× and 1.40× (the
 64-block peak 19.2, 20.1 and 18.6 MiB): the table above is the last of them.
+
+In #38's thirteenth session the heap's course through a 256-block cold cook (`heaptrack`,
+massif snapshots) was flat at 6.5–7 MB while the blocks cooked and rose to its peak at the
+set's steps: the 64-block cook's sat at about 4 MB. The difference is per step, about 1.3 KB
+each, spread over a dozen holders (the scheduler's results 0.9 MB, the plan 1.6 MB, the
+outputs' records 0.6 MB, the input records kept for the report 0.9 MB, the logs' appended
+keys 0.7 MB, keys and hashes as hex text 0.5 MB). The RSS is 11.5 MiB of the binary's own
+mapped pages in both cooks; the anonymous memory is 14.5 MiB at 256 blocks and 8–10 at 64,
+so the goal needs about 3.5 MiB less at 256 blocks, which is most of the per-step records:
+block by block, as above. A cook with every step cached but not sealed takes 20 MiB at 256
+blocks (13.4 at 64). On the edit: the block's chain ends about 8.5 ms into the run, and the
+3,300 hits probed on the other thread end 1.5–2.5 ms later (their keys 1.7 ms of CPU, the
+action records' parse 1 ms and seals 0.9 ms, stat lookups 0.5 ms), which the set's two
+steps wait for. A memo of each block's keys would save the keys and seals but not the
+records' parse (the outputs must still be known): about 1 ms of the wait, for a second
+record of every step kept in step with the action log; not done.
 
 The ideal's `cp` is the fastest of the copies taken after each edit, each after `sync`, so
 the copies meet the disk as the edits do. Copies taken after the whole series (as until
