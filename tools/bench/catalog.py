@@ -377,7 +377,7 @@ from a record and made, each step is still scheduled, and a block's steps probed
 side wait for the one thread that looks the block up. This script's runs in that session,
 on its changes as they landed: the edit 40 ms against an ideal of 23 (1.8×, after
 `crate_index`), 36 against 23 (1.6×, after `documents`), 35 against 23 (1.52×, after the
-perfect hash), then on the same code an hour later 41.3 against 24.3 and 42.6 against 24.6
+perfect hash), then on the same code later 41.3 against 24.3 and 42.6 against 24.6
 (1.70× and 1.73×, the edit's range 38–64 ms): the table above is the last. The cold cook
 fell from 1.27 to 1.04 s with two threads and from 2.4 to 2.0 s with one (256 blocks, on
 tmpfs, two runs each alternating binaries), its user time from 1.96 to 1.45 s, once a
