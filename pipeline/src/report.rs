@@ -125,10 +125,11 @@ fn step_records<'a>(graph: &'a Graph, results: &'a [Finished]) -> Vec<StepRecord
                 duration_ms: (r.duration.as_secs_f64() * 1e6).round() / 1000.0,
                 reason,
                 errors,
-                inputs: r
+                inputs: step
                     .inputs
                     .iter()
-                    .map(|i| file(&i.name, i.hash(), i.size()))
+                    .zip(&r.inputs)
+                    .map(|(input, i)| file(input.name(), i.hash(), i.size()))
                     .collect(),
                 outputs: r
                     .outputs

@@ -523,9 +523,11 @@ pub fn prefetch<'o>(outputs: impl IntoIterator<Item = &'o Arc<Output>>, store: &
     });
 }
 
+/// What one input of a step was, in the order of the step's inputs, where its name is:
+/// a catalog's cold cook keeps a record of every input of every step for its report,
+/// and a copy of each name was a fifth of them.
 #[derive(Debug, Clone)]
 pub struct InputRecord {
-    pub name: String,
     known: Known,
 }
 
@@ -571,8 +573,9 @@ pub struct Finished {
     pub key: Option<String>,
     pub outcome: Outcome,
     pub duration: Duration,
-    /// What a step that ran (or failed, or went stale) read, for its report; empty for a
-    /// hit, whose inputs are those of the cook that ran it.
+    /// What a step that ran (or failed, or went stale) read, for its report, in the order
+    /// of its inputs (a failed one's up to the input it could not read); empty for a hit,
+    /// whose inputs are those of the cook that ran it.
     pub inputs: Vec<InputRecord>,
     pub outputs: Vec<Arc<Output>>,
 }
@@ -1444,7 +1447,7 @@ fn gather(
     };
     let mut deps = upstream.iter();
     for input in &step.inputs {
-        let (name, known) = match input {
+        let known = match input {
             Input::Source { name, path } => match linked_folder(settings.stat_cache, name, path)
                 .map_or_else(|| settings.stat_cache.hash(path), Err)
             {
@@ -1460,13 +1463,10 @@ fn gather(
                             h.size,
                         )),
                     }
-                    (
-                        name,
-                        Known::Source {
-                            hash: h.hash,
-                            size: h.size,
-                        },
-                    )
+                    Known::Source {
+                        hash: h.hash,
+                        size: h.size,
+                    }
                 }
                 Err(e) => return Err((g.records, vec![unreadable_source(step, name, e)])),
             },
@@ -1480,13 +1480,10 @@ fn gather(
                     return Err((g.records, vec![finding("missing_input", &step.id, message)]));
                 };
                 g.unread_upstream.push((name.clone(), out.clone()));
-                (name, Known::Output(out.clone()))
+                Known::Output(out.clone())
             }
         };
-        g.records.push(InputRecord {
-            name: name.clone(),
-            known,
-        });
+        g.records.push(InputRecord { known });
     }
     Ok(g)
 }
@@ -1856,9 +1853,10 @@ fn fingerprint_of(step: &Step, records: &[InputRecord]) -> Fingerprint {
         step.kind.name,
         step.kind.version,
         step.key_params(),
-        records
+        step.inputs
             .iter()
-            .map(|r| (r.name.clone(), r.hash().to_string()))
+            .zip(records)
+            .map(|(input, r)| (input.name().to_string(), r.hash().to_string()))
             .collect(),
     )
 }
