@@ -289,6 +289,8 @@ Cold memory, by hand (`heaptrack` heap peak and RSS, 256 blocks, 2 threads):
 | and the plan's steps reserved with room for the set's own, not doubled for them (the steps' vector at the peak 0.85 to 0.43 MB) | 11.14 MB in the run measured: its peak fell where `assemble` held 1.48 MB of parsed block facts, against 1.0 MB the run before | |
 | (#38's thirteenth session, same measure) | 10.75 MB, at `assemble`: the parsed block facts 1.7 MB of it | 26.1–26.9 MiB (64 blocks: 19.5–20.1; heap 5.30 MB) |
 | and the block facts borrowed unparsed; a model's accessor elements as arrays (its indices had been 1.9 MB of the cook's peak while they were read) | 9.66 MB, still at the end of the run: the set's steps beside every step's records | medians of `interleave.py --cold 3` 26.7 to 26.2 MiB (64 blocks: 20.2 to 20.0; heap 4.77 MB): 1.33× to 1.31× |
+| and the set's documents a step of their own (`documents`) | 10.37 MB | 25.4–26.0 MiB (64 blocks: 19.4–19.7) |
+| and a step's input records without a copy of each input's name (the report takes it from the step) | 9.93 MB: the peak now while blocks cook, two mesh steps' inputs read back (1.2 MB) beside every step's records | within the runs' spread |
 
 What the 256-block cook still holds that the 64-block one does not is per step, about
 3 KB each (`heaptrack`, 12.2 MB heap peak at 256 blocks): each step's outputs (1.3 MB),
