@@ -737,6 +737,25 @@ fn a_sealed_noop_cook_still_sees_every_change() {
         .iter()
         .skip(first("build/game/"))
         .all(|p| !p.contains("packs/")));
+    // Every set file and every folder between it and the set folder, each once.
+    let set = "build/game/foundry/all";
+    let files = tree(&ws.path(set));
+    let mut folders: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    for rel in files.keys() {
+        let mut folder = std::path::Path::new(rel.as_str());
+        while let Some(parent) = folder.parent() {
+            folders.insert(parent.to_string_lossy().into_owned());
+            folder = parent;
+        }
+    }
+    for rel in files.keys().chain(&folders) {
+        let path = match rel.as_str() {
+            "" => set.to_string(),
+            rel => format!("{set}/{rel}"),
+        };
+        let times = sealed.iter().filter(|p| p.ends_with(&path)).count();
+        assert_eq!(times, 1, "{path} sealed {times} times");
+    }
     let report = std::fs::read(ws.path("build/report.json")).unwrap();
     let out = ws.cook(&[]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("0 run"));
