@@ -6,9 +6,16 @@ use serde::Serialize;
 
 /// `value` as a file's bytes.
 pub fn pretty(value: &impl Serialize) -> Vec<u8> {
-    let mut bytes = serde_json::to_vec_pretty(value).expect("the project's JSON values serialize");
+    try_pretty(value).expect("the project's JSON values serialize")
+}
+
+/// `value` as a file's bytes, or why it does not serialize: a value that copies JSON text
+/// it did not parse (a set's documents copy their blocks' facts) can meet what no JSON
+/// value holds, such as a number out of range.
+pub fn try_pretty(value: &impl Serialize) -> Result<Vec<u8>, serde_json::Error> {
+    let mut bytes = serde_json::to_vec_pretty(value)?;
     bytes.push(b'\n');
-    bytes
+    Ok(bytes)
 }
 
 /// `value` as a file's text.

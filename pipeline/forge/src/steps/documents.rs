@@ -104,15 +104,20 @@ fn documents(
 ) -> Result<Documents, Vec<Diagnostic>> {
     let manifest = manifest(params, inputs, file)?;
     let facts = facts(params, inputs)?;
+    // The facts are copied as they were written, unparsed: a fact that is JSON but no
+    // JSON value (a number out of range) is found here.
+    let copied = |bytes: Result<Vec<u8>, serde_json::Error>| {
+        bytes.map_err(|e| bad_intermediate(file, "block facts", e))
+    };
     let files = vec![
         (
             CHECKS.to_string(),
-            json_out::pretty(&checks_report(step, params, &facts)),
+            copied(json_out::try_pretty(&checks_report(step, params, &facts)))?,
         ),
         (catalog::MANIFEST.to_string(), pretty(&manifest)),
         (
             INVENTORY.to_string(),
-            json_out::pretty(&inventory(step, params, &facts)),
+            copied(json_out::try_pretty(&inventory(step, params, &facts)))?,
         ),
     ];
     Ok(Documents { manifest, files })
@@ -348,5 +353,24 @@ mod tests {
     fn a_fact_that_is_not_json_is_refused_not_copied() {
         assert!(serde_json::from_str::<BlockFacts>(r#"{"checks":[1,}"#).is_err());
         assert!(serde_json::from_str::<BlockFacts>(r#"{"checks":{"a":1}"#).is_err());
+        // JSON, but no JSON value: the step refuses it as it writes the documents, where
+        // writing it as a file would have panicked.
+        let params = r#"{"set":"all","blocks":["a"],"diagnostic":false,"unreal":false}"#;
+        let step = CookCtx {
+            id: "p/documents/all",
+            pack: "p",
+            block: None,
+            params,
+        };
+        let mut inputs = Inputs::new();
+        let catalog = br#"{"blocks":[{"id":"a"}]}"#;
+        inputs.insert(catalog::MANIFEST.to_string(), catalog.to_vec().into());
+        let facts = br#"{"inventory":{},"checks":{"n":1e400}}"#;
+        inputs.insert(
+            super::super::block_facts::input_name("a"),
+            facts.to_vec().into(),
+        );
+        let refused = cook(&step, &inputs).unwrap_err();
+        assert!(refused[0].message.starts_with("block facts"), "{refused:?}");
     }
 }
