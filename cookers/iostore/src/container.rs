@@ -459,23 +459,20 @@ mod tests {
 
     #[test]
     fn a_file_path_names_its_package_under_its_mount() {
-        let named = |path| package_name(path);
-        assert_eq!(
-            named("../../../Engine/Content/Shaders/Mat.uasset").as_deref(),
-            Some("/Engine/Shaders/Mat")
-        );
-        assert_eq!(
-            named("../../../Halo/Plugins/MJOLNIR/Content/Forge/a/SM_a.uasset").as_deref(),
-            Some("/MJOLNIR/Forge/a/SM_a")
-        );
-        assert_eq!(
-            named("Halo/Content/Maps/M.umap").as_deref(),
-            Some("/Game/Maps/M")
-        );
-        assert_eq!(
-            named("Halo/Content/NoExtension").as_deref(),
-            Some("/Game/NoExtension")
-        );
-        assert_eq!(named("Halo/Plugins/X/Y.uasset"), None);
+        for (path, package) in [
+            (
+                "../../../Engine/Content/Shaders/Mat.uasset",
+                Some("/Engine/Shaders/Mat"),
+            ),
+            (
+                "../../../Halo/Plugins/MJOLNIR/Content/Forge/a/SM_a.uasset",
+                Some("/MJOLNIR/Forge/a/SM_a"),
+            ),
+            ("Halo/Content/Maps/M.umap", Some("/Game/Maps/M")),
+            ("Halo/Content/NoExtension", Some("/Game/NoExtension")),
+            ("Halo/Plugins/X/Y.uasset", None),
+        ] {
+            assert_eq!(package_name(path).as_deref(), package, "{path}");
+        }
     }
 }
