@@ -154,6 +154,12 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
 
     /// The value of a slot not yet parsed, from the loaded text or the file.
     fn parse(&self, key: &str) -> Option<V> {
+        self.parse_with(key, |_| None)
+    }
+
+    /// [`parse`](Self::parse), trying `shaped` on the line first: a reader for the one
+    /// shape its writer gives the line, which leaves any other line to serde.
+    fn parse_with(&self, key: &str, shaped: fn(&[u8]) -> Option<V>) -> Option<V> {
         let appended;
         let line = match self.index.get(key)? {
             Slot::Unread(line) => &self.text[line.clone()],
@@ -163,6 +169,9 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
             }
             Slot::Read(_) => return None,
         };
+        if let Some(value) = shaped(line) {
+            return Some(value);
+        }
         serde_json::from_slice::<Line<IgnoredAny, V>>(line)
             .ok()?
             .value
@@ -193,9 +202,18 @@ impl<V: Serialize + DeserializeOwned> KeyedLog<V> {
     where
         V: Clone,
     {
+        self.peek_shaped(key, |_| None)
+    }
+
+    /// [`peek`](Self::peek), reading the line with `shaped` where it can
+    /// ([`parse_with`](Self::parse_with)).
+    pub fn peek_shaped(&self, key: &str, shaped: fn(&[u8]) -> Option<V>) -> Option<V>
+    where
+        V: Clone,
+    {
         match self.index.get(key)? {
             Slot::Read(v) => Some(V::clone(v)),
-            _ => self.parse(key),
+            _ => self.parse_with(key, shaped),
         }
     }
 

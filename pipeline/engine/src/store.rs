@@ -29,6 +29,8 @@ use crate::atomic;
 use crate::fingerprint::Fingerprint;
 use crate::keyed_log::KeyedLog;
 
+mod action_line;
+
 const FORMAT: &str = "mjolnir-cache 5\n";
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,7 +64,7 @@ struct Sealed {
     seal: String,
 }
 
-fn seal(key: &str, outputs: &[OutputRef]) -> String {
+fn seal(key: &str, outputs: &[OutputRef]) -> blake3::Hash {
     // Written out whole and hashed at once, as a key is (`fingerprint::key_of`): a cook
     // checks thousands of seals. The bytes are those the fields make one after the other.
     let mut m = Vec::with_capacity(96 + outputs.len() * 128);
@@ -78,7 +80,15 @@ fn seal(key: &str, outputs: &[OutputRef]) -> String {
             m.extend_from_slice(&recipe.to_le_bytes());
         }
     }
-    blake3::hash(&m).to_hex().to_string()
+    blake3::hash(&m)
+}
+
+impl Sealed {
+    /// Whether the record is sealed to `key`: compared as hex on the stack, since a cook
+    /// checks the seal of every step it finds cached.
+    fn is_sealed_to(&self, key: &str) -> bool {
+        seal(key, &self.outputs).to_hex().as_str() == self.seal
+    }
 }
 
 /// The largest blob the store reads back: no step's output comes near it.
@@ -266,8 +276,12 @@ impl Store {
     /// The recorded outputs for a key. A record whose seal does not match its key is
     /// discarded (the log heals) and reads as a miss.
     pub fn get_action(&self, key: &str) -> Option<ActionRecord> {
-        let sealed = self.actions.read().expect("action log lock").peek(key)?;
-        if sealed.seal != seal(key, &sealed.outputs) {
+        let sealed = self
+            .actions
+            .read()
+            .expect("action log lock")
+            .peek_shaped(key, action_line::sealed)?;
+        if !sealed.is_sealed_to(key) {
             self.discard_action(key);
             return None;
         }
@@ -286,7 +300,7 @@ impl Store {
             &record.key,
             &Sealed {
                 outputs: record.outputs.clone(),
-                seal: seal(&record.key, &record.outputs),
+                seal: seal(&record.key, &record.outputs).to_hex().to_string(),
             },
         )
     }
@@ -297,7 +311,7 @@ impl Store {
         let mut records: Vec<ActionRecord> = actions
             .entries()
             .into_iter()
-            .filter(|(key, sealed)| sealed.seal == seal(key, &sealed.outputs))
+            .filter(|(key, sealed)| sealed.is_sealed_to(key))
             .map(|(key, sealed)| ActionRecord {
                 key: key.to_string(),
                 outputs: sealed.outputs.clone(),
