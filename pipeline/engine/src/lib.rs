@@ -11,6 +11,7 @@ pub mod cooker;
 pub mod execute;
 pub mod fingerprint;
 pub mod graph;
+mod json_shape;
 pub mod keyed_log;
 pub mod leaves;
 pub mod lock;

@@ -1,103 +1,49 @@
-//! An action log line read in the one shape the log writes, without a general JSON
-//! parser: a catalog's cook probes thousands of cached steps, and parsing their lines
-//! through serde was more than half of each probe.
+//! An action log line read in the one shape the log writes (`json_shape`): a catalog's
+//! cook probes thousands of cached steps, and parsing their lines through serde was more
+//! than half of each probe.
 //!
 //! The line is `{"key":"…","value":{"outputs":[{"name":"…","hash":"…","size":N},…],
-//! "seal":"…"}}`, where an output may end `,"recipe":N` after its size. Anything else
-//! (an escape, a control character, a number with a leading zero or past `u64`, spaces, a
-//! field out of order) is not this shape, and the caller parses the line as JSON instead.
-//! So a line read here reads the same as through serde, and a line this refuses is
-//! decided by serde.
+//! "seal":"…"}}`, where an output may end `,"recipe":N` after its size. The caller parses
+//! any other line as JSON.
 
 use super::{OutputRef, Sealed};
+use crate::json_shape::Cursor;
 
 /// The line's value, when the line has the log's own shape.
 pub(super) fn sealed(line: &[u8]) -> Option<Sealed> {
-    let mut at = Cursor { rest: line };
+    let mut at = Cursor::new(line);
     at.literal(b"{\"key\":")?;
     at.string()?;
     at.literal(b",\"value\":{\"outputs\":[")?;
-    let mut outputs = Vec::new();
-    if !at.take(b']') {
-        loop {
-            outputs.push(at.output()?);
-            if at.take(b']') {
-                break;
-            }
-            at.literal(b",")?;
-        }
-    }
+    let outputs = at.items(output)?;
     at.literal(b",\"seal\":")?;
     let seal = at.string()?.to_string();
     at.literal(b"}}")?;
     at.rest.is_empty().then_some(Sealed { outputs, seal })
 }
 
-struct Cursor<'a> {
-    rest: &'a [u8],
-}
-
-impl<'a> Cursor<'a> {
-    fn literal(&mut self, expected: &[u8]) -> Option<()> {
-        self.rest = self.rest.strip_prefix(expected)?;
-        Some(())
-    }
-
-    fn take(&mut self, byte: u8) -> bool {
-        self.literal(&[byte]).is_some()
-    }
-
-    /// A string with nothing to unescape: no backslash and no control character.
-    fn string(&mut self) -> Option<&'a str> {
-        self.literal(b"\"")?;
-        let end = memchr::memchr2(b'"', b'\\', self.rest)?;
-        let (text, rest) = self.rest.split_at(end);
-        if rest[0] != b'"' || text.iter().any(|&b| b < 0x20) {
-            return None;
+fn output(at: &mut Cursor) -> Option<OutputRef> {
+    at.literal(b"{\"name\":")?;
+    let name = at.string()?.to_string();
+    at.literal(b",\"hash\":")?;
+    let hash = at.string()?.to_string();
+    at.literal(b",\"size\":")?;
+    let size = at.number()?;
+    let recipe = match at.take(b'}') {
+        true => None,
+        false => {
+            at.literal(b",\"recipe\":")?;
+            let recipe = at.number()?;
+            at.literal(b"}")?;
+            Some(recipe)
         }
-        self.rest = &rest[1..];
-        std::str::from_utf8(text).ok()
-    }
-
-    /// A whole number as JSON writes it: no sign, no leading zero, no fraction.
-    fn number(&mut self) -> Option<u64> {
-        let digits = self.rest.iter().take_while(|b| b.is_ascii_digit()).count();
-        let (text, rest) = self.rest.split_at(digits);
-        if text.is_empty() || (text.len() > 1 && text[0] == b'0') {
-            return None;
-        }
-        if matches!(rest.first(), Some(b'.' | b'e' | b'E')) {
-            return None;
-        }
-        self.rest = rest;
-        text.iter().try_fold(0u64, |n, d| {
-            n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
-        })
-    }
-
-    fn output(&mut self) -> Option<OutputRef> {
-        self.literal(b"{\"name\":")?;
-        let name = self.string()?.to_string();
-        self.literal(b",\"hash\":")?;
-        let hash = self.string()?.to_string();
-        self.literal(b",\"size\":")?;
-        let size = self.number()?;
-        let recipe = match self.take(b'}') {
-            true => None,
-            false => {
-                self.literal(b",\"recipe\":")?;
-                let recipe = self.number()?;
-                self.literal(b"}")?;
-                Some(recipe)
-            }
-        };
-        Some(OutputRef {
-            name,
-            hash,
-            size,
-            recipe,
-        })
-    }
+    };
+    Some(OutputRef {
+        name,
+        hash,
+        size,
+        recipe,
+    })
 }
 
 #[cfg(test)]
