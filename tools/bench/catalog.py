@@ -262,6 +262,8 @@ How the edit got here, measured by hand with `/usr/bin/time` over 7 edits:
 | and the set's documents (catalog, inventory, checks report, change list) a step of their own, `documents`, beside `assemble`, which lays the container out from the blocks' chunks alone: the two read different inputs and run side by side, and an edit that changes no container chunk (a material's name) lays no container out | 33.5 to 32.3 ms, the run 15.65 to 14.55 ms (`interleave.py --edits 21`) | `assemble` 4.2–4.7 ms and `documents` 3.0–3.2 ms side by side, against 4.5–5.7 ms for both |
 | and the container's perfect hash giving each single-chunk bucket its slot from a cursor, not a search from the first slot (quadratic in the chunks); package names joined without formatting | | `assemble` 4.55 to 4.35 ms (4 edits each, alternating) |
 | and the seal's list of a cook's set files and their folders made once each, in the files' order, not kept sorted in a tree of paths (6.8 ms at 256 blocks). An edit is not sealed; the cook after it, or after a touch, with every step cached, is | that cook 27.6 to 21.7 ms (a model touched before each, 15 each alternating) | |
+| and (#38's fourteenth session) an action log line in the log's own shape read without serde (`json_shape`; any other line left to serde, a proptest holding the two to one answer), its seal compared as hex on the stack | a cook with every step cached after a touched model, `--jobs 1`: its run 11.09 to 10.41 ms, the cook 35.2 to 34.0 ms (24 each, alternating); the edit 33.0 against 33.2 ms in one run (`interleave.py --edits 15`) and 41.9 to 38.8 ms with the change below in a slower one (`--edits 21`): within the spread of such runs | |
+| and the folders a cook materialized kept for its seal when it may seal, not gathered a second time (0.6 ms at 256 blocks) | the cook after a touched model 30.1 to 28.9 ms (30 each, alternating) | |
 
 With the `.ucas` spliced, the cache stores a recipe of a few KiB for it instead of a new
 container, and the edit's peak RSS fell from 174 MiB to 43 MiB. A step's outputs over 64 KiB
@@ -384,6 +386,24 @@ perfect hash), then on the same code later 41.3 against 24.3 and 42.6 against 24
 fell from 1.27 to 1.04 s with two threads and from 2.4 to 2.0 s with one (256 blocks, on
 tmpfs, two runs each alternating binaries), its user time from 1.96 to 1.45 s, once a
 model's accessors stopped allocating a vector per element.
+
+In #38's fourteenth session `perf stat` put an edit at 62 ms of CPU in 38 ms of wall time
+(1.6 CPUs busy, 4,000 page faults, 350 context switches), against 8.5 ms of CPU for the
+sealed no-op: on two cores the edit is bound by its CPU, so only work taken out of it, not
+work moved to another thread, shortens it. Per edit (call graphs over 10 edits; the
+profiler inflates every share alike): sweeping the set folder 7.5 ms (its `statx` calls
+3.8), the steps that ran 10.6, probing the 3,300 hits 3.9, planning 3, opening the two
+caches 1.9, loading the fingerprint log to explain the misses 0.6–1.2, the use log
+0.6–0.9, malloc and free about 4, page faults about 3.5 (half of them reading the logs
+into fresh buffers), BLAKE3 over keys and seals about 2.5. `assemble` takes 4 ms once the
+probes end: reading its 256 inputs 1.6 ms (while `documents` reads its 256), laying the
+container out 1.3 ms (the directory index 0.36, the namespace check over the written TOC
+0.25, the header 0.21, the perfect hash 0.17, the duplicate check 0.10), storing 0.5 ms.
+Tried and dropped: the stat cache's rows read by the same kind of shaped reader (opening
+it went from 1.35 to 1.26 ms: its cost is 7,700 allocations and their page faults, not the
+JSON); mimalloc again (a cold peak of 90–108 MiB); `MALLOC_ARENA_MAX=2` (cold peaks of
+25.6–26.5 MiB against 25.9–27.0 at 256 blocks, within the spread: one 64-block run without
+it read 30.3 MiB). This script's run at the session's end is the table above.
 
 The ideal's `cp` is the fastest of the copies taken after each edit, each after `sync`, so
 the copies meet the disk as the edits do. Copies taken after the whole series (as until
