@@ -315,6 +315,7 @@ const IOSTORE: &[Row] = &[
     ("ucas_oodle_hash", Error, Input, "an Oodle chunk decodes to bytes whose hash is not its TOC's"),
     ("ucas_hash", Error, Input, "a chunk reads as bytes whose hash is not its TOC's"),
     ("packed_chunks", Error, Run, "a block's packed container chunks (FPCK), or its index that holds them (FBLK), do not read"),
+    ("block_group", Error, Run, "a group of a large set's blocks' files (FGRP) does not read, or does not hold its blocks in order"),
     ("chunk_duplicate", Error, Input, "a chunk is added to a container twice"),
     ("container_too_large", Error, Input, "the container exceeds the TOC's address space"),
     ("perfect_hash", Error, Input, "no perfect hash was found for the container's chunks"),

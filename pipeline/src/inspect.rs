@@ -41,6 +41,8 @@ pub fn inspect(path: &Path, as_json: bool, global: Option<&Path>) -> Result<i32>
     } else if bytes.starts_with(b"FBLK") {
         let index = forge_release::container::IndexedBlockChunks::from_bytes(&bytes);
         block_index(&index.map_err(fail(path))?)
+    } else if bytes.starts_with(b"FGRP") {
+        group(&forge_release::group::from_bytes(&bytes).map_err(fail(path))?)
     } else if bytes.starts_with(b"MJSP") {
         recipe(&engine::Recipe::from_bytes(&bytes).map_err(fail(path))?)
     } else if bytes.starts_with(b"PK\x03\x04") {
@@ -154,6 +156,32 @@ fn block_index(index: &forge_release::container::IndexedBlockChunks) -> (Value, 
         "store": store,
     });
     (summary, text)
+}
+
+/// A group of a large set's blocks' files (`FGRP`, `block_group`): each block's name and
+/// the size and kind (its first four bytes, or JSON) of its file.
+fn group(entries: &[(&str, &[u8])]) -> (Value, String) {
+    let mut text = format!(
+        "group of {} blocks' files
+",
+        entries.len()
+    );
+    let listed: Vec<Value> = entries
+        .iter()
+        .map(|(block, bytes)| {
+            let kind = match bytes.first() {
+                Some(b'{') => "JSON".to_string(),
+                _ => String::from_utf8_lossy(&bytes[..bytes.len().min(4)]).into_owned(),
+            };
+            text.push_str(&format!(
+                "  {block}: {} B ({kind})
+",
+                bytes.len()
+            ));
+            json!({"block": block, "size": bytes.len(), "kind": kind})
+        })
+        .collect();
+    (json!({"format": "FGRP", "blocks": listed}), text)
 }
 
 /// A spliced output's recipe (`MJSP`, as the cache stores a set's `.ucas`): what it

@@ -17,6 +17,7 @@ mod cook;
 mod diagnostics;
 mod error_codes;
 mod geometry;
+mod grouped;
 mod haf;
 mod housekeeping;
 mod launcher;

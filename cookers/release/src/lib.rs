@@ -8,6 +8,7 @@
 
 pub mod archive;
 pub mod container;
+pub mod group;
 mod prepare;
 pub mod rules;
 pub mod scan;

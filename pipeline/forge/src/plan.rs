@@ -177,9 +177,10 @@ impl Planner<'_> {
         // Grown once, with room for the set's own steps: doubling a catalog's steps holds
         // both copies while it moves them, and keeps twice the room after.
         let set_kinds = self.kinds(Scope::Set).count();
+        let group_kinds = self.kinds(Scope::Group).count() * groups(&set.blocks).count();
         graph
             .steps
-            .reserve(wired.iter().map(Vec::len).sum::<usize>() + set_kinds);
+            .reserve(wired.iter().map(Vec::len).sum::<usize>() + group_kinds + set_kinds);
         for (block, steps) in set.blocks.iter().zip(wired) {
             let first = graph.steps.len();
             let mut own = BTreeMap::new();
@@ -203,6 +204,20 @@ impl Planner<'_> {
             planned.blocks.insert(block.clone(), own);
         }
         let pack = &sources.pack.id;
+        for (n, members) in groups(&set.blocks).enumerate() {
+            let mut own = BTreeMap::new();
+            for kind in self.kinds(Scope::Group) {
+                let id = format!("{pack}/{}/{}.{n}", kind.name, set.name);
+                let w = Wiring {
+                    group: Some(members),
+                    ..self.wiring(sources, Some(set), None, &planned)
+                };
+                if let Some(step) = add(graph, kind, &w, id) {
+                    own.insert(kind.name, step);
+                }
+            }
+            planned.groups.push(own);
+        }
         for kind in self.kinds(Scope::Set) {
             let id = format!("{pack}/{}/{}", kind.name, set.name);
             let w = self.wiring(sources, Some(set), None, &planned);
@@ -264,10 +279,26 @@ impl Planner<'_> {
             registry: self.registry,
             set,
             block,
+            group: None,
             planned,
             cooked: &[],
         }
     }
+}
+
+/// How many blocks a group holds.
+pub const GROUP: usize = 16;
+/// The most blocks a set has without groups. Reading a group costs its set's steps one
+/// file where they read [`GROUP`], but an edit then waits for its group's step too (about
+/// 0.4 ms): worth it only where each set step reads hundreds of files (at 256 blocks, 1.6 ms
+/// of reading each).
+pub const GROUPED_ABOVE: usize = 64;
+
+/// A set's groups of blocks, in its order: runs of [`GROUP`], in a set of more than
+/// [`GROUPED_ABOVE`] blocks; none in a smaller one.
+pub fn groups(blocks: &[String]) -> impl Iterator<Item = &[String]> {
+    let grouped = blocks.len() > GROUPED_ABOVE;
+    blocks.chunks(GROUP).filter(move |_| grouped)
 }
 
 /// Where a block's own steps are numbered while it is wired apart from the graph: far
@@ -369,6 +400,12 @@ impl SetPlan {
                     .blocks
                     .values()
                     .filter_map(|b| b.get(kind.name).copied())
+                    .collect(),
+                Scope::Group => self
+                    .planned
+                    .groups
+                    .iter()
+                    .filter_map(|g| g.get(kind.name).copied())
                     .collect(),
                 Scope::Pack | Scope::Map => Vec::new(),
             };

@@ -38,6 +38,8 @@ pub struct SetSpec {
 pub struct Planned {
     pub pack: BTreeMap<&'static str, StepId>,
     pub blocks: BTreeMap<String, BTreeMap<&'static str, StepId>>,
+    /// Each group's steps, in the set's order (none in a set too small to group).
+    pub groups: Vec<BTreeMap<&'static str, StepId>>,
     pub set: BTreeMap<&'static str, StepId>,
 }
 
@@ -48,6 +50,8 @@ impl Planned {
             // A map's planned steps sit where a pack's do: they are the map's own.
             Scope::Pack | Scope::Map => self.pack.get(kind.name).copied(),
             Scope::Block => self.blocks.get(block?)?.get(kind.name).copied(),
+            // A group is asked for by its place: `Wiring::groups`.
+            Scope::Group => None,
             Scope::Set => self.set.get(kind.name).copied(),
         }
     }
@@ -154,6 +158,8 @@ pub struct Wiring<'a> {
     pub set: Option<&'a SetSpec>,
     /// The block, for a per-block kind.
     pub block: Option<&'a str>,
+    /// The group's blocks, for a per-group kind.
+    pub group: Option<&'a [String]>,
     pub planned: &'a Planned,
     /// For a map kind: every cooked pack's id and its planned set (empty otherwise).
     pub cooked: &'a [(String, Planned)],
@@ -178,6 +184,28 @@ impl Wiring<'_> {
 
     pub fn set(&self) -> &SetSpec {
         self.set.expect("a set kind is wired for a set")
+    }
+
+    /// The blocks of the group a per-group kind is wired for.
+    pub fn group(&self) -> &[String] {
+        self.group.expect("a group kind is wired for a group")
+    }
+
+    /// Each planned group's step of `kind`, as inputs `group/<n>/<output>`: `None` when
+    /// the set has no groups.
+    pub fn groups(&self, kind: &StepKind, output: &str) -> Option<Vec<Input>> {
+        let groups = &self.planned.groups;
+        (!groups.is_empty()).then(|| {
+            groups
+                .iter()
+                .enumerate()
+                .map(|(n, steps)| Input::Upstream {
+                    name: group_input(n, output),
+                    step: steps[kind.name],
+                    output: output.to_string(),
+                })
+                .collect()
+        })
     }
 
     /// A source file, by its path relative to the pack folder.
@@ -262,6 +290,11 @@ impl Wiring<'_> {
     pub fn shipped(&self) -> Vec<Shipped> {
         shipped(self.registry, self.planned, &self.set().blocks)
     }
+}
+
+/// The input a group's output is known by: `group/<n>/<output>`.
+pub fn group_input(n: usize, output: &str) -> String {
+    format!("group/{n}/{output}")
 }
 
 /// The parameters and inputs a kind's wiring gives one of its steps.

@@ -98,14 +98,26 @@ pub fn block_packages_of(
     (names, inputs)
 }
 
-/// Each block's packed container chunks (`block_chunks`): nothing else of the set.
+/// Each block's packed container chunks (`block_chunks`): nothing else of the set. In a
+/// grouped set the indexes come a group at a time (`block_group`), and each block's data,
+/// which the `.ucas` is spliced from and which is never read, from the block.
 fn wire(w: &Wiring) -> Option<Wired> {
     let set = w.set();
-    let inputs = set
-        .blocks
-        .iter()
-        .flat_map(|block| super::block_chunks::of_block(w, block))
-        .collect();
+    let inputs = match w.groups(&super::block_group::KIND, super::block_group::INDEXES) {
+        Some(groups) => groups
+            .into_iter()
+            .chain(
+                set.blocks
+                    .iter()
+                    .map(|block| super::block_chunks::data_of_block(w, block)),
+            )
+            .collect(),
+        None => set
+            .blocks
+            .iter()
+            .flat_map(|block| super::block_chunks::of_block(w, block))
+            .collect(),
+    };
     let params = json!({"set": set.name, "blocks": set.blocks});
     Some(Wired {
         params: params.to_string(),
@@ -124,12 +136,20 @@ fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
 fn container(step: &CookCtx, params: &Params, inputs: &Inputs) -> Cooked {
     use forge_release::container::UcasPiece;
     let file = source_file(catalog::MANIFEST);
+    let indexes = super::block_group::per_block(
+        inputs,
+        &params.blocks,
+        (
+            super::block_group::INDEXES,
+            super::block_chunks::index_input,
+        ),
+        &file,
+    )?;
     let blocks: Vec<_> = {
         use rayon::prelude::*;
-        let read: Vec<_> = params
-            .blocks
+        let read: Vec<_> = indexes
             .par_iter()
-            .map(|block| super::block_chunks::read(inputs, block, &file))
+            .map(|index| super::block_chunks::read(index, &file))
             .collect();
         read.into_iter().collect::<Result<_, _>>()?
     };

@@ -48,6 +48,22 @@ pub fn of_block(w: &Wiring, block: &str) -> Vec<Input> {
         .collect()
 }
 
+/// This block's index alone, as input `<block>/chunks/index.fblk`: what its group reads.
+pub fn index_of_block(w: &Wiring, block: &str) -> Input {
+    w.upstream_of(Some(block), index_input(block), &KIND, INDEX)
+}
+
+/// This block's data alone, as input `<block>/chunks/chunks.data`: what `assemble` splices
+/// in a grouped set, whose indexes it reads a group at a time.
+pub fn data_of_block(w: &Wiring, block: &str) -> Input {
+    w.upstream_of(Some(block), input_name(block, DATA), &KIND, DATA)
+}
+
+/// `<block>/chunks/index.fblk`.
+pub fn index_input(block: &str) -> String {
+    input_name(block, INDEX)
+}
+
 /// Whether an input name is a block's `chunks.data` (`<block>/chunks/chunks.data`).
 pub fn is_data_input(name: &str) -> bool {
     name.strip_suffix(DATA)
@@ -115,11 +131,9 @@ fn cook(step: &CookCtx, inputs: &Inputs) -> Cooked {
 /// A block's packed chunk index, read back from this kind's outputs among `inputs`; its
 /// data is not read.
 pub fn read(
-    inputs: &Inputs,
-    block: &str,
+    index: &[u8],
     file: &str,
 ) -> Result<forge_release::container::IndexedBlockChunks, Vec<findings::Diagnostic>> {
-    let index = input(inputs, &input_name(block, INDEX), file)?;
     forge_release::container::IndexedBlockChunks::from_bytes(index)
         .map_err(|e| diagnostic(file, &e))
 }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
-use super::common::{bad_intermediate, input, params, pretty, source_file, text};
+use super::common::{bad_intermediate, params, pretty, source_file, text};
 use super::kind::{Lands, Scope};
 use super::{catalog, donors};
 use crate::wiring::Wiring;
@@ -53,11 +53,14 @@ fn wire(w: &Wiring) -> Option<Wired> {
     if w.has_source(CHANGES) {
         inputs.push(w.source(CHANGES));
     }
-    inputs.extend(
-        set.blocks
-            .iter()
-            .map(|block| super::block_facts::of_block(w, block)),
-    );
+    match w.groups(&super::block_group::KIND, super::block_group::FACTS) {
+        Some(groups) => inputs.extend(groups),
+        None => inputs.extend(
+            set.blocks
+                .iter()
+                .map(|block| super::block_facts::of_block(w, block)),
+        ),
+    }
     let unreal = w
         .options
         .donors
@@ -213,11 +216,17 @@ fn facts<'a>(
     inputs: &'a Inputs,
 ) -> Result<Vec<(&'a str, BlockFacts<'a>)>, Vec<Diagnostic>> {
     let file = source_file(catalog::MANIFEST);
+    let facts = super::block_group::per_block(
+        inputs,
+        &params.blocks,
+        (super::block_group::FACTS, super::block_facts::input_name),
+        &file,
+    )?;
     params
         .blocks
         .iter()
-        .map(|block| {
-            let bytes = input(inputs, &super::block_facts::input_name(block), &file)?;
+        .zip(facts)
+        .map(|(block, bytes)| {
             let facts = serde_json::from_slice(bytes)
                 .map_err(|e| bad_intermediate(&file, "block facts", e))?;
             Ok((block.as_str(), facts))

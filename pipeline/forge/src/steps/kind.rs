@@ -8,6 +8,9 @@ pub enum Scope {
     Pack,
     /// Once per block of a set.
     Block,
+    /// Once per group of a large set's blocks, after them and before the set's own steps
+    /// (`plan::groups`): a set's steps read every block's small files a group at a time.
+    Group,
     /// Once per set, after its blocks.
     Set,
     /// Once per configured map, after every pack's set (full cooks only).

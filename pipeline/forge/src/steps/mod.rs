@@ -24,6 +24,7 @@ pub mod blend;
 pub mod block_chunks;
 pub mod block_facts;
 pub mod block_geometry;
+pub mod block_group;
 pub mod catalog;
 pub mod checks;
 mod coded;
@@ -70,6 +71,7 @@ pub static REGISTRY: &[&StepKind] = &[
     &view::KIND,
     &block_chunks::KIND,
     &block_facts::KIND,
+    &block_group::KIND,
     &assemble::KIND,
     &documents::KIND,
     &crate_index::KIND,
