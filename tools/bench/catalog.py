@@ -264,6 +264,7 @@ How the edit got here, measured by hand with `/usr/bin/time` over 7 edits:
 | and the seal's list of a cook's set files and their folders made once each, in the files' order, not kept sorted in a tree of paths (6.8 ms at 256 blocks). An edit is not sealed; the cook after it, or after a touch, with every step cached, is | that cook 27.6 to 21.7 ms (a model touched before each, 15 each alternating) | |
 | and (#38's fourteenth session) an action log line in the log's own shape read without serde (`json_shape`; any other line left to serde, a proptest holding the two to one answer), its seal compared as hex on the stack | a cook with every step cached after a touched model, `--jobs 1`: its run 11.09 to 10.41 ms, the cook 35.2 to 34.0 ms (24 each, alternating); the edit 33.0 against 33.2 ms in one run (`interleave.py --edits 15`) and 41.9 to 38.8 ms with the change below in a slower one (`--edits 21`): within the spread of such runs | |
 | and the folders a cook materialized kept for its seal when it may seal, not gathered a second time (0.6 ms at 256 blocks) | the cook after a touched model 30.1 to 28.9 ms (30 each, alternating) | |
+| and a set of more than 64 blocks reading its blocks' chunk indexes and facts a group of 16 at a time (`block_group`, `FGRP`): `assemble` and `documents` read 16 files where each read 256, with the same container and documents | 40.4 to 38.4 ms and 42.5 to 39.9 ms, the run 17.8 to 16.1 and 18.7 to 17.1 ms (`interleave.py --edits 21 --apart`, two runs, the binaries in either order) | `assemble` about 4 to 2.7–2.9 ms and `documents` 3.1 to 1.5–1.6 ms; the group's own step 0.33–0.36 ms on the edit's path |
 
 With the `.ucas` spliced, the cache stores a recipe of a few KiB for it instead of a new
 container, and the edit's peak RSS fell from 174 MiB to 43 MiB. A step's outputs over 64 KiB
@@ -403,7 +404,10 @@ Tried and dropped: the stat cache's rows read by the same kind of shaped reader 
 it went from 1.35 to 1.26 ms: its cost is 7,700 allocations and their page faults, not the
 JSON); mimalloc again (a cold peak of 90–108 MiB); `MALLOC_ARENA_MAX=2` (cold peaks of
 25.6–26.5 MiB against 25.9–27.0 at 256 blocks, within the spread: one 64-block run without
-it read 30.3 MiB). This script's run at the session's end is the table above.
+it read 30.3 MiB). This script's runs in that session: 35.1 ms against an ideal of 23.0
+(1.53×) before the groups, and 33.8 against 22.8 (1.48×) with them, the table above, whose
+edit's run phase fell from 15.2 to 13.6 ms. The set's steps now wait about 1.3 ms after the
+group's step for the other blocks' hits to be probed.
 
 The ideal's `cp` is the fastest of the copies taken after each edit, each after `sync`, so
 the copies meet the disk as the edits do. Copies taken after the whole series (as until
