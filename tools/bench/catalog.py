@@ -406,8 +406,13 @@ JSON); mimalloc again (a cold peak of 90–108 MiB); `MALLOC_ARENA_MAX=2` (cold 
 25.6–26.5 MiB against 25.9–27.0 at 256 blocks, within the spread: one 64-block run without
 it read 30.3 MiB). This script's runs in that session: 35.1 ms against an ideal of 23.0
 (1.53×) before the groups, and 33.8 against 22.8 (1.48×) with them, the table above, whose
-edit's run phase fell from 15.2 to 13.6 ms. The set's steps now wait about 1.3 ms after the
-group's step for the other blocks' hits to be probed.
+edit's run phase fell from 15.2 to 13.6 ms; a later run, in a slower hour (the no-op 8.8 ms,
+the block's own steps 12.1 ms, the cold cook 2.5 s), read 41.5 against 28.8 (1.44×), and its
+cold peaks 26.6 and 19.9 MiB (1.34×). The set's steps now wait about 1.3 ms after the
+group's step for the other blocks' hits to be probed. Tried and dropped: the coordinator
+probing a wave itself while one worker cooks and the other waits, rather than handing the
+wave to the pool (two context switches a wave): 38.4 to 36.4 ms in one run and 35.6 to 35.9
+in the next (`interleave.py --edits 21 --apart`), so no change.
 
 The ideal's `cp` is the fastest of the copies taken after each edit, each after `sync`, so
 the copies meet the disk as the edits do. Copies taken after the whole series (as until
