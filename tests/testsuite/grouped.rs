@@ -8,14 +8,7 @@ use serde_json::Value;
 /// A workspace with a generated pack of `blocks` small blocks and the test donors; `None`
 /// (the test skips) when forge-packgen is not built beside mjolnir.
 fn generated(blocks: usize) -> Option<Workspace> {
-    let packgen =
-        std::path::Path::new(env!("CARGO_BIN_EXE_mjolnir")).with_file_name("forge-packgen");
-    if !packgen.is_file() {
-        support::skip(
-            "forge-packgen is not built beside mjolnir (cargo test --workspace builds it)",
-        );
-        return None;
-    }
+    let packgen = support::packgen()?;
     let ws = Workspace::with_packs(&[]);
     let blocks = blocks.to_string();
     let out = std::process::Command::new(&packgen)

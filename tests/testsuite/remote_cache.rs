@@ -45,14 +45,7 @@ fn reader() -> Workspace {
 /// server, over the inline limit, and one the reader fetches to write the `.ucas`. `None`
 /// (the test skips) when forge-packgen is not built beside mjolnir.
 fn dense_machines() -> Option<(Workspace, Workspace)> {
-    let packgen =
-        std::path::Path::new(env!("CARGO_BIN_EXE_mjolnir")).with_file_name("forge-packgen");
-    if !packgen.is_file() {
-        support::skip(
-            "forge-packgen is not built beside mjolnir (cargo test --workspace builds it)",
-        );
-        return None;
-    }
+    let packgen = support::packgen()?;
     let make = |signs: bool| {
         let ws = Workspace::with_packs(&[]);
         let out = std::process::Command::new(&packgen)

@@ -54,6 +54,17 @@ pub const DONOR_ACTOR: &str = "/Game/Fixtures/Blueprints/BP_Components";
 /// and `FixtureRoughness`, and the emissive parameter is added to it.
 pub const DONOR_MATERIALS: &str = "glass_material = \"/Game/Fixtures/Materials/MI_Fixture\"\nportal_material = \"/Game/Fixtures/Materials/MI_Fixture\"\ntint_parameter = \"PrimaryColor\"\nopacity_parameter = \"FixtureRoughness\"\n";
 
+/// `forge-packgen`, built beside mjolnir; `None`, with the reason printed for a test that
+/// then skips, when it is not.
+pub fn packgen() -> Option<PathBuf> {
+    let packgen = Path::new(env!("CARGO_BIN_EXE_mjolnir")).with_file_name("forge-packgen");
+    if !packgen.is_file() {
+        skip("forge-packgen is not built beside mjolnir (cargo test --workspace builds it)");
+        return None;
+    }
+    Some(packgen)
+}
+
 pub fn donor_paks() -> PathBuf {
     repo().join("tests/data/donor-paks")
 }

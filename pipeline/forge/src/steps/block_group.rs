@@ -183,35 +183,23 @@ mod tests {
     #[test]
     fn a_group_that_does_not_hold_its_blocks_in_order_is_refused() {
         let set = blocks(70);
-        let (_, mut grouped) = inputs(&set);
         let mut swapped = set.clone();
         swapped.swap(0, 1);
-        let (_, other) = inputs(&swapped);
-        grouped.insert(
-            group_input(0, INDEXES),
-            other[&group_input(0, INDEXES)].clone(),
-        );
-        let err = per_block(
-            &grouped,
-            &set,
-            (INDEXES, block_chunks::index_input),
-            "m.json",
-        )
-        .unwrap_err();
-        assert_eq!(err[0].code, "block_group");
-        grouped.insert(group_input(1, INDEXES), Arc::new(b"FGRP".to_vec()));
-        let (_, intact) = inputs(&set);
-        grouped.insert(
-            group_input(0, INDEXES),
-            intact[&group_input(0, INDEXES)].clone(),
-        );
-        let err = per_block(
-            &grouped,
-            &set,
-            (INDEXES, block_chunks::index_input),
-            "m.json",
-        )
-        .unwrap_err();
-        assert_eq!(err[0].code, "block_group");
+        let first = group_input(0, INDEXES);
+        let damaged = [
+            ("two blocks swapped", inputs(&swapped).1[&first].clone()),
+            ("no entries", Arc::new(b"FGRP".to_vec())),
+        ];
+        for (why, group) in damaged {
+            let mut grouped = inputs(&set).1;
+            grouped.insert(first.clone(), group);
+            let read = per_block(
+                &grouped,
+                &set,
+                (INDEXES, block_chunks::index_input),
+                "m.json",
+            );
+            assert_eq!(read.unwrap_err()[0].code, "block_group", "{why}");
+        }
     }
 }
