@@ -196,21 +196,28 @@ fn inflate(raw: &[u8], size: u32, b: u64) -> Result<Vec<u8>> {
 /// The package name of a file path in the directory index: the path under
 /// `<Project>/Content/` becomes `/Game/...`, without its extension.
 pub fn package_name(path: &str) -> Option<String> {
+    let mut name = String::new();
+    package_name_into(path, &mut name).then_some(name)
+}
+
+/// [`package_name`] written into `name` (cleared first), so a caller that names every file
+/// of a container reuses one buffer; `false` when the path names no package.
+fn package_name_into(path: &str, name: &mut String) -> bool {
+    name.clear();
     let rel = path.trim_start_matches("../").trim_start_matches("../");
-    let (root, rest) = rel.split_once("/Content/")?;
+    let Some((root, rest)) = rel.split_once("/Content/") else {
+        return false;
+    };
     let mount = match root.rsplit_once("/Plugins/") {
         _ if root == "Engine" => "Engine",
         Some((_, plugin)) => plugin,
         None => "Game",
     };
     let stem = rest.rsplit_once('.').map_or(rest, |(s, _)| s);
-    // Joined by hand: a container's every file is named this way when it is checked, and
-    // formatting was most of that.
-    let mut name = String::with_capacity(mount.len() + stem.len() + 2);
     for part in ["/", mount, "/", stem] {
         name.push_str(part);
     }
-    Some(name)
+    true
 }
 
 /// One chunk's verification, as `mjolnir forge inspect` prints it.
@@ -283,7 +290,7 @@ pub struct NewChunk {
 }
 
 fn refuse_duplicates(ids: &[ChunkId]) -> Result<()> {
-    let mut seen = std::collections::BTreeSet::new();
+    let mut seen = std::collections::HashSet::with_capacity(ids.len());
     for id in ids {
         if !seen.insert(*id) {
             return Err(IoStoreError::new(
@@ -441,16 +448,18 @@ pub fn outside_namespace(toc: &Toc, prefix: &str) -> Result<Vec<String>> {
     let Some(dir) = &toc.directory else {
         return Ok(Vec::new());
     };
-    Ok(dir
-        .files()?
-        .into_iter()
-        .filter(|(path, _)| {
-            package_name(path).is_none_or(|name| {
-                !name.starts_with(prefix) || name.contains("/../") || name.contains("/./")
-            })
-        })
-        .map(|(path, _)| path)
-        .collect())
+    // Every file of the set's container is named on an edit's path: one buffer for all.
+    let (mut outside, mut name) = (Vec::new(), String::new());
+    dir.walk(|path, _| {
+        let inside = package_name_into(path, &mut name)
+            && name.starts_with(prefix)
+            && !name.contains("/../")
+            && !name.contains("/./");
+        if !inside {
+            outside.push(path.to_string());
+        }
+    })?;
+    Ok(outside)
 }
 
 #[cfg(test)]

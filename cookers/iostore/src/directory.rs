@@ -213,26 +213,31 @@ impl DirectoryIndex {
     /// tree from entry 0. Cycles and out-of-range references are errors.
     pub fn files(&self) -> Result<Vec<(String, u32)>> {
         let mut out = Vec::new();
+        self.walk(|path, entry| out.push((path.to_string(), entry)))?;
+        Ok(out)
+    }
+
+    /// Hands `visit` every file's full path (including the mount point) and TOC entry
+    /// index, walking the tree from entry 0, with the path in one reused buffer: a
+    /// container's namespace check visits every file. Each folder is queued at most once,
+    /// so a cycle is found and a hostile index is walked in time linear in its entries.
+    pub fn walk(&self, mut visit: impl FnMut(&str, u32)) -> Result<()> {
         if self.directories.is_empty() {
-            return Ok(out);
+            return Ok(());
         }
-        let mut seen_dirs = vec![false; self.directories.len()];
+        let mut queued = vec![false; self.directories.len()];
         let mut seen_files = vec![false; self.files.len()];
+        let mut path = String::new();
+        queued[0] = true;
         let mut stack = vec![(0u32, self.mount_point.text.clone())];
-        while let Some((d, path)) = stack.pop() {
+        while let Some((d, parent)) = stack.pop() {
             let dir = *self.directories.get(d as usize).ok_or_else(|| {
                 IoStoreError::new("utoc_directory", format!("directory {d} does not exist"))
             })?;
-            if std::mem::replace(&mut seen_dirs[d as usize], true) {
-                return Err(IoStoreError::new(
-                    "utoc_directory_cycle",
-                    format!("directory {d} is reached twice: the index has a cycle"),
-                ));
-            }
             let here = if d == 0 || dir.name == NONE {
-                path
+                parent
             } else {
-                format!("{path}{}/", self.name(dir.name)?)
+                format!("{parent}{}/", self.name(dir.name)?)
             };
             let mut f = dir.first_file;
             while f != NONE {
@@ -245,7 +250,10 @@ impl DirectoryIndex {
                         format!("file {f} is reached twice: the index has a cycle"),
                     ));
                 }
-                out.push((format!("{here}{}", self.name(file.name)?), file.user_data));
+                path.clear();
+                path.push_str(&here);
+                path.push_str(self.name(file.name)?);
+                visit(&path, file.user_data);
                 f = file.next_file;
             }
             let mut child = dir.first_child;
@@ -256,7 +264,7 @@ impl DirectoryIndex {
                         format!("directory {child} does not exist"),
                     )
                 })?;
-                if seen_dirs[child as usize] || stack.iter().any(|(s, _)| *s == child) {
+                if std::mem::replace(&mut queued[child as usize], true) {
                     return Err(IoStoreError::new(
                         "utoc_directory_cycle",
                         format!("directory {child} is reached twice: the index has a cycle"),
@@ -266,7 +274,7 @@ impl DirectoryIndex {
                 child = c.next_sibling;
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Builds an index for `files` (paths relative to `mount_point`, `/`-separated, with their
@@ -369,5 +377,35 @@ impl<'a> Builder<'a> {
         }
         self.children.insert((parent, name), child);
         child
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_of_many_folders_is_walked_once_each() {
+        // A hundred thousand folders side by side: checking each against every folder
+        // still queued (as the walk once did) would take billions of comparisons.
+        let files: Vec<(String, u32)> = (0..100_000u32)
+            .map(|i| (format!("Game/Content/d{i}/f.uasset"), i))
+            .collect();
+        let index = DirectoryIndex::build("../../../", &files);
+        let walked = index.files().unwrap();
+        assert_eq!(walked.len(), files.len());
+        assert!(walked.contains(&("../../../Game/Content/d99999/f.uasset".to_string(), 99_999)));
+    }
+
+    #[test]
+    fn a_folder_listed_under_two_parents_is_a_cycle() {
+        let files = [("a/x/f".to_string(), 0), ("b/g".to_string(), 1)];
+        let mut index = DirectoryIndex::build("/", &files);
+        // Folder `b` (the root's second child) also lists `a`'s first child as its own.
+        let a = index.directories[0].first_child as usize;
+        let b = index.directories[a].next_sibling as usize;
+        index.directories[b].first_child = index.directories[a].first_child;
+        let err = index.files().unwrap_err();
+        assert_eq!(err.code, "utoc_directory_cycle");
     }
 }
