@@ -86,6 +86,9 @@ impl Progress {
     /// Announces a graph about to run, so totals are known.
     /// Counts `steps` (a stage of the graph) as to be done.
     pub fn start(&self, steps: &[Step]) {
+        if self.silent() {
+            return;
+        }
         let mut stages = self.stages.lock().expect("progress lock");
         stages.clear();
         for step in steps {
@@ -111,6 +114,13 @@ impl Progress {
         }
     }
 
+    /// Off a terminal and without `--verbose` nothing is shown, so nothing is counted: a
+    /// catalog's cook finishes thousands of steps, each of which took two locks and a
+    /// lookup by pack and kind here.
+    fn silent(&self) -> bool {
+        matches!(self.display, Display::Lines { verbose: false })
+    }
+
     pub fn finish(&self) {
         if let Display::Bars { overall, packs, .. } = &self.display {
             for bar in packs.values() {
@@ -123,6 +133,9 @@ impl Progress {
 
 impl Observer for Progress {
     fn finished(&self, graph: &Graph, id: StepId, result: &Finished) {
+        if self.silent() {
+            return;
+        }
         let step = &graph.steps[id];
         let hit = matches!(result.outcome, Outcome::Hit);
         let failed = matches!(result.outcome, Outcome::Failed(_) | Outcome::Skipped);

@@ -139,11 +139,12 @@ impl Output {
         })
     }
 
-    /// A recorded output; a spliced one copies from `sources`.
-    fn cached(o: &OutputRef, sources: &Arc<Sources>) -> Arc<Output> {
+    /// A recorded output; a spliced one copies from `sources`. Its name and hash are
+    /// taken, not copied: a cook makes one for each of thousands of cached outputs.
+    fn cached(o: OutputRef, sources: &Arc<Sources>) -> Arc<Output> {
         Arc::new(Output {
-            name: o.name.clone(),
-            hash: o.hash.clone(),
+            name: o.name,
+            hash: o.hash,
             size: o.size,
             loaded: Mutex::new(None),
             trusted: AtomicBool::new(false),
@@ -1233,7 +1234,7 @@ fn failed(
 fn cached_outputs(
     step: &Step,
     store: &Store,
-    record: &ActionRecord,
+    record: ActionRecord,
     sources: &Arc<Sources>,
     verify: bool,
 ) -> Result<Vec<Arc<Output>>, CorruptOutput> {
@@ -1259,7 +1260,7 @@ fn cached_outputs(
     }
     let outputs: Vec<Arc<Output>> = record
         .outputs
-        .iter()
+        .into_iter()
         .map(|o| Output::cached(o, sources))
         .collect();
     if verify {
@@ -1318,7 +1319,7 @@ fn probe(
     );
     let sources = sources_of(step, spliced_from);
     let outputs = match settings.store.get_action(&key) {
-        Some(record) => cached_outputs(step, settings.store, &record, &sources, false).ok()?,
+        Some(record) => cached_outputs(step, settings.store, record, &sources, false).ok()?,
         // A stage bundle's entry is looked up here too: it asks nothing of the server.
         None => {
             let remote = settings.remote.filter(|r| r.has_bundled(&key))?;
@@ -1576,11 +1577,12 @@ fn lookup(
         return Err(Miss::Known(Dirty::CacheDisabled));
     }
     match store.get_action(key) {
-        Some(record) => cached_outputs(step, store, &record, sources, settings.verify_hits)
-            .map_err(|e| {
+        Some(record) => {
+            cached_outputs(step, store, record, sources, settings.verify_hits).map_err(|e| {
                 store.discard_action(key);
                 Miss::Known(Dirty::CacheEntryBad { detail: e.detail })
-            }),
+            })
+        }
         None => settings
             .remote
             .and_then(|r| fetch(step, key, r, sources, settings))
@@ -1634,12 +1636,12 @@ fn fetch(
                 // Checked against its signed BLAKE3 as it was taken.
                 store.put_blob_hashed(&o.blake3, &bytes).ok()?;
                 if o.spliced.is_some() {
-                    Output::cached(&recorded, sources)
+                    Output::cached(recorded, sources)
                 } else {
                     Output::fresh(o.name, o.blake3, bytes)
                 }
             }
-            None if store.has_blob(&o.blake3, o.size) => Output::cached(&recorded, sources),
+            None if store.has_blob(&o.blake3, o.size) => Output::cached(recorded, sources),
             None => {
                 remote.download_in_background(&o);
                 Output::in_remote(o, remote, sources)
