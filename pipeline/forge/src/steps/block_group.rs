@@ -84,10 +84,14 @@ pub fn per_block<'a>(
     (output, own): (&str, fn(&str) -> String),
     file: &str,
 ) -> Result<Vec<&'a [u8]>, Vec<Diagnostic>> {
+    if crate::plan::groups(blocks).next().is_none() {
+        return blocks
+            .iter()
+            .map(|block| input(inputs, &own(block), file))
+            .collect();
+    }
     let mut files = Vec::with_capacity(blocks.len());
-    let mut grouped = false;
     for (n, members) in crate::plan::groups(blocks).enumerate() {
-        grouped = true;
         let bytes = input(inputs, &group_input(n, output), file)?;
         let entries = forge_release::group::from_bytes(bytes).map_err(|e| diagnostic(file, &e))?;
         let names = entries.iter().map(|(name, _)| *name);
@@ -103,13 +107,7 @@ pub fn per_block<'a>(
         }
         files.extend(entries.into_iter().map(|(_, bytes)| bytes));
     }
-    if grouped {
-        return Ok(files);
-    }
-    blocks
-        .iter()
-        .map(|block| input(inputs, &own(block), file))
-        .collect()
+    Ok(files)
 }
 
 #[cfg(test)]
